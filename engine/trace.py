@@ -1,0 +1,326 @@
+"""The Trace model: one worked computation, step by step.
+
+A :class:`Trace` is what ``attn-tutor trace NAME`` shows. Builders in ``engine.traces`` make
+one from inputs (the notes' numbers by default, or the student's own). Every step holds the
+formula (Unicode math), the same formula with the numbers put in, the named values it
+produced and a short note. The final results are computed twice — ``result`` from the steps
+and ``fused`` from the one-call engine function — and the test suite asserts they agree.
+
+Renderers (Rich, plain text, JSON, Markdown, the TUI) live in ``tutor/``; this module only
+holds data and the number formatting every renderer shares.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+import numpy as np
+
+from engine._validate import shape_str
+
+Kind = Literal["scalar", "int", "vector", "matrix", "labels", "choice", "bool"]
+
+
+# --------------------------------------------------------------------------- formatting
+
+def fmt_num(x: float | int, digits: int = 4) -> str:
+    """A number the way a student writes it: ``0.4621``, ``-0.0071``, ``3``, ``-inf``."""
+    if isinstance(x, (bool, np.bool_)):
+        return "true" if x else "false"
+    if isinstance(x, (int, np.integer)):
+        return str(int(x))
+    x = float(x)
+    if math.isnan(x):
+        return "nan"
+    if math.isinf(x):
+        return "inf" if x > 0 else "-inf"
+    if x == int(x) and abs(x) < 1e15:
+        return str(int(x))
+    if x != 0 and (abs(x) < 10 ** -digits or abs(x) >= 1e7):
+        return f"{x:.{max(digits - 1, 1)}e}"
+    text = f"{x:.{digits}f}".rstrip("0").rstrip(".")
+    return "0" if text in ("-0", "") else text
+
+
+def fmt(value: Any, digits: int = 4) -> str:
+    """Scalars, vectors ``[a, b]`` and matrices ``[[a, b]; [c, d]]`` on one line."""
+    if isinstance(value, str):
+        return value
+    arr = np.asarray(value)
+    if arr.ndim == 0:
+        return fmt_num(arr.item(), digits)
+    if arr.dtype.kind in "US":
+        return "[" + ", ".join(str(v) for v in arr.tolist()) + "]"
+    if arr.ndim == 1:
+        return "[" + ", ".join(fmt_num(v, digits) for v in arr.tolist()) + "]"
+    return "[" + "; ".join(fmt(row, digits) for row in arr) + "]"
+
+
+def to_jsonable(value: Any) -> Any:
+    """Arrays → nested lists; ±inf and NaN → the strings "inf", "-inf", "nan" (JSON has none)."""
+    if isinstance(value, np.ndarray):
+        return to_jsonable(value.tolist())
+    if isinstance(value, (list, tuple)):
+        return [to_jsonable(v) for v in value]
+    if isinstance(value, Mapping):
+        return {str(k): to_jsonable(v) for k, v in value.items()}
+    if isinstance(value, (np.bool_, bool)):
+        return bool(value)
+    if isinstance(value, (np.integer, int)):
+        return int(value)
+    if isinstance(value, (np.floating, float)):
+        v = float(value)
+        if math.isnan(v):
+            return "nan"
+        if math.isinf(v):
+            return "inf" if v > 0 else "-inf"
+        return v
+    return value
+
+
+# --------------------------------------------------------------------------- inputs
+
+@dataclass(frozen=True)
+class InputSpec:
+    """One input a trace accepts (and ``--set NAME=VALUE`` may override).
+
+    ``shape`` uses ints for fixed sizes and strings for sizes tied to other inputs (``"n"``,
+    ``"d_k"``): fixed sizes are checked here, and a symbol must have the same size in every
+    input that uses it (checked by :func:`coerce_inputs`).
+    """
+
+    name: str
+    kind: Kind
+    default: Any
+    description: str
+    shape: tuple[int | str, ...] | None = None
+    low: float | None = None
+    high: float | None = None
+    low_open: bool = False
+    high_open: bool = False
+    choices: tuple[str, ...] = ()
+
+    def expected(self) -> str:
+        """What a valid value looks like, for error messages and help."""
+        if self.kind == "scalar":
+            rng = ""
+            if self.low is not None or self.high is not None:
+                lb = "(" if self.low_open else "["
+                hb = ")" if self.high_open else "]"
+                lo = "-inf" if self.low is None else fmt_num(self.low)
+                hi = "inf" if self.high is None else fmt_num(self.high)
+                rng = f" in {lb}{lo}, {hi}{hb}"
+            return f"a number{rng}"
+        if self.kind == "int":
+            lo = "" if self.low is None else f" >= {int(self.low)}"
+            hi = "" if self.high is None else f" <= {int(self.high)}"
+            return f"a whole number{lo}{hi}"
+        if self.kind == "bool":
+            return "true or false"
+        if self.kind == "choice":
+            return "one of " + ", ".join(self.choices)
+        if self.kind == "labels":
+            n = f" ({self.shape[0]} of them)" if self.shape and isinstance(self.shape[0], int) else ""
+            return f"a list of words{n}"
+        dims = shape_str(self.shape) if self.shape else ("(n,)" if self.kind == "vector" else "(rows, cols)")
+        return f"a {self.kind} of shape {dims}"
+
+    def coerce(self, value: Any) -> Any:
+        """Check and normalise one value; ``ValueError("input NAME: ...")`` when it is wrong."""
+        where = f"input {self.name}"
+        if self.kind in ("scalar", "int"):
+            if isinstance(value, (list, tuple, np.ndarray)) and np.size(value) == 1:
+                value = np.asarray(value).ravel()[0]
+            if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating)):
+                raise ValueError(f"{where}: got {value!r}, expected {self.expected()}")
+            v = float(value)
+            if not math.isfinite(v):
+                raise ValueError(f"{where}: got {v}, expected {self.expected()}")
+            if self.kind == "int":
+                if v != int(v):
+                    raise ValueError(f"{where}: got {fmt_num(v)}, expected {self.expected()}")
+                v = int(v)
+            lo_bad = self.low is not None and (v <= self.low if self.low_open else v < self.low)
+            hi_bad = self.high is not None and (v >= self.high if self.high_open else v > self.high)
+            if lo_bad or hi_bad:
+                raise ValueError(f"{where}: got {fmt_num(v)}, expected {self.expected()}")
+            return v
+        if self.kind == "bool":
+            if isinstance(value, (bool, np.bool_)):
+                return bool(value)
+            raise ValueError(f"{where}: got {value!r}, expected true or false")
+        if self.kind == "choice":
+            if value in self.choices:
+                return value
+            raise ValueError(f"{where}: got {value!r}, expected {self.expected()}")
+        if self.kind == "labels":
+            if isinstance(value, str):
+                value = value.split()
+            if not isinstance(value, (list, tuple)) or not all(isinstance(v, (str, int, float)) for v in value):
+                raise ValueError(f"{where}: got {value!r}, expected {self.expected()}")
+            labels = [str(v) for v in value]
+            if self.shape and isinstance(self.shape[0], int) and len(labels) != self.shape[0]:
+                raise ValueError(f"{where}: got {len(labels)} words, expected {self.expected()}")
+            if not labels:
+                raise ValueError(f"{where}: got no words, expected {self.expected()}")
+            return labels
+        # vector / matrix
+        try:
+            arr = np.asarray(value, dtype=np.float64)
+        except (ValueError, TypeError):
+            raise ValueError(f"{where}: got {value!r}, expected {self.expected()} of numbers") from None
+        want = 1 if self.kind == "vector" else 2
+        if arr.ndim != want or arr.size == 0:
+            raise ValueError(f"{where}: got shape {shape_str(arr.shape)}, expected {self.expected()}")
+        if self.shape:
+            for axis, dim in enumerate(self.shape):
+                if isinstance(dim, int) and arr.shape[axis] != dim:
+                    raise ValueError(f"{where}: got shape {shape_str(arr.shape)}, expected {self.expected()}")
+        if not np.all(np.isfinite(arr)):
+            raise ValueError(f"{where}: contains NaN or inf, expected finite numbers")
+        if self.low is not None and arr.min() < self.low:
+            raise ValueError(f"{where}: has {fmt_num(arr.min())}, expected values >= {fmt_num(self.low)}")
+        if self.high is not None and arr.max() > self.high:
+            raise ValueError(f"{where}: has {fmt_num(arr.max())}, expected values <= {fmt_num(self.high)}")
+        return arr
+
+
+def coerce_inputs(specs: Sequence[InputSpec], overrides: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """Defaults overlaid with ``overrides``, each checked; symbolic sizes must agree.
+
+    Raises:
+        ValueError: one line naming the input, what was given and what was expected.
+    """
+    by_name = {s.name: s for s in specs}
+    overrides = dict(overrides or {})
+    unknown = [k for k in overrides if k not in by_name]
+    if unknown:
+        raise ValueError(
+            f"input {unknown[0]}: no such input; this trace takes " + ", ".join(by_name)
+        )
+    values = {s.name: s.coerce(overrides.get(s.name, s.default)) for s in specs}
+    sizes: dict[str, tuple[int, str]] = {}
+    for s in specs:
+        if not s.shape or s.kind not in ("vector", "matrix", "labels"):
+            continue
+        shape = (len(values[s.name]),) if s.kind == "labels" else np.shape(values[s.name])
+        for axis, dim in enumerate(s.shape):
+            if not isinstance(dim, str):
+                continue
+            got = shape[axis]
+            if dim in sizes and sizes[dim][0] != got:
+                first_n, first = sizes[dim]
+                raise ValueError(
+                    f"input {s.name}: has {dim} = {got} (shape {shape_str(shape)}), but {first} "
+                    f"has {dim} = {first_n}; expected shape {shape_str(s.shape)} with the same {dim}"
+                )
+            sizes.setdefault(dim, (got, s.name))
+    return values
+
+
+# --------------------------------------------------------------------------- the trace
+
+@dataclass
+class Step:
+    """One step: formula, formula with numbers, the values it produced, and why."""
+
+    title: str
+    formula: str
+    substitution: str
+    values: dict[str, Any] = field(default_factory=dict)
+    note: str = ""
+
+
+@dataclass
+class Erratum:
+    """A number the notes print that the engine computes differently."""
+
+    where: str
+    printed: str
+    computed: str
+    why: str
+
+
+@dataclass
+class HeatmapData:
+    """A matrix worth drawing as a heatmap: rows are queries/outputs, columns keys/inputs."""
+
+    title: str
+    weights: np.ndarray
+    row_labels: list[str]
+    col_labels: list[str]
+    kind: Literal["weights", "scores"] = "weights"
+
+
+@dataclass
+class Trace:
+    """A worked computation; see the module docstring."""
+
+    name: str
+    title: str
+    section: int
+    inputs: dict[str, Any]
+    steps: list[Step]
+    result: dict[str, Any]
+    fused: dict[str, Any] = field(default_factory=dict)
+    errata: list[Erratum] = field(default_factory=list)
+    source: str = "notes"
+    heatmaps: list[HeatmapData] = field(default_factory=list)
+
+    def disagreements(self, rtol: float = 1e-9, atol: float = 1e-12) -> list[str]:
+        """Names in ``fused`` whose value differs from the step-by-step ``result``."""
+        bad = []
+        for key, fused in self.fused.items():
+            if key not in self.result:
+                bad.append(f"{key}: missing from result")
+                continue
+            a, b = self.result[key], fused
+            if isinstance(a, (str, list)) and not np.asarray(a).dtype.kind in "fiub":
+                if a != b:
+                    bad.append(f"{key}: {a!r} != {b!r}")
+            elif not np.allclose(np.asarray(a, float), np.asarray(b, float), rtol=rtol, atol=atol, equal_nan=True):
+                bad.append(f"{key}: {fmt(a)} != {fmt(b)}")
+        return bad
+
+    def to_dict(self) -> dict[str, Any]:
+        """The stable JSON schema (see docs/trace-json.md)."""
+        return {
+            "schema": 1,
+            "name": self.name,
+            "title": self.title,
+            "section": self.section,
+            "source": self.source,
+            "inputs": to_jsonable(self.inputs),
+            "steps": [
+                {
+                    "index": i + 1,
+                    "title": s.title,
+                    "formula": s.formula,
+                    "substitution": s.substitution,
+                    "values": to_jsonable(s.values),
+                    "note": s.note,
+                }
+                for i, s in enumerate(self.steps)
+            ],
+            "result": to_jsonable(self.result),
+            "errata": [
+                {"where": e.where, "printed": e.printed, "computed": e.computed, "why": e.why}
+                for e in self.errata
+            ],
+            "heatmaps": [
+                {
+                    "title": h.title,
+                    "kind": h.kind,
+                    "rows": list(h.row_labels),
+                    "cols": list(h.col_labels),
+                    "weights": to_jsonable(h.weights),
+                }
+                for h in self.heatmaps
+            ],
+        }
+
+
+Builder = Callable[..., Trace]

@@ -1,0 +1,90 @@
+"""Registry of the worked-example traces (``attn-tutor trace NAME``).
+
+The table below is plain metadata, so listing traces imports neither numba nor the
+builders. Each builder module ``engine.traces.<module>`` defines ``INPUTS`` (a list of
+:class:`engine.trace.InputSpec`) and ``build(**inputs) -> Trace``.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Mapping
+from dataclasses import dataclass
+from types import ModuleType
+from typing import Any
+
+from engine.trace import InputSpec, Trace, coerce_inputs
+
+
+@dataclass(frozen=True)
+class TraceInfo:
+    """What the trace list shows: name, lecture section, title, one-line description."""
+
+    name: str
+    section: int
+    title: str
+    description: str
+
+    @property
+    def module(self) -> str:
+        return "engine.traces." + self.name.replace("-", "_")
+
+
+_TABLE = [
+    ("encoder", 1, "Tiny RNN encoder", "H_t = tanh(W_HX X_t + W_HH H_{t-1} + b) over \"cat sat mat\"; C = H_3"),
+    ("decoder-step", 1, "One decoder step", "H_t = f(W_HH H_{t-1} + W_HY Y_{t-1} + W_HC C + b), then softmax(W_O H_t)"),
+    ("bottleneck", 2, "The fixed-context bottleneck", "how much of early tokens survives in C = H_T as the input grows"),
+    ("teacher-forcing", 3, "Teacher forcing vs free running", "the same tiny decoder fed ground truth or its own guesses"),
+    ("dynamic-context", 4, "Dynamic context vectors", "C_t = Σ α_ti H_i for \"my feet hurt\" → French"),
+    ("qkv", 5, "Q, K, V for \"I love cats\"", "projections, scaled scores, softmax and output for position 2"),
+    ("self-attention", 6, "Self-attention, all positions", "softmax(Q Kᵀ / √d_k) V row by row"),
+    ("scores", 6, "Scaled dot-product scores", "Q = [0.5, -0.2] against three keys: scores and weights"),
+    ("cross-attention", 7, "Cross-attention for QA", "decoder query over encoder states: \"What year was independence?\""),
+    ("scoring-compare", 8, "Scaled dot vs additive", "Q = [1, 0, -1], K = [0, 1, -1]: 0.58 vs 0.56"),
+    ("scaling", 8, "Why divide by √d_k", "Var(q·k) grows with d_k; softmax saturates without scaling"),
+    ("masking", 8, "Padding and causal masks", "masked positions get weight exactly 0"),
+    ("multi-head", 6, "Multi-head attention", "heads as slices of the projections, concatenated, then W_O"),
+    ("positional-encoding", 6, "Sinusoidal positional encoding", "PE(pos, 2i) = sin(pos / 10000^(2i/d))"),
+    ("pooling", 9, "Max, mean and attention pooling", "[2, 8, 3, 100, 4]: 100 vs 23.4 vs 9.5"),
+    ("greedy-vs-beam", 10, "Greedy vs beam search", "the/a → cat/dog: greedy picks \"the\", beam keeps \"a\""),
+    ("beam-search", 10, "Beam search step by step", "candidates, cumulative log-probs, survivors, finished pool"),
+    ("top-k", 10, "Top-k filtering", "keep the k most probable tokens (ties kept) and renormalise"),
+    ("nucleus", 10, "Nucleus (top-p) filtering", "the smallest set whose mass reaches p"),
+    ("temperature", 10, "Temperature", "softmax(z / T): sharper below 1, flatter above 1"),
+    ("heatmap-reading", 11, "Reading a heatmap", "\"my feet hurt\" → \"j' ai mal au pieds\""),
+    ("cross-entropy", 12, "Cross-entropy loss", "\"cat\" → \"chat\": 0.511 + 0.223 = 0.734, and its gradient"),
+    ("training-step", 12, "One training step", "forward, loss, backward and an update on a tiny decoder"),
+]
+
+REGISTRY: dict[str, TraceInfo] = {row[0]: TraceInfo(*row) for row in _TABLE}
+
+
+def list_traces() -> list[TraceInfo]:
+    """All traces in lecture order."""
+    return sorted(REGISTRY.values(), key=lambda t: (t.section, _TABLE.index(next(r for r in _TABLE if r[0] == t.name))))
+
+
+def get_info(name: str) -> TraceInfo:
+    """The registry entry; ``ValueError`` listing the names when it is unknown."""
+    try:
+        return REGISTRY[name]
+    except KeyError:
+        raise ValueError(
+            f"no trace named {name!r}; expected one of: " + ", ".join(REGISTRY)
+        ) from None
+
+
+def _module(name: str) -> ModuleType:
+    return importlib.import_module(get_info(name).module)
+
+
+def input_specs(name: str) -> list[InputSpec]:
+    """The inputs a trace accepts, with their defaults."""
+    return list(_module(name).INPUTS)
+
+
+def build(name: str, overrides: Mapping[str, Any] | None = None) -> Trace:
+    """Build trace ``name`` from its defaults overlaid with ``overrides`` (checked first)."""
+    module = _module(name)
+    inputs = coerce_inputs(module.INPUTS, overrides)
+    return module.build(**inputs)

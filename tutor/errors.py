@@ -1,0 +1,41 @@
+"""User mistakes become one line on stderr and exit code 2 — never a traceback."""
+
+from __future__ import annotations
+
+import functools
+import sys
+from collections.abc import Callable
+from typing import ParamSpec, TypeVar
+
+P = ParamSpec("P")
+R = TypeVar("R")
+
+EXIT_USAGE = 2
+
+
+class UserError(Exception):
+    """Something the user asked for that cannot be done; the message says what and why."""
+
+
+def fail(message: str, code: int = EXIT_USAGE):
+    """Print ``attn-tutor: error: message`` to stderr and exit with ``code``."""
+    import typer
+
+    print(f"attn-tutor: error: {message}", file=sys.stderr)
+    raise typer.Exit(code)
+
+
+def user_errors(fn: Callable[P, R]) -> Callable[P, R]:
+    """Turn :class:`UserError` and input ``ValueError`` into a one-line message and exit 2."""
+
+    @functools.wraps(fn)
+    def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
+        try:
+            return fn(*args, **kwargs)
+        except (UserError, ValueError) as exc:
+            fail(str(exc).splitlines()[0] if str(exc) else type(exc).__name__)
+        except KeyboardInterrupt:
+            print("attn-tutor: interrupted", file=sys.stderr)
+            raise SystemExit(130) from None
+
+    return wrapper
