@@ -1,0 +1,1 @@
+"""Quiz: the hand-written question bank (``bank``), scheduling, progress store and screens."""
