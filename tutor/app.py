@@ -1,9 +1,33 @@
-"""The Textual app (minimal home screen until the TUI issue lands)."""
+"""The Textual app: one app for lessons, traces, quizzes, heatmaps, the lab and progress.
+
+Start-up is kept light: the app paints first, then warms the numba kernels in a worker
+thread (see :mod:`tutor.warmup`), reporting in the home screen while it does.
+"""
 
 from __future__ import annotations
 
-from textual.app import App, ComposeResult
-from textual.widgets import Footer, Header, Static
+import os
+from dataclasses import dataclass
+from typing import ClassVar
+
+from textual import work
+from textual.app import App
+from textual.binding import Binding
+from textual.events import Resize
+from textual.screen import Screen
+
+from tutor.screens.help import HelpScreen
+from tutor.screens.home import AREAS, HomeScreen
+from tutor.screens.too_small import MIN_HEIGHT, MIN_WIDTH, TooSmallScreen
+
+
+@dataclass(frozen=True)
+class StartAt:
+    """Where the app opens: a mode and an optional item (lesson id, trace name, …)."""
+
+    mode: str = "home"
+    item: str | None = None
+    options: tuple[tuple[str, object], ...] = ()
 
 
 class TutorApp(App):
@@ -11,22 +35,108 @@ class TutorApp(App):
 
     TITLE = "attn-tutor"
     SUB_TITLE = "attention mechanisms, step by step"
-    BINDINGS = [("q", "quit", "Quit")]
+    CSS_PATH = "app.tcss"
+    MODES: ClassVar[dict] = {"home": HomeScreen}
+    BINDINGS: ClassVar[list[Binding]] = [
+        Binding("question_mark", "help", "Help", key_display="?"),
+        Binding("0", "open_mode('home')", "Home", show=False),
+        *(Binding(a.key, f"open_mode('{a.mode}')", a.title, show=False) for a in AREAS),
+        Binding("ctrl+q", "quit", "Quit"),
+    ]
 
-    def compose(self) -> ComposeResult:
-        yield Header()
-        yield Static(
-            "Welcome to attn-tutor.\n\nThe lessons, traces, quizzes, heatmaps and the lab are "
-            "reachable from the command line for now: run `attn-tutor --help`.",
-            id="home",
-        )
-        yield Footer()
+    def __init__(self, start: StartAt | None = None) -> None:
+        super().__init__()
+        self.start = start or StartAt()
+        self.engine_status = "Engine: starting…"
+        self._too_small: TooSmallScreen | None = None
+        if os.environ.get("NO_COLOR"):
+            self.theme = "textual-ansi"
+
+    @property
+    def available_modes(self) -> set[str]:
+        return set(self.MODES)
+
+    # -- start-up -------------------------------------------------------------------
+    def on_mount(self) -> None:
+        mode = self.start.mode if self.start.mode in self.MODES else "home"
+        self.switch_mode(mode)
+        self.warm_up()
+
+    @work(thread=True, exclusive=True, group="warmup")
+    def warm_up(self) -> None:
+        from tutor.warmup import warm_engine
+
+        def report(name: str, done: int, total: int) -> None:
+            text = (
+                "Engine: ready."
+                if name == "done"
+                else f"Engine: preparing the math kernels ({done}/{total}: {name})… "
+                "the first run after installing compiles them once."
+            )
+            self.call_from_thread(self._set_engine_status, text)
+
+        seconds = warm_engine(report)
+        self.call_from_thread(self._set_engine_status, f"Engine: ready ({seconds:.1f} s to warm up).")
+
+    def _set_engine_status(self, text: str) -> None:
+        self.engine_status = text
+        for screen in self.screen_stack:
+            if isinstance(screen, HomeScreen):
+                screen.update_engine_status(text)
+
+    # -- navigation -----------------------------------------------------------------
+    def action_open_mode(self, mode: str) -> None:
+        if mode not in self.MODES:
+            title = next((a.title for a in AREAS if a.mode == mode), mode)
+            self.notify(f"{title} is not built yet; `attn-tutor --help` lists what the command line has.",
+                        severity="warning")
+            return
+        self.switch_mode(mode)
+
+    def action_help(self) -> None:
+        screen = self.screen
+        if isinstance(screen, HelpScreen):
+            return
+        rows: list[tuple[str, str]] = []
+        for binding in self._bindings_of(screen):
+            if binding.description:
+                rows.append((binding.key_display or self.get_key_display(binding), binding.description))
+        rows += [(area.key, f"Go to {area.title}") for area in AREAS]
+        rows += [
+            ("0", "Go home"),
+            ("?", "This help"),
+            ("ctrl+p", "Command palette: every lesson, trace, quiz mode and lab run"),
+            ("ctrl+q", "Quit"),
+        ]
+        self.push_screen(HelpScreen(type(screen).__name__.removesuffix("Screen") or "Home", rows))
+
+    @staticmethod
+    def _bindings_of(screen: Screen) -> list[Binding]:
+        """The screen's own key bindings (not the scrolling keys every widget has)."""
+        out = []
+        for item in getattr(type(screen), "BINDINGS", []):
+            out.append(item if isinstance(item, Binding) else Binding(*item))
+        return out
+
+    # -- size guard -----------------------------------------------------------------
+    def on_resize(self, event: Resize) -> None:
+        too_small = event.size.width < MIN_WIDTH or event.size.height < MIN_HEIGHT
+        if too_small and self._too_small is None:
+            self._too_small = TooSmallScreen()
+            self.push_screen(self._too_small)
+        elif too_small and self._too_small is not None:
+            self._too_small.refresh_message()
+        elif not too_small and self._too_small is not None:
+            if self.screen is self._too_small:
+                self.pop_screen()
+            self._too_small = None
 
 
-def make_app() -> TutorApp:
+def make_app(start: StartAt | None = None) -> TutorApp:
     """The app factory shared by the CLI and the tests."""
-    return TutorApp()
+    return TutorApp(start)
 
 
-def run_app() -> None:
-    make_app().run()
+def run_app(start: StartAt | None = None) -> None:
+    """Run the TUI in the current terminal."""
+    make_app(start).run()

@@ -1,0 +1,39 @@
+"""The TUI shell: paints, help, number keys, the too-small guard, engine warm-up."""
+
+from __future__ import annotations
+
+from tutor.app import make_app
+from tutor.screens.help import HelpScreen
+from tutor.screens.home import HomeScreen
+from tutor.screens.too_small import TooSmallScreen
+
+
+async def test_home_paints_and_engine_warms():
+    app = make_app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        assert isinstance(app.screen, HomeScreen)
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert app.engine_status.startswith("Engine: ready")
+
+
+async def test_help_lists_global_keys_and_closes():
+    app = make_app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.press("question_mark")
+        assert isinstance(app.screen, HelpScreen)
+        keys = [k for k, _ in app.screen._rows]
+        assert {"0", "1", "6", "ctrl+p", "ctrl+q"} <= set(keys)
+        await pilot.press("escape")
+        assert isinstance(app.screen, HomeScreen)
+
+
+async def test_small_terminal_gets_a_message_and_recovers():
+    app = make_app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.resize_terminal(60, 20)
+        await pilot.pause()
+        assert isinstance(app.screen, TooSmallScreen)
+        await pilot.resize_terminal(90, 26)
+        await pilot.pause()
+        assert isinstance(app.screen, HomeScreen)

@@ -1,0 +1,73 @@
+"""The home screen: where each part of the tutor lives, and how ready the engine is."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.screen import Screen
+from textual.widgets import Footer, Header, OptionList, Static
+from textual.widgets.option_list import Option
+
+
+@dataclass(frozen=True)
+class Area:
+    """One part of the tutor reachable from home (and by its number key everywhere)."""
+
+    mode: str
+    key: str
+    title: str
+    blurb: str
+
+
+AREAS: tuple[Area, ...] = (
+    Area("learn", "1", "Learn", "Twelve lessons, one per section of the lecture, plus the exam cards."),
+    Area("trace", "2", "Trace", "Every worked example, one step at a time — then with your own numbers."),
+    Area("quiz", "3", "Quiz", "Spaced-repetition revision, generated problems and timed mock exams."),
+    Area("heatmaps", "4", "Heatmaps", "Attention weights drawn as heatmaps, with a cell cursor."),
+    Area("lab", "5", "Lab", "Train a tiny seq2seq and watch the bottleneck and alignments appear."),
+    Area("stats", "6", "Stats", "Due cards, mastery per topic and your mock-exam history."),
+)
+
+
+class HomeScreen(Screen):
+    """Start here: pick an area with Enter or its number key."""
+
+    BINDINGS = [Binding("enter", "open_selected", "Open", show=False)]
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        with Horizontal(id="home-body"):
+            with Vertical(id="home-menu"):
+                yield Static("[b]attn-tutor[/b]\n[dim]attention mechanisms, step by step[/dim]", id="home-title")
+                yield OptionList(
+                    *(Option(f"[b]{a.key}[/b]  {a.title}", id=a.mode) for a in AREAS),
+                    id="home-options",
+                )
+            with Vertical(id="home-detail"):
+                yield Static(id="home-blurb")
+                yield Static(id="engine-status")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one(OptionList).highlighted = 0
+        self._show_blurb(AREAS[0])
+        self.update_engine_status(self.app.engine_status)  # type: ignore[attr-defined]
+
+    def _show_blurb(self, area: Area) -> None:
+        available = area.mode in self.app.available_modes  # type: ignore[attr-defined]
+        note = "" if available else "\n\n[dim]Not built yet: the command line has what exists.[/dim]"
+        self.query_one("#home-blurb", Static).update(
+            f"[b]{area.title}[/b]  [dim](key {area.key})[/dim]\n\n{area.blurb}{note}"
+        )
+
+    def on_option_list_option_highlighted(self, event: OptionList.OptionHighlighted) -> None:
+        self._show_blurb(next(a for a in AREAS if a.mode == event.option.id))
+
+    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        self.app.action_open_mode(event.option.id)  # type: ignore[attr-defined]
+
+    def update_engine_status(self, text: str) -> None:
+        self.query_one("#engine-status", Static).update(text)
