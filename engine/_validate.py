@@ -160,3 +160,38 @@ def check_scalar(value: object, name: str, *, low: float | None = None, high: fl
         hi = "inf" if high is None else f"{high:g}"
         raise ValueError(f"{name}: expected a value in {lb}{lo}, {hi}{hb}, got {v:g}")
     return v
+
+
+def check_choice(value: object, name: str, choices: Sequence[str]) -> str:
+    """One of a fixed set of strings (e.g. ``reduction`` or ``activation``)."""
+    if not isinstance(value, str) or value not in choices:
+        opts = ", ".join(repr(c) for c in choices)
+        raise ValueError(f"{name}: expected one of {opts}, got {value!r}")
+    return value
+
+
+def check_same_dim(arr: np.ndarray, axis: int, want: int, name: str,
+                   expected: Sequence[int | str], why: str) -> None:
+    """Raise if ``arr.shape[axis] != want``; ``why`` says which other argument fixed ``want``."""
+    if arr.shape[axis] != want:
+        raise ValueError(
+            f"{name}: expected shape {shape_str(expected)}, got shape {shape_str(arr.shape)} ({why})"
+        )
+
+
+def broadcast_mask(mask: object, shape: tuple[int, ...], name: str = "mask",
+                   expected: str = "(..., L, S)") -> np.ndarray:
+    """A boolean mask (True = may attend) broadcast to ``shape``, returned as a contiguous copy.
+
+    Raises:
+        ValueError: if ``mask`` is not boolean (or 0/1) or does not broadcast to ``shape``.
+    """
+    m = as_bool(mask, name)
+    try:
+        full = np.broadcast_to(m, shape)
+    except ValueError:
+        raise ValueError(
+            f"{name}: expected a shape broadcastable to {shape_str(shape)} {expected}, "
+            f"got shape {shape_str(m.shape)}"
+        ) from None
+    return np.ascontiguousarray(full)

@@ -20,16 +20,19 @@ from engine._validate import as_bool, as_float, check_scalar
 
 @jit
 def _softmax_rows(x, mask, use_mask, inv_t, out):
-    """Row-wise softmax of x (R, N) * inv_t into out (R, N); masked or all -inf rows → 0."""
+    """Row-wise softmax of x (R, N) * inv_t into out (R, N); masked or all -inf rows → 0.
+
+    Uses exp((x_j - max) * inv_t): the shift is taken before the temperature so a tiny T
+    cannot overflow x * inv_t to inf (the maximum always maps to exp(0) = 1).
+    """
     R, N = x.shape
     for r in range(R):
         m = -np.inf
         for j in range(N):
             if use_mask and not mask[r, j]:
                 continue
-            v = x[r, j] * inv_t
-            if v > m:
-                m = v
+            if x[r, j] > m:
+                m = x[r, j]
         if m == -np.inf:  # nothing may be attended: zero weights, not NaN
             for j in range(N):
                 out[r, j] = 0.0
@@ -39,7 +42,8 @@ def _softmax_rows(x, mask, use_mask, inv_t, out):
             if use_mask and not mask[r, j]:
                 out[r, j] = 0.0
             else:
-                e = math.exp(x[r, j] * inv_t - m)
+                d = x[r, j] - m
+                e = 1.0 if d == 0.0 else math.exp(d * inv_t)
                 out[r, j] = e
                 s += e
         for j in range(N):
@@ -48,24 +52,25 @@ def _softmax_rows(x, mask, use_mask, inv_t, out):
 
 @jit
 def _log_softmax_rows(x, inv_t, out):
-    """Row-wise log-softmax of x (R, N) * inv_t: z - max - log Σ exp(z - max)."""
+    """Row-wise log-softmax of x (R, N) * inv_t: (x - max) / T - log Σ exp((x - max) / T)."""
     R, N = x.shape
     for r in range(R):
         m = -np.inf
         for j in range(N):
-            v = x[r, j] * inv_t
-            if v > m:
-                m = v
+            if x[r, j] > m:
+                m = x[r, j]
         if m == -np.inf:
             for j in range(N):
                 out[r, j] = -np.inf
             continue
         s = 0.0
         for j in range(N):
-            s += math.exp(x[r, j] * inv_t - m)
-        lse = m + math.log(s)
+            d = x[r, j] - m
+            s += 1.0 if d == 0.0 else math.exp(d * inv_t)
+        lse = math.log(s)
         for j in range(N):
-            out[r, j] = x[r, j] * inv_t - lse
+            d = x[r, j] - m
+            out[r, j] = (0.0 if d == 0.0 else d * inv_t) - lse
 
 
 def _scores(x: object, name: str) -> np.ndarray:
