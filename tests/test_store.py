@@ -1,0 +1,277 @@
+"""The SQLite progress store: schema, damaged files, read-only folders, two writers."""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+
+import pytest
+
+from tutor import store as st
+from tutor.store import open_store
+
+T0 = datetime(2026, 3, 2, 12, 0, tzinfo=timezone.utc)
+
+
+def _bump(old, at):
+    """A stand-in scheduler: count reviews and push due one day per review."""
+    n = (old or {}).get("n", 0) + 1
+    return {"n": n, "due": (at + timedelta(days=n)).isoformat()}
+
+
+def test_default_path_is_under_attn_tutor_home(_data_home):
+    with open_store() as s:
+        assert s.path == Path(_data_home) / "progress.sqlite3"
+        assert s.persistent and s.warnings == []
+    con = sqlite3.connect(Path(_data_home) / "progress.sqlite3")
+    assert con.execute("PRAGMA user_version").fetchone()[0] == st.SCHEMA_VERSION
+    assert con.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    con.close()
+
+
+def test_answers_cards_and_reopen(tmp_path):
+    path = tmp_path / "p.sqlite3"
+    with open_store(path, now=lambda: T0) as s:
+        s.record_answer("q1", "scoring", correct=True, rating=3, response="0.58",
+                        update_card=_bump)
+        s.record_answer("q1", "scoring", correct=False, rating=1, response="0.3",
+                        update_card=_bump, at=T0 + timedelta(hours=1))
+        s.record_answer("q2", "pooling", correct=None, rating=4, mode="review")
+    with open_store(path) as s:
+        a = s.answers("q1")
+        assert [x.correct for x in a] == [True, False]
+        assert [x.response for x in a] == ["0.58", "0.3"]
+        assert a[1].answered_at == T0 + timedelta(hours=1)
+        card = s.card("q1")
+        assert card.card["n"] == 2 and card.reps == 2 and card.lapses == 1
+        assert card.due == T0 + timedelta(hours=1, days=2)
+        assert s.card("q2") is None  # no update_card → no card
+        assert s.latest_answers()["q1"].correct is False
+        assert "q2" not in s.latest_answers()  # self-graded: not a graded answer
+        assert s.miss_counts()["q1"] == (2, 1)
+        assert s.topic_accuracy() == {"scoring": (2, 1), "pooling": (0, 0)}
+
+
+def test_due_cards_by_time(tmp_path):
+    with open_store(tmp_path / "p.sqlite3") as s:
+        s.record_answer("a", "qkv", correct=True, rating=3, at=T0, update_card=_bump)
+        s.record_answer("b", "qkv", correct=True, rating=3, at=T0 + timedelta(days=3),
+                        update_card=_bump)
+        assert [c.question_id for c in s.due_cards(T0 + timedelta(days=1))] == ["a"]
+        assert [c.question_id for c in s.due_cards(T0 + timedelta(days=5))] == ["a", "b"]
+        assert s.due_cards(T0) == []
+
+
+def test_daily_counts_use_local_day(tmp_path, monkeypatch):
+    import time
+
+    monkeypatch.setenv("TZ", "UTC")
+    time.tzset()
+    try:
+        with open_store(tmp_path / "p.sqlite3") as s:
+            for h in (0, 1, 25):
+                s.record_answer("a", "qkv", correct=True, rating=3, at=T0 + timedelta(hours=h))
+            assert s.daily_counts() == {"2026-03-02": 2, "2026-03-03": 1}
+            assert s.daily_counts(since=datetime(2026, 3, 3).date()) == {"2026-03-03": 1}
+    finally:
+        monkeypatch.undo()
+        time.tzset()
+
+
+def test_lessons_opened(tmp_path):
+    with open_store(tmp_path / "p.sqlite3") as s:
+        assert s.lessons_opened() == {}
+        s.mark_lesson_opened("scoring", at=T0)
+        s.mark_lesson_opened("scoring", at=T0 + timedelta(days=1))
+        s.mark_lesson_opened("qkv", at=T0)
+        assert s.lessons_opened() == {"scoring": T0 + timedelta(days=1), "qkv": T0}
+
+
+def test_mock_exam_history(tmp_path):
+    with open_store(tmp_path / "p.sqlite3") as s:
+        m = s.start_mock(5, 600.0, seed=7, at=T0)
+        s.record_answer("q1", "scoring", correct=True, rating=None, mode="mock", mock_id=m)
+        s.finish_mock(m, answered=4, correct=3, per_topic={"scoring": [3, 5]},
+                      status="timed-out", at=T0 + timedelta(minutes=10))
+        [exam] = s.mock_exams()
+        assert (exam.n_questions, exam.answered, exam.correct, exam.status) == (5, 4, 3, "timed-out")
+        assert exam.per_topic == {"scoring": [3, 5]} and exam.seed == 7
+        assert exam.finished_at - exam.started_at == timedelta(minutes=10)
+        assert [a.question_id for a in s.answers(mock_id=m)] == ["q1"]
+
+
+def test_naive_time_is_refused(tmp_path):
+    with open_store(tmp_path / "p.sqlite3") as s, pytest.raises(ValueError):
+        s.record_answer("q", "qkv", correct=True, rating=3, at=datetime(2026, 1, 1))
+
+
+@pytest.mark.parametrize("content", [b"", b"this is not a database\x00\xff" * 300],
+                         ids=["zero-byte", "garbage"])
+def test_damaged_file_is_moved_aside(tmp_path, content):
+    path = tmp_path / "progress.sqlite3"
+    path.write_bytes(content)
+    with open_store(path) as s:
+        assert s.persistent
+        assert len(s.warnings) == 1
+        assert "moved to progress.sqlite3.damaged-" in s.warnings[0]
+        s.record_answer("q", "qkv", correct=True, rating=3)
+    aside = [p for p in tmp_path.iterdir() if ".damaged-" in p.name]
+    assert len(aside) == 1 and aside[0].read_bytes() == content
+    with open_store(path) as s:
+        assert s.warnings == [] and len(s.answers()) == 1
+
+
+def test_corrupted_pages_are_detected(tmp_path):
+    path = tmp_path / "progress.sqlite3"
+    with open_store(path) as s:
+        for i in range(300):
+            s.record_answer(f"q{i}", "qkv", correct=True, rating=3, response="x" * 200)
+    con = sqlite3.connect(path)
+    con.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    con.close()
+    data = bytearray(path.read_bytes())
+    page = 4096
+    for off in range(2 * page, len(data) - page, 3 * page):  # trash pages past the header
+        data[off:off + 64] = b"\xde\xad\xbe\xef" * 16
+    path.write_bytes(bytes(data))
+    with open_store(path) as s:
+        assert any("damaged" in w for w in s.warnings)
+        assert s.answers() == []
+
+
+def test_read_only_folder_gives_memory_store_with_old_progress(tmp_path):
+    folder = tmp_path / "ro"
+    folder.mkdir()
+    with open_store(folder / "progress.sqlite3") as s:
+        s.record_answer("old", "qkv", correct=True, rating=3)
+    os.chmod(folder, 0o500)
+    try:
+        if os.access(folder, os.W_OK):
+            pytest.skip("running as a user who can write to read-only folders (root)")
+        with open_store(folder / "progress.sqlite3") as s:
+            assert not s.persistent
+            assert "read-only" in s.warnings[0]
+            assert [a.question_id for a in s.answers()] == ["old"]
+            s.record_answer("new", "qkv", correct=False, rating=1)  # works, but in memory
+            assert len(s.answers()) == 2
+    finally:
+        os.chmod(folder, 0o700)
+    with open_store(folder / "progress.sqlite3") as s:
+        assert [a.question_id for a in s.answers()] == ["old"]
+
+
+def test_unwritable_new_folder(tmp_path):
+    parent = tmp_path / "locked"
+    parent.mkdir()
+    os.chmod(parent, 0o500)
+    try:
+        if os.access(parent, os.W_OK):
+            pytest.skip("running as root")
+        with open_store(parent / "sub" / "progress.sqlite3") as s:
+            assert not s.persistent and "will not be saved" in s.warnings[0]
+            s.record_answer("q", "qkv", correct=True, rating=3)
+    finally:
+        os.chmod(parent, 0o700)
+
+
+def test_newer_schema_is_left_alone(tmp_path):
+    path = tmp_path / "progress.sqlite3"
+    with open_store(path) as s:
+        s.record_answer("q", "qkv", correct=True, rating=3)
+    con = sqlite3.connect(path)
+    con.execute(f"PRAGMA user_version = {st.SCHEMA_VERSION + 1}")
+    con.commit()
+    con.close()
+    with open_store(path) as s:
+        assert not s.persistent and "newer attn-tutor" in s.warnings[0]
+        s.record_answer("q2", "qkv", correct=True, rating=3)
+    con = sqlite3.connect(path)
+    assert con.execute("SELECT COUNT(*) FROM answers").fetchone()[0] == 1
+    assert con.execute("PRAGMA user_version").fetchone()[0] == st.SCHEMA_VERSION + 1
+    con.close()
+
+
+def test_two_writers_keep_every_answer(tmp_path):
+    path = tmp_path / "progress.sqlite3"
+    a, b = open_store(path), open_store(path)
+    try:
+        for i in range(20):
+            a.record_answer("shared", "qkv", correct=True, rating=3, response=f"a{i}",
+                            update_card=_bump)
+            b.record_answer("shared", "qkv", correct=False, rating=1, response=f"b{i}",
+                            update_card=_bump)
+            b.record_answer(f"b-only-{i}", "pooling", correct=True, rating=3)
+        for s in (a, b):
+            got = [x.response for x in s.answers("shared")]
+            assert got == [f"{w}{i}" for i in range(20) for w in "ab"]
+            assert len(s.answers()) == 60
+            # every read-modify-write saw the other copy's update: no lost card updates
+            assert s.card("shared").card["n"] == 40 and s.card("shared").reps == 40
+    finally:
+        a.close()
+        b.close()
+
+
+def test_two_writer_threads(tmp_path):
+    import threading
+
+    path = tmp_path / "progress.sqlite3"
+    open_store(path).close()
+
+    def work(tag):
+        with open_store(path) as s:
+            for i in range(25):
+                s.record_answer("shared", "qkv", correct=True, rating=3, response=f"{tag}{i}",
+                                update_card=_bump)
+
+    threads = [threading.Thread(target=work, args=(t,)) for t in "xy"]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    with open_store(path) as s:
+        assert len(s.answers("shared")) == 50
+        assert s.card("shared").card["n"] == 50
+
+
+def test_migration_upgrades_an_old_file(tmp_path, monkeypatch):
+    path = tmp_path / "progress.sqlite3"
+    with open_store(path) as s:
+        s.record_answer("q", "qkv", correct=True, rating=3)
+    extra = "CREATE TABLE notes (id INTEGER PRIMARY KEY, text TEXT); -- v2 for the test\n"
+    monkeypatch.setattr(st, "MIGRATIONS", st.MIGRATIONS + (extra,))
+    monkeypatch.setattr(st, "SCHEMA_VERSION", st.SCHEMA_VERSION + 1)
+    with open_store(path) as s:
+        assert s.warnings == [] and len(s.answers()) == 1
+    con = sqlite3.connect(path)
+    assert con.execute("PRAGMA user_version").fetchone()[0] == st.SCHEMA_VERSION
+    con.execute("SELECT * FROM notes")
+    con.close()
+
+
+def test_read_only_fallback_logic_without_chmod(tmp_path, monkeypatch):
+    """The same fallback as the chmod test, forced, so it also runs where root can write."""
+    path = tmp_path / "progress.sqlite3"
+    with open_store(path) as s:
+        s.record_answer("old", "qkv", correct=True, rating=3)
+    monkeypatch.setattr(st, "_writable", lambda p: False)
+    with open_store(path) as s:
+        assert not s.persistent and "read-only" in s.warnings[0]
+        assert [a.question_id for a in s.answers()] == ["old"]
+        s.record_answer("new", "qkv", correct=True, rating=3)
+    monkeypatch.undo()
+    with open_store(path) as s:
+        assert [a.question_id for a in s.answers()] == ["old"]
+
+
+def test_sqlite_failure_on_open_falls_back(tmp_path, monkeypatch):
+    def boom(path):
+        raise sqlite3.OperationalError("attempt to write a readonly database")
+
+    monkeypatch.setattr(st, "_create", boom)
+    with open_store(tmp_path / "progress.sqlite3") as s:
+        assert not s.persistent and "readonly database" in s.warnings[0]
+        s.record_answer("q", "qkv", correct=True, rating=3)
+        assert len(s.answers()) == 1

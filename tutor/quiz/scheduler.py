@@ -1,0 +1,105 @@
+"""Spaced repetition with FSRS (the ``fsrs`` package, py-fsrs 6): one card per question id.
+
+Cards live in the progress store as ``fsrs.Card.to_dict()`` JSON; this module turns a rating
+into the card's next state and reads its retrievability (the predicted probability of
+recalling it now).
+
+Ratings. Self-graded (free-response) items: the student picks Again / Hard / Good / Easy after
+seeing the model answer. Auto-graded items (multiple choice, true/false, fill-ins, generated
+problems): **correct → Good, wrong → Again**. We do not promote fast answers to Easy: the time
+on a question includes reading it, and piped (``--plain``) answers arrive instantly, so speed
+says little about how well a student knows it; a correct answer that felt easy will simply be
+scheduled further out by FSRS after the next Good.
+
+Mock exams never call this module: they leave the schedule alone.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from datetime import datetime, timedelta, timezone
+from typing import Any
+
+from fsrs import Card, Rating, Scheduler, State
+
+DESIRED_RETENTION = 0.9
+"""Target probability of recall when a card comes due (FSRS's default)."""
+
+RATING_NAMES: dict[Rating, str] = {
+    Rating.Again: "Again", Rating.Hard: "Hard", Rating.Good: "Good", Rating.Easy: "Easy",
+}
+_RATING_WORDS: dict[str, Rating] = {}
+for _r, _name in RATING_NAMES.items():
+    for _w in (str(int(_r)), _name.lower(), _name[0].lower()):
+        _RATING_WORDS[_w] = _r
+
+
+def make_scheduler(*, fuzzing: bool = True) -> Scheduler:
+    """The tutor's FSRS scheduler: default weights, 90 % retention, steps of 1 and 10 minutes.
+
+    Args:
+        fuzzing: spread intervals slightly so cards learnt together do not stay together
+            (FSRS's default). Tests turn it off: the fuzz uses Python's global ``random``.
+    """
+    return Scheduler(
+        desired_retention=DESIRED_RETENTION,
+        learning_steps=(timedelta(minutes=1), timedelta(minutes=10)),
+        relearning_steps=(timedelta(minutes=10),),
+        maximum_interval=365,  # an exam is never more than a year away
+        enable_fuzzing=fuzzing,
+    )
+
+
+def card_id(question_id: str) -> int:
+    """A stable 53-bit integer for the question (fsrs wants an int id)."""
+    return int.from_bytes(hashlib.sha1(question_id.encode()).digest()[:7], "big") >> 3
+
+
+def new_card(question_id: str, at: datetime) -> Card:
+    """A card never reviewed, due now."""
+    return Card(card_id=card_id(question_id), due=_utc(at))
+
+
+def rating_for(correct: bool) -> Rating:
+    """The FSRS rating for an auto-graded answer: correct → Good, wrong → Again."""
+    return Rating.Good if correct else Rating.Again
+
+
+def parse_rating(text: str) -> Rating | None:
+    """``1``–``4``, ``again``/``hard``/``good``/``easy`` or their first letter; else None."""
+    return _RATING_WORDS.get(text.strip().lower())
+
+
+def review(card: dict[str, Any] | None, question_id: str, rating: Rating | int, at: datetime,
+           scheduler: Scheduler) -> dict[str, Any]:
+    """The card's state after a review with ``rating`` at ``at`` (a new card if ``None``)."""
+    c = Card.from_dict(card) if card is not None else new_card(question_id, at)
+    updated, _log = scheduler.review_card(c, Rating(int(rating)), review_datetime=_utc(at))
+    return updated.to_dict()
+
+
+def updater(question_id: str, rating: Rating | int, scheduler: Scheduler):
+    """``update_card`` callback for :meth:`tutor.store.Store.record_answer`."""
+    return lambda old, at: review(old, question_id, rating, at, scheduler)
+
+
+def retrievability(card: dict[str, Any] | None, at: datetime, scheduler: Scheduler) -> float:
+    """Predicted probability of recall at ``at`` (0 for a card never reviewed)."""
+    if card is None:
+        return 0.0
+    return float(scheduler.get_card_retrievability(Card.from_dict(card), _utc(at)))
+
+
+def is_due(card: dict[str, Any], at: datetime) -> bool:
+    return datetime.fromisoformat(card["due"]) <= _utc(at)
+
+
+def state_name(card: dict[str, Any]) -> str:
+    return State(int(card["state"])).name
+
+
+def _utc(at: datetime) -> datetime:
+    """fsrs insists on ``tzinfo is timezone.utc`` exactly."""
+    if at.tzinfo is None:
+        raise ValueError("review times must be timezone-aware")
+    return at.astimezone(timezone.utc)

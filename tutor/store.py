@@ -1,0 +1,553 @@
+"""The progress store: one SQLite file of answers, card states, lesson opens and mock exams.
+
+Where: ``tutor.paths.data_dir() / "progress.sqlite3"`` (``$ATTN_TUTOR_HOME`` or the platform's
+user data folder). :func:`open_store` never raises for a broken environment; it degrades and
+says so in :attr:`Store.warnings`:
+
+* a damaged file (``quick_check`` fails, "file is not a database") or a zero-byte file is
+  renamed to ``progress.sqlite3.damaged-<UTC timestamp>`` and a fresh store is started;
+* a read-only data folder (or file) gives an in-memory store that starts from a copy of the
+  saved progress, if any; nothing of this session is saved;
+* a file written by a newer attn-tutor (``user_version`` above ours) is treated the same way,
+  so an old copy never rewrites a new schema.
+
+Concurrency: two running copies may share the file. The journal is WAL, every connection has
+a busy timeout, an answer is its own committed INSERT, and a card's state is read, updated and
+written inside one ``BEGIN IMMEDIATE`` transaction, so neither copy loses the other's work.
+:meth:`Store.record_answer` returns only after the COMMIT: a UI that prints "correct" after it
+has the answer on disk.
+
+A new file is built under a temporary name and linked into place only if no file exists yet,
+so a zero-byte file at the real path is never a copy that is still being created.
+
+Times are timezone-aware UTC datetimes, stored as ISO 8601 text; ``day`` is the local calendar
+date of an answer (what "answers per day" means to a student).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import date, datetime, timezone
+from pathlib import Path
+from typing import Any
+
+FILENAME = "progress.sqlite3"
+BUSY_TIMEOUT_MS = 5000
+
+# One entry per schema version; entry i upgrades user_version i to i + 1. Never edit a shipped
+# entry: append a new one.
+MIGRATIONS: tuple[str, ...] = (
+    """
+    CREATE TABLE answers (
+        id          INTEGER PRIMARY KEY,
+        question_id TEXT    NOT NULL,           -- stable hand-written id, or "gen:<family>"
+        topic       TEXT    NOT NULL,           -- lesson id (one of the 12 sections)
+        mode        TEXT    NOT NULL,           -- practice | review | weak | retry | mock
+        correct     INTEGER,                    -- 1 / 0; NULL for a self-graded answer
+        rating      INTEGER,                    -- FSRS rating applied (1-4); NULL if none (mock)
+        response    TEXT    NOT NULL DEFAULT '',
+        variant     TEXT,                       -- seed of a generated problem
+        seconds     REAL,
+        answered_at TEXT    NOT NULL,           -- ISO 8601, UTC
+        day         TEXT    NOT NULL,           -- local date YYYY-MM-DD
+        session     TEXT,
+        mock_id     INTEGER REFERENCES mock_exams(id)
+    );
+    CREATE INDEX answers_by_question ON answers(question_id, id);
+    CREATE INDEX answers_by_day ON answers(day);
+    CREATE TABLE cards (
+        question_id TEXT PRIMARY KEY,
+        topic       TEXT    NOT NULL,
+        card        TEXT    NOT NULL,           -- fsrs Card.to_dict() as JSON
+        due         TEXT    NOT NULL,           -- ISO 8601 UTC, copied out for queries
+        reps        INTEGER NOT NULL DEFAULT 0,
+        lapses      INTEGER NOT NULL DEFAULT 0,
+        updated_at  TEXT    NOT NULL
+    );
+    CREATE INDEX cards_by_due ON cards(due);
+    CREATE TABLE lesson_opens (
+        lesson_id    TEXT PRIMARY KEY,
+        first_opened TEXT    NOT NULL,
+        last_opened  TEXT    NOT NULL,
+        times        INTEGER NOT NULL DEFAULT 1
+    );
+    CREATE TABLE mock_exams (
+        id           INTEGER PRIMARY KEY,
+        started_at   TEXT    NOT NULL,
+        finished_at  TEXT,
+        time_limit_s REAL,
+        n_questions  INTEGER NOT NULL,
+        answered     INTEGER NOT NULL DEFAULT 0,
+        correct      INTEGER NOT NULL DEFAULT 0,
+        per_topic    TEXT    NOT NULL DEFAULT '{}',  -- {topic: [correct, total]}
+        seed         INTEGER,
+        status       TEXT    NOT NULL DEFAULT 'running'  -- running | finished | timed-out | stopped
+    );
+    CREATE VIEW daily_activity AS
+        SELECT day, COUNT(*) AS answers, SUM(COALESCE(correct, 0)) AS correct
+        FROM answers GROUP BY day;
+    """,
+)
+SCHEMA_VERSION = len(MIGRATIONS)
+
+
+class StoreError(Exception):
+    """A write could not be saved (disk full, I/O error, locked for too long)."""
+
+
+def utcnow() -> datetime:
+    return datetime.now(timezone.utc)
+
+
+def _iso(at: datetime) -> str:
+    """Fixed-width UTC text, so string order is time order in SQL comparisons."""
+    if at.tzinfo is None:
+        raise ValueError("times must be timezone-aware (UTC)")
+    return at.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%f+00:00")
+
+
+def _dt(text: str | None) -> datetime | None:
+    return None if text is None else datetime.fromisoformat(text).astimezone(timezone.utc)
+
+
+def local_day(at: datetime) -> date:
+    """The student's calendar date of ``at`` (the machine's local time zone)."""
+    return at.astimezone().date()
+
+
+@dataclass(frozen=True)
+class Answer:
+    id: int
+    question_id: str
+    topic: str
+    mode: str
+    correct: bool | None
+    rating: int | None
+    response: str
+    variant: str | None
+    seconds: float | None
+    answered_at: datetime
+    day: str
+    session: str | None
+    mock_id: int | None
+
+
+@dataclass(frozen=True)
+class CardRow:
+    question_id: str
+    topic: str
+    card: dict[str, Any]
+    due: datetime
+    reps: int
+    lapses: int
+    updated_at: datetime
+
+
+@dataclass(frozen=True)
+class MockExam:
+    id: int
+    started_at: datetime
+    finished_at: datetime | None
+    time_limit_s: float | None
+    n_questions: int
+    answered: int
+    correct: int
+    per_topic: dict[str, list[int]]
+    seed: int | None
+    status: str
+
+
+class Store:
+    """A connection to the progress database; see the module docstring. Thread-safe."""
+
+    def __init__(self, conn: sqlite3.Connection, path: Path | None, warnings: list[str],
+                 now: Callable[[], datetime] = utcnow):
+        self._conn = conn
+        self._lock = threading.RLock()
+        self.path = path
+        """The file, or None for an in-memory store (nothing is saved)."""
+        self.warnings = warnings
+        """Messages for the user about how the store was opened (damaged, read-only...)."""
+        self.now = now
+
+    @property
+    def persistent(self) -> bool:
+        return self.path is not None
+
+    def close(self) -> None:
+        with self._lock:
+            self._conn.close()
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    @contextmanager
+    def _write(self) -> Iterator[sqlite3.Connection]:
+        """One IMMEDIATE transaction: the write lock is taken first, so read-modify-write is safe."""
+        with self._lock:
+            try:
+                self._conn.execute("BEGIN IMMEDIATE")
+            except sqlite3.Error as exc:
+                raise StoreError(f"could not save progress: {exc}") from exc
+            try:
+                yield self._conn
+                self._conn.execute("COMMIT")
+            except BaseException as exc:
+                try:
+                    self._conn.execute("ROLLBACK")
+                except sqlite3.Error:
+                    pass
+                if isinstance(exc, sqlite3.Error):
+                    raise StoreError(f"could not save progress: {exc}") from exc
+                raise
+
+    def _read(self, sql: str, params: tuple = ()) -> list[sqlite3.Row]:
+        with self._lock:
+            return self._conn.execute(sql, params).fetchall()
+
+    # ------------------------------------------------------------------ answers and cards
+
+    def record_answer(
+        self, question_id: str, topic: str, *, correct: bool | None, rating: int | None,
+        response: str = "", mode: str = "practice", variant: str | None = None,
+        seconds: float | None = None, session: str | None = None, mock_id: int | None = None,
+        at: datetime | None = None,
+        update_card: Callable[[dict[str, Any] | None, datetime], dict[str, Any]] | None = None,
+    ) -> int:
+        """Save one answer (and the card's new state) and COMMIT before returning its row id.
+
+        ``update_card(old_card_or_None, at) -> new_card`` runs inside the same IMMEDIATE
+        transaction, so a second running copy cannot interleave between the read and the write.
+        Mock exams pass no ``update_card``: they leave the schedule alone.
+
+        Raises:
+            StoreError: the answer could not be saved.
+        """
+        at = at or self.now()
+        with self._write() as conn:
+            cur = conn.execute(
+                "INSERT INTO answers (question_id, topic, mode, correct, rating, response, variant,"
+                " seconds, answered_at, day, session, mock_id) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
+                (question_id, topic, mode, None if correct is None else int(bool(correct)),
+                 rating, response, variant, seconds, _iso(at), local_day(at).isoformat(),
+                 session, mock_id),
+            )
+            if update_card is not None:
+                row = conn.execute("SELECT card, reps, lapses FROM cards WHERE question_id = ?",
+                                   (question_id,)).fetchone()
+                old = json.loads(row["card"]) if row else None
+                new = update_card(old, at)
+                reps = (row["reps"] if row else 0) + 1
+                lapses = (row["lapses"] if row else 0) + (1 if row and rating == 1 else 0)
+                conn.execute(
+                    "INSERT INTO cards (question_id, topic, card, due, reps, lapses, updated_at)"
+                    " VALUES (?,?,?,?,?,?,?) ON CONFLICT(question_id) DO UPDATE SET"
+                    " topic = excluded.topic, card = excluded.card, due = excluded.due,"
+                    " reps = excluded.reps, lapses = excluded.lapses, updated_at = excluded.updated_at",
+                    (question_id, topic, json.dumps(new), _iso(_dt(new["due"])), reps, lapses,
+                     _iso(at)),
+                )
+            return int(cur.lastrowid)
+
+    def answers(self, question_id: str | None = None, *, mode: str | None = None,
+                mock_id: int | None = None) -> list[Answer]:
+        """Answers, oldest first, optionally for one question, mode or mock exam."""
+        where, params = [], []
+        for col, val in (("question_id", question_id), ("mode", mode), ("mock_id", mock_id)):
+            if val is not None:
+                where.append(f"{col} = ?")
+                params.append(val)
+        sql = "SELECT * FROM answers" + (" WHERE " + " AND ".join(where) if where else "")
+        return [_answer(r) for r in self._read(sql + " ORDER BY id", tuple(params))]
+
+    def latest_answers(self) -> dict[str, Answer]:
+        """Each question's most recent graded (correct or wrong) answer."""
+        rows = self._read(
+            "SELECT a.* FROM answers a JOIN (SELECT question_id, MAX(id) AS id FROM answers"
+            " WHERE correct IS NOT NULL GROUP BY question_id) m ON a.id = m.id")
+        return {r["question_id"]: _answer(r) for r in rows}
+
+    def miss_counts(self) -> dict[str, tuple[int, int]]:
+        """``{question_id: (graded attempts, wrong)}`` over every mode."""
+        rows = self._read(
+            "SELECT question_id, COUNT(correct) AS n, SUM(correct = 0) AS wrong FROM answers"
+            " GROUP BY question_id")
+        return {r["question_id"]: (int(r["n"]), int(r["wrong"] or 0)) for r in rows}
+
+    def topic_accuracy(self) -> dict[str, tuple[int, int]]:
+        """``{topic: (graded answers, correct)}`` over every mode."""
+        rows = self._read("SELECT topic, COUNT(correct) AS n, SUM(COALESCE(correct, 0)) AS ok"
+                          " FROM answers GROUP BY topic")
+        return {r["topic"]: (int(r["n"]), int(r["ok"] or 0)) for r in rows}
+
+    def card(self, question_id: str) -> CardRow | None:
+        rows = self._read("SELECT * FROM cards WHERE question_id = ?", (question_id,))
+        return _card(rows[0]) if rows else None
+
+    def cards(self) -> list[CardRow]:
+        """Every scheduled card, soonest due first."""
+        return [_card(r) for r in self._read("SELECT * FROM cards ORDER BY due, question_id")]
+
+    def due_cards(self, at: datetime | None = None) -> list[CardRow]:
+        """Cards due at ``at`` (default now), most overdue first."""
+        at = at or self.now()
+        return [_card(r) for r in self._read(
+            "SELECT * FROM cards WHERE due <= ? ORDER BY due, question_id", (_iso(at),))]
+
+    def daily_counts(self, since: date | None = None) -> dict[str, int]:
+        """``{local date: answers}`` for days with any answer, from ``since`` on."""
+        rows = self._read("SELECT day, answers FROM daily_activity WHERE day >= ? ORDER BY day",
+                          ((since or date.min).isoformat(),))
+        return {r["day"]: int(r["answers"]) for r in rows}
+
+    # ------------------------------------------------------------------ lessons
+
+    def mark_lesson_opened(self, lesson_id: str, at: datetime | None = None) -> None:
+        """Remember that a lesson was opened (first and last time, and how often)."""
+        stamp = _iso(at or self.now())
+        with self._write() as conn:
+            conn.execute(
+                "INSERT INTO lesson_opens (lesson_id, first_opened, last_opened, times)"
+                " VALUES (?,?,?,1) ON CONFLICT(lesson_id) DO UPDATE SET"
+                " last_opened = excluded.last_opened, times = times + 1",
+                (lesson_id, stamp, stamp))
+
+    def lessons_opened(self) -> dict[str, datetime]:
+        """``{lesson_id: last time opened}``."""
+        return {r["lesson_id"]: _dt(r["last_opened"])
+                for r in self._read("SELECT lesson_id, last_opened FROM lesson_opens")}
+
+    # ------------------------------------------------------------------ mock exams
+
+    def start_mock(self, n_questions: int, time_limit_s: float | None, seed: int | None,
+                   at: datetime | None = None) -> int:
+        with self._write() as conn:
+            cur = conn.execute(
+                "INSERT INTO mock_exams (started_at, time_limit_s, n_questions, seed)"
+                " VALUES (?,?,?,?)", (_iso(at or self.now()), time_limit_s, n_questions, seed))
+            return int(cur.lastrowid)
+
+    def finish_mock(self, mock_id: int, *, answered: int, correct: int,
+                    per_topic: dict[str, list[int]], status: str = "finished",
+                    at: datetime | None = None) -> None:
+        with self._write() as conn:
+            conn.execute(
+                "UPDATE mock_exams SET finished_at = ?, answered = ?, correct = ?, per_topic = ?,"
+                " status = ? WHERE id = ?",
+                (_iso(at or self.now()), answered, correct, json.dumps(per_topic), status, mock_id))
+
+    def mock_exams(self) -> list[MockExam]:
+        """Mock exams, oldest first."""
+        return [MockExam(
+            id=r["id"], started_at=_dt(r["started_at"]), finished_at=_dt(r["finished_at"]),
+            time_limit_s=r["time_limit_s"], n_questions=r["n_questions"], answered=r["answered"],
+            correct=r["correct"], per_topic=json.loads(r["per_topic"]), seed=r["seed"],
+            status=r["status"]) for r in self._read("SELECT * FROM mock_exams ORDER BY id")]
+
+
+def _answer(r: sqlite3.Row) -> Answer:
+    return Answer(
+        id=r["id"], question_id=r["question_id"], topic=r["topic"], mode=r["mode"],
+        correct=None if r["correct"] is None else bool(r["correct"]), rating=r["rating"],
+        response=r["response"], variant=r["variant"], seconds=r["seconds"],
+        answered_at=_dt(r["answered_at"]), day=r["day"], session=r["session"],
+        mock_id=r["mock_id"])
+
+
+def _card(r: sqlite3.Row) -> CardRow:
+    return CardRow(question_id=r["question_id"], topic=r["topic"], card=json.loads(r["card"]),
+                   due=_dt(r["due"]), reps=r["reps"], lapses=r["lapses"],
+                   updated_at=_dt(r["updated_at"]))
+
+
+# ---------------------------------------------------------------------- opening
+
+
+def default_path() -> Path:
+    from tutor.paths import data_dir
+
+    return data_dir() / FILENAME
+
+
+def open_store(path: str | Path | None = None, *, now: Callable[[], datetime] = utcnow) -> Store:
+    """Open (creating, repairing or falling back as needed) the progress store.
+
+    Args:
+        path: the database file; default ``data_dir() / "progress.sqlite3"``.
+        now: clock returning aware UTC datetimes (tests inject a fixed one).
+
+    Returns:
+        A :class:`Store`; read :attr:`Store.warnings` and show them to the user.
+    """
+    path = Path(path) if path is not None else default_path()
+    warnings: list[str] = []
+    try:
+        return _open_file(path, warnings, now)
+    except (OSError, sqlite3.Error) as exc:  # e.g. a read-only mount that os.access missed
+        warnings.append(f"cannot use the progress file {path} ({exc}); answers in this "
+                        "session will not be saved")
+        return _memory_store(path, warnings, now)
+
+
+def _open_file(path: Path, warnings: list[str], now: Callable[[], datetime]) -> Store:
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        warnings.append(f"cannot create the progress folder {path.parent} ({exc.strerror}); "
+                        "answers in this session will not be saved")
+        return _memory_store(None, warnings, now)
+    if not _writable(path):
+        warnings.append(f"the progress folder {path.parent} is read-only; answers in this "
+                        "session will not be saved")
+        return _memory_store(path if path.exists() else None, warnings, now)
+
+    if path.exists() and path.stat().st_size == 0:
+        _move_aside(path, "is empty (zero bytes)", warnings)
+    if not path.exists():
+        _create(path)
+    try:
+        conn = _connect(path)
+        problem = _check(conn)
+    except sqlite3.DatabaseError as exc:
+        conn, problem = None, str(exc)
+    if problem is not None:
+        if conn is not None:
+            conn.close()
+        _move_aside(path, f"is damaged ({problem})", warnings)
+        if not path.exists():
+            _create(path)
+        conn = _connect(path)
+    version = conn.execute("PRAGMA user_version").fetchone()[0]
+    if version > SCHEMA_VERSION:
+        conn.close()
+        warnings.append(f"{path} was written by a newer attn-tutor (schema {version}, this one "
+                        f"knows {SCHEMA_VERSION}); it is left untouched and this session's "
+                        "answers will not be saved — upgrade attn-tutor")
+        return _memory_store(path, warnings, now)
+    _migrate(conn)
+    return Store(conn, path, warnings, now)
+
+
+def _writable(path: Path) -> bool:
+    if not os.access(path.parent, os.W_OK | os.X_OK):
+        return False
+    return not path.exists() or os.access(path, os.R_OK | os.W_OK)
+
+
+def _connect(path: Path | str) -> sqlite3.Connection:
+    conn = sqlite3.connect(str(path), timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None,
+                           check_same_thread=False)
+    conn.row_factory = sqlite3.Row
+    conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+    conn.execute("PRAGMA foreign_keys = ON")
+    if str(path) != ":memory:":
+        conn.execute("PRAGMA journal_mode = WAL")
+        conn.execute("PRAGMA synchronous = NORMAL")  # WAL + NORMAL: durable across app crashes
+    return conn
+
+
+def _check(conn: sqlite3.Connection) -> str | None:
+    """None when ``quick_check`` passes, else what it found."""
+    rows = conn.execute("PRAGMA quick_check").fetchall()
+    found = [r[0] for r in rows]
+    return None if found == ["ok"] else "; ".join(found[:3])
+
+
+def _migrate(conn: sqlite3.Connection) -> None:
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        version = conn.execute("PRAGMA user_version").fetchone()[0]
+        for v in range(version, SCHEMA_VERSION):
+            for statement in _statements(MIGRATIONS[v]):
+                conn.execute(statement)
+        if version < SCHEMA_VERSION:
+            conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+        conn.execute("COMMIT")
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+
+
+def _statements(script: str) -> list[str]:
+    """Split a migration into statements (executescript would commit our transaction)."""
+    out, buf = [], ""
+    for line in script.splitlines(keepends=True):
+        buf += line.split("--", 1)[0] + "\n" if "--" in line else line
+        if sqlite3.complete_statement(buf):
+            out.append(buf.strip())
+            buf = ""
+    return [s for s in out if s]
+
+
+def _create(path: Path) -> None:
+    """Build an empty, migrated database beside ``path`` and link it into place atomically."""
+    tmp = path.with_name(f"{path.name}.new-{os.getpid()}-{threading.get_ident()}")
+    try:
+        conn = _connect(tmp)
+        _migrate(conn)
+        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        conn.close()
+        try:
+            os.link(tmp, path)  # fails if another copy created the file first: use theirs
+        except FileExistsError:
+            pass
+        except OSError:  # no hard links on this file system
+            if not path.exists():
+                os.replace(tmp, path)
+    finally:
+        for p in (tmp, Path(f"{tmp}-wal"), Path(f"{tmp}-shm")):
+            try:
+                p.unlink()
+            except FileNotFoundError:
+                pass
+
+
+def _move_aside(path: Path, why: str, warnings: list[str]) -> None:
+    stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
+    target = path.with_name(f"{path.name}.damaged-{stamp}")
+    n = 1
+    while target.exists():
+        n += 1
+        target = path.with_name(f"{path.name}.damaged-{stamp}-{n}")
+    try:
+        os.replace(path, target)
+    except FileNotFoundError:  # another copy moved it already
+        return
+    for suffix in ("-wal", "-shm"):
+        side = Path(f"{path}{suffix}")
+        if side.exists():
+            try:
+                os.replace(side, Path(f"{target}{suffix}"))
+            except OSError:
+                pass
+    warnings.append(f"the progress file {path} {why}; it was moved to {target.name} and a "
+                    "fresh one started")
+
+
+def _memory_store(copy_from: Path | None, warnings: list[str],
+                  now: Callable[[], datetime]) -> Store:
+    """An in-memory store, seeded with a read-only copy of ``copy_from`` when it can be read."""
+    conn = _connect(":memory:")
+    if copy_from is not None and copy_from.exists():
+        try:
+            src = sqlite3.connect(f"{copy_from.resolve().as_uri()}?mode=ro&immutable=1", uri=True)
+            try:
+                if _check(src) is None and \
+                        src.execute("PRAGMA user_version").fetchone()[0] <= SCHEMA_VERSION:
+                    src.backup(conn)
+            finally:
+                src.close()
+        except sqlite3.Error:
+            pass
+    conn.row_factory = sqlite3.Row
+    _migrate(conn)
+    return Store(conn, None, warnings, now)
