@@ -102,6 +102,8 @@ class InputSpec:
     low_open: bool = False
     high_open: bool = False
     choices: tuple[str, ...] = ()
+    optional: bool = False
+    """``None`` is allowed (and is then the default): the builder derives the value itself."""
 
     def expected(self) -> str:
         """What a valid value looks like, for error messages and help."""
@@ -131,6 +133,8 @@ class InputSpec:
     def coerce(self, value: Any) -> Any:
         """Check and normalise one value; ``ValueError("input NAME: ...")`` when it is wrong."""
         where = f"input {self.name}"
+        if value is None and self.optional:
+            return None
         if self.kind in ("scalar", "int"):
             if isinstance(value, (list, tuple, np.ndarray)) and np.size(value) == 1:
                 value = np.asarray(value).ravel()[0]
@@ -203,8 +207,9 @@ def coerce_inputs(specs: Sequence[InputSpec], overrides: Mapping[str, Any] | Non
         )
     values = {s.name: s.coerce(overrides.get(s.name, s.default)) for s in specs}
     sizes: dict[str, tuple[int, str]] = {}
-    for s in specs:
-        if not s.shape or s.kind not in ("vector", "matrix", "labels"):
+    # inputs left at their defaults fix the sizes first, so a clash names the input you changed
+    for s in sorted(specs, key=lambda s: s.name in overrides):
+        if values[s.name] is None or not s.shape or s.kind not in ("vector", "matrix", "labels"):
             continue
         shape = (len(values[s.name]),) if s.kind == "labels" else np.shape(values[s.name])
         for axis, dim in enumerate(s.shape):
@@ -236,12 +241,19 @@ class Step:
 
 @dataclass
 class Erratum:
-    """A number the notes print that the engine computes differently."""
+    """Something the notes print that the engine computes (or counts) differently.
+
+    ``kind`` sorts them for the reader: ``arithmetic`` (a wrong result), ``rounding`` (a last
+    digit that moved because an intermediate was rounded), ``miscount`` (a length or index),
+    ``inconsistency`` (two places in the notes disagree), ``wording`` (a term or claim that
+    does not match the numbers).
+    """
 
     where: str
     printed: str
     computed: str
     why: str
+    kind: str = "arithmetic"
 
 
 @dataclass
@@ -269,6 +281,8 @@ class Trace:
     errata: list[Erratum] = field(default_factory=list)
     source: str = "notes"
     heatmaps: list[HeatmapData] = field(default_factory=list)
+    summary: str = ""
+    """One or two sentences: what the example computes and where its numbers come from."""
 
     def disagreements(self, rtol: float = 1e-9, atol: float = 1e-12) -> list[str]:
         """Names in ``fused`` whose value differs from the step-by-step ``result``."""
@@ -293,6 +307,7 @@ class Trace:
             "title": self.title,
             "section": self.section,
             "source": self.source,
+            "summary": self.summary,
             "inputs": to_jsonable(self.inputs),
             "steps": [
                 {
@@ -306,8 +321,11 @@ class Trace:
                 for i, s in enumerate(self.steps)
             ],
             "result": to_jsonable(self.result),
+            "fused": to_jsonable(self.fused),
+            "agrees": not self.disagreements(),
             "errata": [
-                {"where": e.where, "printed": e.printed, "computed": e.computed, "why": e.why}
+                {"where": e.where, "printed": e.printed, "computed": e.computed, "why": e.why,
+                 "kind": e.kind}
                 for e in self.errata
             ],
             "heatmaps": [
@@ -321,6 +339,31 @@ class Trace:
                 for h in self.heatmaps
             ],
         }
+
+
+def same_as_defaults(specs: Sequence[InputSpec], inputs: Mapping[str, Any], *names: str) -> bool:
+    """True when the named inputs (all of them if none named) still hold the notes' defaults.
+
+    Errata describe the notes' own numbers, so a builder attaches them only while this holds:
+    a student who changes an input gets their numbers, not a correction of someone else's.
+    """
+    wanted = set(names) if names else {s.name for s in specs}
+    for spec in specs:
+        if spec.name not in wanted:
+            continue
+        default = spec.coerce(spec.default)
+        value = inputs[spec.name]
+        if isinstance(default, np.ndarray):
+            if np.shape(value) != default.shape or not np.array_equal(value, default):
+                return False
+        elif value != default:
+            return False
+    return True
+
+
+def source_of(specs: Sequence[InputSpec], inputs: Mapping[str, Any], base: str) -> str:
+    """``base`` ("notes", "notes+built" or "built") while every input is a default, else "user"."""
+    return base if same_as_defaults(specs, inputs) else "user"
 
 
 Builder = Callable[..., Trace]

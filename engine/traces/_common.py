@@ -1,0 +1,67 @@
+"""Small text helpers the trace builders share (formatting only; no math lives here)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+import numpy as np
+
+from engine.trace import fmt, fmt_num
+
+_SUB = str.maketrans("0123456789-+()", "₀₁₂₃₄₅₆₇₈₉₋₊₍₎")
+
+
+def sub(index: int | str) -> str:
+    """Unicode subscript: ``sub(12)`` → ``₁₂`` (digits and signs only)."""
+    return str(index).translate(_SUB)
+
+
+def n(x: float, digits: int = 4) -> str:
+    """One number; negatives in parentheses when they follow an operator."""
+    return fmt_num(x, digits)
+
+
+def p(x: float, digits: int = 4) -> str:
+    """A number ready to sit after ``+``, ``−`` or ``·``: negatives get parentheses."""
+    text = fmt_num(x, digits)
+    return f"({text})" if text.startswith("-") else text
+
+
+def v(value, digits: int = 4) -> str:
+    """Scalar, vector or matrix on one line (``[a, b]``, ``[[a, b]; [c, d]]``)."""
+    return fmt(value, digits)
+
+
+def dot_terms(a: Sequence[float], b: Sequence[float], digits: int = 4) -> str:
+    """``0.5·0.3 + (-0.2)·0.8``: a dot product written out term by term."""
+    return " + ".join(f"{p(x, digits)}·{p(y, digits)}" for x, y in zip(a, b))
+
+
+def weighted_terms(weights: Iterable[float], things: Iterable[str], digits: int = 4) -> str:
+    """``0.2·2 + 0.35·8 + …``: a weighted sum written out."""
+    return " + ".join(f"{p(w, digits)}·{t}" for w, t in zip(weights, things))
+
+
+def lines(*parts: str) -> str:
+    """Join substitution lines (renderers indent the continuation lines)."""
+    return "\n".join(part for part in parts if part)
+
+
+def as_labels(tokens: Sequence[str]) -> list[str]:
+    return [str(t) for t in tokens]
+
+
+def argmax_label(values: np.ndarray, labels: Sequence[str]) -> str:
+    return str(labels[int(np.argmax(values))])
+
+
+def r(x: float, digits: int) -> float:
+    """Round half away from zero, as the notes (and most students) do by hand."""
+    scale = 10.0 ** digits
+    return float(np.sign(x) * np.floor(abs(x) * scale + 0.5) / scale)
+
+
+def fixed(x: float, digits: int) -> str:
+    """``fixed(0.3041, 3)`` → ``0.304``; the notes' way of printing a rounded value."""
+    text = f"{r(x, digits):.{digits}f}"
+    return "0." + "0" * digits if text in ("-0." + "0" * digits,) else text

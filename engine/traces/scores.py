@@ -1,0 +1,122 @@
+"""Trace ``scores`` (§6): one query against three keys, scaled dot-product scores → weights.
+
+The notes' worked example: Q = [0.5, -0.2] and keys [0.3, 0.8], [0.9, 0.1], [-0.4, 0.6] with
+d_k = 2. The notes stop at "context = Σ α_j V_j" without values, so V defaults to the keys
+themselves (the simplest choice, stated in the trace).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from engine.attention import attention
+from engine.scoring import scaled_dot_scores
+from engine.trace import Erratum, HeatmapData, InputSpec, Step, Trace, same_as_defaults, source_of
+from engine.traces._common import dot_terms, fixed, lines, n, p, sub, v
+
+_K = [[0.3, 0.8], [0.9, 0.1], [-0.4, 0.6]]
+
+INPUTS = [
+    InputSpec("Q", "vector", [0.5, -0.2], "the query vector", shape=("d_k",)),
+    InputSpec("K", "matrix", _K, "keys, one per row", shape=("n", "d_k")),
+    InputSpec("V", "matrix", None, "values, one per row (the notes give none; unset = a copy of K)",
+              shape=("n", "d_v"), optional=True),
+]
+
+
+def build(Q: np.ndarray, K: np.ndarray, V: np.ndarray | None) -> Trace:
+    values_given = V is not None
+    V = V if values_given else K.copy()
+    d_k = Q.shape[0]
+    m = K.shape[0]
+    keys = [f"K{sub(j + 1)}" for j in range(m)]
+    root = math.sqrt(d_k)
+    steps: list[Step] = []
+
+    steps.append(Step(
+        "Scale factor",
+        "√d_k",
+        f"√{d_k} = {n(root)}",
+        {"d_k": d_k, "sqrt_d_k": root},
+        "Dividing by √d_k keeps the spread of the scores near 1 whatever the key size.",
+    ))
+
+    dots = K @ Q  # (n,)
+    steps.append(Step(
+        "Dot products",
+        "Q·Kⱼ = Σ_c Q_c Kⱼ,c",
+        lines(*(f"Q·{keys[j]} = {dot_terms(Q, K[j])} = {n(dots[j])}" for j in range(m))),
+        {"dots": dots},
+        "Each dot product measures how well one key lines up with the query.",
+    ))
+
+    scores = dots / root  # (n,)
+    steps.append(Step(
+        "Scaled scores",
+        "scoreⱼ = Q·Kⱼ / √d_k",
+        lines(*(f"score{sub(j + 1)} = {n(dots[j])} / {n(root)} = {n(scores[j])}" for j in range(m))),
+        {"scores": scores},
+        "Scores are raw compatibilities: any real number, not yet weights.",
+    ))
+
+    exps = np.exp(scores)  # (n,)
+    total = float(exps.sum())
+    steps.append(Step(
+        "Exponentials",
+        "e^scoreⱼ, Z = Σⱼ e^scoreⱼ",
+        lines(*(f"e^{p(scores[j])} = {n(exps[j])}" for j in range(m)),
+              "Z = " + " + ".join(n(e) for e in exps) + f" = {n(total)}"),
+        {"exp_scores": exps, "Z": total},
+        "Exponentials are always positive, so a negative score still keeps a little weight.",
+    ))
+
+    weights = exps / total  # (n,)
+    best = int(np.argmax(weights))
+    steps.append(Step(
+        "Softmax weights",
+        "αⱼ = e^scoreⱼ / Z",
+        lines(*(f"α{sub(j + 1)} = {n(exps[j])} / {n(total)} = {n(weights[j])}" for j in range(m)),
+              f"Σ α = {n(weights.sum())}"),
+        {"weights": weights},
+        f"{keys[best]} earns the largest share ({n(weights[best], 3)}); the shares add up to 1.",
+    ))
+
+    out = weights @ V  # (d_v,)
+    steps.append(Step(
+        "Weighted sum of values",
+        "context = Σⱼ αⱼ Vⱼ",
+        "context = " + " + ".join(f"{n(weights[j])}·{v(V[j])}" for j in range(m)) + f" = {v(out)}",
+        {"context": out},
+        "The output blends the value rows, each in proportion to its weight.",
+    ))
+
+    fused_out, fused_w = attention(Q[None, :], K, V)
+    trace = Trace(
+        name="scores",
+        title="Scaled dot-product scores",
+        section=6,
+        inputs={"Q": Q, "K": K, "V": V},
+        steps=steps,
+        result={"scores": scores, "weights": weights, "context": out},
+        fused={"scores": scaled_dot_scores(Q, K), "weights": fused_w[0], "context": fused_out[0]},
+        source=source_of(INPUTS, {"Q": Q, "K": K, "V": V if values_given else None}, "notes"),
+        summary="One query scored against every key with Q·K/√d_k, turned into weights by "
+                "softmax, then used to blend the values.",
+        heatmaps=[HeatmapData("Attention weights of Q", weights[None, :], ["Q"], keys)],
+    )
+    if same_as_defaults(INPUTS, {"Q": Q, "K": K, "V": V}, "Q", "K"):
+        trace.errata.append(Erratum(
+            where="§6 worked example, steps 1–2",
+            printed="score₂ ≈ 0.305, e^score₂ ≈ 1.357, Σ e^score = 3.147",
+            computed=f"score₂ = {fixed(scores[1], 3)}, e^score₂ = {fixed(exps[1], 3)}, "
+                     f"Σ e^score = {fixed(total, 3)}",
+            why="The notes divide by 1.41 instead of √2 = 1.41421…, which nudges the third "
+                "decimal; the final weights 0.316 / 0.431 / 0.253 still round the same.",
+            kind="rounding",
+        ))
+        trace.steps[0].note += " The notes use 1.41; the extra digits move a few third decimals."
+    if not values_given:
+        trace.steps[-1].note += " The notes give no value vectors, so here V is a copy of K."
+    return trace
