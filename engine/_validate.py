@@ -68,7 +68,7 @@ def as_float(
         raise ValueError(f"{name}: expected real numbers, got complex values")
     if dtype is None:
         dtype = np.float32 if arr.dtype == np.float32 else np.float64
-    arr = np.ascontiguousarray(arr, dtype=dtype)
+    arr = np.asarray(arr, dtype=dtype, order="C")  # unlike ascontiguousarray, keeps 0-d as 0-d
     want_ndim: tuple[int, ...] | None
     if shape is not None:
         want_ndim = (len(shape),)
@@ -104,7 +104,7 @@ def as_bool(x: object, name: str, *, shape: Sequence[int | str] | None = None) -
         if not np.issubdtype(arr.dtype, np.number) or not np.isin(arr, (0, 1)).all():
             raise ValueError(f"{name}: expected a boolean mask (True = may attend), got {arr.dtype} values")
         arr = arr.astype(np.bool_)
-    arr = np.ascontiguousarray(arr)
+    arr = np.asarray(arr, order="C")
     if shape is not None:
         ok = arr.ndim == len(shape) and all(
             not isinstance(w, (int, np.integer)) or arr.shape[i] == w for i, w in enumerate(shape)
@@ -123,7 +123,7 @@ def as_int(x: object, name: str, *, ndim: int | None = None, low: int | None = N
             raise ValueError(f"{name}: expected whole numbers, got {arr.ravel()[:4].tolist()}")
     elif arr.dtype.kind not in "iub":
         raise ValueError(f"{name}: expected integers, got values of type {arr.dtype}")
-    arr = np.ascontiguousarray(arr, dtype=np.int64)
+    arr = np.asarray(arr, dtype=np.int64, order="C")
     if ndim is not None and arr.ndim != ndim:
         raise ValueError(f"{name}: expected a {ndim}-D array of integers, got shape {shape_str(arr.shape)}")
     if low is not None and arr.size and arr.min() < low:

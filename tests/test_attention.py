@@ -237,3 +237,50 @@ def test_errors_name_argument_and_shapes(call, needle):
     with pytest.raises(ValueError, match=needle) as info:
         call()
     assert "\n" not in str(info.value)
+
+
+# --- positional encoding -----------------------------------------------------------------
+
+from engine.positional import sinusoidal_encoding  # noqa: E402
+
+
+@pytest.mark.parametrize("n,d", [(1, 1), (5, 4), (7, 5), (3, 16)])
+def test_sinusoidal_matches_reference(n, d):
+    np.testing.assert_allclose(sinusoidal_encoding(n, d), ref.sinusoidal_encoding(n, d), rtol=1e-14, atol=1e-15)
+    np.testing.assert_allclose(sinusoidal_encoding(n, d, base=100.0),
+                               ref.sinusoidal_encoding(n, d, base=100.0), rtol=1e-14, atol=1e-15)
+
+
+def test_sinusoidal_by_hand():
+    pe = sinusoidal_encoding(3, 5)
+    assert pe.shape == (3, 5) and pe.dtype == np.float64
+    np.testing.assert_array_equal(pe[0], [0.0, 1.0, 0.0, 1.0, 0.0])  # pos 0: sin 0, cos 0, ...
+    # pos 2, column 2 (i = 1): sin(2 / 10000^(2/5)); column 3 shares that frequency with cos
+    assert pe[2, 2] == pytest.approx(math.sin(2 / 10000 ** 0.4), rel=1e-14)
+    assert pe[2, 3] == pytest.approx(math.cos(2 / 10000 ** 0.4), rel=1e-14)
+    assert pe[1, 4] == pytest.approx(math.sin(1 / 10000 ** 0.8), rel=1e-14)  # odd d: last is sin
+
+
+def test_positional_encoding_breaks_permutation_symmetry():
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(4, 6))
+    W = [rng.normal(size=(6, 6)) for _ in range(3)]
+    perm = np.array([2, 0, 3, 1])
+    pe = sinusoidal_encoding(4, 6)
+    out, _ = self_attention(X + pe, *W)
+    out_p, _ = self_attention(X[perm] + pe, *W)
+    assert not np.allclose(out_p, out[perm])
+
+
+@pytest.mark.parametrize(
+    "call, needle",
+    [
+        (lambda: sinusoidal_encoding(0, 4), "n_positions"),
+        (lambda: sinusoidal_encoding(3, 0), "d_model"),
+        (lambda: sinusoidal_encoding(3, 4.0), "d_model"),
+        (lambda: sinusoidal_encoding(3, 4, base=1.0), "base"),
+    ],
+)
+def test_sinusoidal_errors(call, needle):
+    with pytest.raises(ValueError, match=needle):
+        call()
