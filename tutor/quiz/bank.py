@@ -433,7 +433,7 @@ def _show(value: Any) -> str:
 _TRUE = {"t", "true", "y", "yes"}
 _FALSE = {"f", "false", "n", "no"}
 _NUMBER = re.compile(r"^[+-]?(?:\d+\.?\d*|\.\d+)(?:e[+-]?\d+)?$")
-_DROP = re.compile(r"[\s_(){}\[\]^*·×⋅<>⟨⟩\"'`]+")
+_DROP = re.compile(r"[\s_(){}\[\]*·×⋅<>⟨⟩]+")
 
 
 def _fmt(x: float) -> str:
@@ -450,11 +450,12 @@ def _unify(text: str) -> str:
 def _squash(text: str) -> str:
     """Normal form for comparing short text answers.
 
-    Case, spaces, brackets, underscores, ``^``, multiplication dots, quotes and a final full
-    stop are ignored, ``√`` reads as ``sqrt``, and a leading article (a/an/the) is dropped:
-    ``"1/√d_k"``, ``"1 / sqrt(dk)"`` and ``"1/SQRT(D_K)"`` all become ``"1/sqrtdk"``.
+    Case, spaces, brackets, underscores, multiplication signs, surrounding quotes and a
+    final full stop are ignored, ``√`` reads as ``sqrt``, and a leading article (a/an/the) is
+    dropped: ``"1/√d_k"``, ``"1 / sqrt(dk)"`` and ``"1/SQRT(D_K)"`` all become ``"1/sqrtdk"``.
+    ``^`` and inner quotes are kept (``Y^_t`` is not ``Y_t``).
     """
-    text = _unify(text).rstrip(".!")
+    text = _unify(text).strip().strip("\"'`").rstrip(".!").strip()
     text = re.sub(r"^(?:a|an|the)\s+", "", text)
     return _DROP.sub("", text)
 
