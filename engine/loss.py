@@ -98,7 +98,8 @@ def _inputs(logits: object, targets: object, ignore_index: int, reduction: str,
 
 
 def cross_entropy(logits: object, targets: object, ignore_index: int = -100,
-                  reduction: str = "mean", label_smoothing: float = 0.0):
+                  reduction: str = "mean",
+                  label_smoothing: float = 0.0) -> np.floating | np.ndarray:
     """Cross-entropy of logits against integer targets (PyTorch semantics, class axis last).
 
     Args:
