@@ -1,12 +1,253 @@
-"""`attn-tutor heatmap`: not built yet."""
+"""`attn-tutor heatmap`: attention weights as a heatmap, from a trace or from a file.
+
+Only typer is imported at module level; numpy, Rich, the engine and the renderer load inside
+the command, so ``attn-tutor --help`` stays fast.
+"""
 
 from __future__ import annotations
 
+from enum import Enum
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+
 NAME = "heatmap"
-HELP = "Draw attention weights as a heatmap (from a trace, the lab or a file)."
+HELP = ("Draw attention weights as a heatmap: rows are output (query) tokens, columns input "
+        "(key) tokens. From a trace (NAME, --set, --file) or a file (--from weights.csv).")
 
 
-def command() -> None:
-    from tutor.errors import fail
+class ScaleChoice(str, Enum):
+    matrix = "matrix"
+    row = "row"
 
-    fail("`attn-tutor heatmap` is not built yet; see the open issues in the README", code=2)
+
+def command(
+    name: Annotated[Optional[str], typer.Argument(
+        help="A trace with heatmaps (omit it, and --from, to list them).", show_default=False)] = None,
+    sets: Annotated[Optional[list[str]], typer.Option(
+        "--set", metavar="NAME=VALUE", help="Override a trace input, as for `trace`. Repeatable.",
+        show_default=False)] = None,
+    file: Annotated[Optional[Path], typer.Option(
+        "--file", "-f", help="Trace inputs from a TOML file of NAME = value lines, as for `trace`.",
+        show_default=False)] = None,
+    index: Annotated[Optional[int], typer.Option(
+        "--index", "-i", help="Draw only the trace's N-th heatmap (1 = first); default: all.",
+        show_default=False)] = None,
+    source: Annotated[Optional[Path], typer.Option(
+        "--from", metavar="FILE",
+        help="Weights from a file: .csv/.tsv (optional header row and label column), .npy (2-D), "
+             "or .json ([[...]] or {\"weights\": [[...]], \"rows\": [...], \"cols\": [...]}).",
+        show_default=False)] = None,
+    rows: Annotated[Optional[str], typer.Option(
+        "--rows", metavar="WORDS", help="Row (output/query) labels, e.g. \"j' ai mal au pieds\".",
+        show_default=False)] = None,
+    cols: Annotated[Optional[str], typer.Option(
+        "--cols", metavar="WORDS", help="Column (input/key) labels, e.g. \"my feet hurt\".",
+        show_default=False)] = None,
+    rows_file: Annotated[Optional[Path], typer.Option(
+        "--rows-file", metavar="FILE", help="Row labels, one per line.", show_default=False)] = None,
+    cols_file: Annotated[Optional[Path], typer.Option(
+        "--cols-file", metavar="FILE", help="Column labels, one per line.", show_default=False)] = None,
+    title: Annotated[Optional[str], typer.Option(
+        "--title", help="Title above the grid (default: the trace's, or the file name).",
+        show_default=False)] = None,
+    values: Annotated[bool, typer.Option(
+        "--values", help="Print each cell's value next to its shade.")] = False,
+    scale: Annotated[ScaleChoice, typer.Option(
+        "--scale", help="Shade against the whole matrix or each row on its own.")] = ScaleChoice.matrix,
+    ascii_only: Annotated[bool, typer.Option(
+        "--ascii", help="No colour, 7-bit ASCII only (the shade ramp ' .:-=+*#%@').")] = False,
+    width: Annotated[Optional[int], typer.Option(
+        "--width", "-w", min=20, help="Columns to fit (default: the terminal's). Wider matrices "
+        "are split into pages of columns.", show_default=False)] = None,
+    save: Annotated[Optional[Path], typer.Option(
+        "--save", metavar="FILE", help="Also write the heatmap to FILE: .txt, .svg or .html.",
+        show_default=False)] = None,
+) -> None:
+    from tutor.errors import user_errors
+
+    user_errors(run)(
+        name, sets=sets, file=file, index=index, source=source, rows=rows, cols=cols,
+        rows_file=rows_file, cols_file=cols_file, title=title, values=values,
+        scale=scale.value, ascii_only=ascii_only, width=width, save=save,
+    )
+
+
+def run(
+    name: str | None, *, sets: list[str] | None = None, file: Path | None = None,
+    index: int | None = None, source: Path | None = None, rows: str | None = None,
+    cols: str | None = None, rows_file: Path | None = None, cols_file: Path | None = None,
+    title: str | None = None, values: bool = False, scale: str = "matrix",
+    ascii_only: bool = False, width: int | None = None, save: Path | None = None,
+) -> None:
+    """The command's work as a plain function (the CLI wraps it in the one-line error handler)."""
+    from tutor.errors import UserError
+    from tutor.heatmap.export import save_format
+
+    if save is not None:
+        save_format(save)  # an unknown extension fails before any work
+    label_flags = [f for f, v in (("--rows", rows), ("--cols", cols), ("--rows-file", rows_file),
+                                  ("--cols-file", cols_file)) if v is not None]
+    if name is not None and source is not None:
+        raise UserError(f"give a trace name or --from FILE, not both (got {name!r} and --from {source})")
+    if source is None and label_flags:
+        raise UserError(f"{label_flags[0]} labels a file's matrix; use it with --from FILE")
+    if name is None and (sets or file or index is not None):
+        raise UserError("name a trace to use --set, --file or --index (run `attn-tutor heatmap` to list them)")
+    if rows is not None and rows_file is not None:
+        raise UserError("give --rows or --rows-file, not both")
+    if cols is not None and cols_file is not None:
+        raise UserError("give --cols or --cols-file, not both")
+
+    if name is None and source is None:
+        typer.echo(_listing(), nl=False)
+        return
+
+    maps, errata = (_from_file(source, rows, cols, rows_file, cols_file, title) if source is not None
+                    else _from_trace(name, sets, file, index, title, ascii_only))
+    _show(maps, errata, values=values, scale=scale, ascii_only=ascii_only, width=width, save=save)
+
+
+# --------------------------------------------------------------------------- sources
+
+def _from_file(source, rows, cols, rows_file, cols_file, title):
+    from tutor.heatmap.load import check_labels, load_labels, load_matrix, split_labels
+
+    loaded = load_matrix(source, where=f"--from {source}")
+    n_rows, n_cols = loaded.weights.shape
+    row_labels = (split_labels(rows) if rows is not None
+                  else load_labels(rows_file, f"--rows-file {rows_file}") if rows_file is not None
+                  else loaded.rows)
+    col_labels = (split_labels(cols) if cols is not None
+                  else load_labels(cols_file, f"--cols-file {cols_file}") if cols_file is not None
+                  else loaded.cols)
+    flag_r = "--rows" if rows is not None else f"--rows-file {rows_file}" if rows_file else f"--from {source} (its row labels)"
+    flag_c = "--cols" if cols is not None else f"--cols-file {cols_file}" if cols_file else f"--from {source} (its column labels)"
+    if row_labels is not None:
+        check_labels(row_labels, n_rows, flag_r, "rows")
+    if col_labels is not None:
+        check_labels(col_labels, n_cols, flag_c, "columns")
+    heading = title if title is not None else (loaded.title or Path(source).name)
+    return [(loaded.weights, row_labels, col_labels, heading, "auto")], []
+
+
+def _from_trace(name, sets, file, index, title, ascii_only):
+    from engine.traces import build, get_info
+
+    from tutor.errors import UserError
+    from tutor.inputs import gather_inputs
+
+    info = get_info(name)  # unknown name → one line listing the names
+    overrides = gather_inputs(sets, file)
+    try:
+        trace = build(name, overrides)
+    except ModuleNotFoundError as exc:
+        if exc.name != info.module:
+            raise
+        raise UserError(f"trace {name!r} is not available yet; run `attn-tutor heatmap` to list "
+                        "the traces that draw heatmaps") from None
+    if not trace.heatmaps:
+        raise UserError(f"trace {name!r} draws no heatmap; run `attn-tutor heatmap` to list the ones that do")
+    chosen = list(enumerate(trace.heatmaps, 1))
+    if index is not None:
+        if not 1 <= index <= len(chosen):
+            raise UserError(f"--index {index}: trace {name} has {len(chosen)} heatmap"
+                            f"{'s' if len(chosen) > 1 else ''}; expected a number from 1 to {len(chosen)}")
+        chosen = [chosen[index - 1]]
+    many = len(trace.heatmaps) > 1
+    maps = []
+    for k, h in chosen:
+        heading = title if title is not None else f"{trace.title}: {h.title}"
+        if many and title is None:
+            heading = f"{heading} ({k} of {len(trace.heatmaps)})"
+        maps.append((h.weights, h.row_labels, h.col_labels, heading, h.kind))
+    from tutor.render.plain import errata_lines
+
+    return maps, errata_lines(trace, ascii_only=ascii_only)
+
+
+def _listing() -> str:
+    """Build every trace (lazily, here) and list those with heatmaps; broken ones are skipped."""
+    import sys
+
+    from engine.traces import build, list_traces
+
+    found, skipped = [], []
+    for info in list_traces():
+        try:
+            trace = build(info.name)
+        except Exception:  # not written yet, or broken: listing must not crash
+            skipped.append(info.name)
+            continue
+        if trace.heatmaps:
+            shapes = ", ".join(f"{h.title} ({h.weights.shape[0]}x{h.weights.shape[1]})" for h in trace.heatmaps)
+            found.append((info, shapes))
+    if skipped:
+        print(f"(skipped {len(skipped)} trace{'s' if len(skipped) > 1 else ''} that could not be "
+              f"built: {', '.join(skipped)})", file=sys.stderr)
+    if not found:
+        lines = ["No trace draws a heatmap yet."]
+    else:
+        width = max(len(info.name) for info, _ in found)
+        lines = ["Traces with heatmaps (attn-tutor heatmap NAME; --set, --file, --index, --values):", ""]
+        lines += [f"  sec {info.section:<3}{info.name:<{width + 2}}{info.title}: {shapes}" for info, shapes in found]
+    lines += ["", "Or draw your own: attn-tutor heatmap --from weights.csv --rows \"j' ai mal au pieds\" "
+                  "--cols \"my feet hurt\""]
+    return "\n".join(lines) + "\n"
+
+
+# --------------------------------------------------------------------------- output
+
+def _show(maps, errata, *, values, scale, ascii_only, width, save) -> None:
+    import shutil
+
+    from tutor.heatmap.render import HeatmapOptions, heatmap_text, render_heatmap
+    from tutor.terminal import use_color
+
+    width = width or shutil.get_terminal_size((80, 24)).columns
+    color = use_color() and not ascii_only
+
+    def options(with_color: bool) -> HeatmapOptions:
+        return HeatmapOptions(width=width, values=values, scale=scale, color=with_color, ascii=ascii_only)
+
+    if ascii_only:
+        from tutor.render.text import asciify
+
+        maps = [(w, [asciify(x) for x in r] if r else r, [asciify(x) for x in c] if c else c,
+                 asciify(t), k) for w, r, c, t, k in maps]
+
+    def renderables(with_color: bool) -> list:
+        from rich.text import Text
+
+        out = []
+        for k, (w, r, c, t, kind) in enumerate(maps):
+            if k:
+                out.append(Text(""))
+            out.append(render_heatmap(w, r, c, t, _with_kind(options(with_color), kind)))
+        if errata:
+            out += [Text(""), Text("\n".join(errata))]
+        return out
+
+    texts = [heatmap_text(w, r, c, t, _with_kind(options(False), kind)) for w, r, c, t, kind in maps]
+    plain = "\n\n".join(texts) + ("\n\n" + "\n".join(errata) if errata else "") + "\n"
+    if color:
+        from rich.console import Console
+
+        console = Console(highlight=False, width=width)
+        for item in renderables(True):
+            console.print(item)
+    else:
+        typer.echo(plain, nl=False)
+    if save is not None:
+        from tutor.heatmap.export import export
+
+        kind = export(save, plain, lambda: renderables(not ascii_only), width=width,
+                      title=maps[0][3] if maps else "attn-tutor heatmap")
+        typer.echo(f"wrote {save} ({kind})", err=True)
+
+
+def _with_kind(opts, kind: str):
+    from dataclasses import replace
+
+    return replace(opts, kind=kind if kind in ("weights", "scores") else "auto")

@@ -1,0 +1,237 @@
+"""Read a weights matrix (and optionally its labels) from a file.
+
+Formats, chosen by the file's extension:
+
+``.csv`` / ``.tsv``
+    One matrix row per line, cells separated by commas (tabs for ``.tsv``, or for a ``.csv``
+    whose first line has tabs and no commas). Blank lines and lines starting with ``#`` are
+    skipped. The first line is a **header** of column labels when a cell after its first is not
+    a number; the first column holds **row labels** when every row's first cell is not a
+    number (so the notes' table, copied with its labels, loads as it is)::
+
+        ,my,feet,hurt
+        ai,0.1,0.2,0.7
+        mal,0.1,0.8,0.1
+
+``.npy``
+    A 2-D NumPy array of numbers (``np.save``); no pickles.
+
+``.json``
+    Either a 2-D list ``[[0.1, 0.9], [0.8, 0.2]]`` or an object
+    ``{"weights": [[...]], "rows": ["ai", ...], "cols": ["my", ...], "title": "..."}``
+    where only ``weights`` is required.
+
+Label files (``--rows-file``, ``--cols-file``) hold one label per line.
+
+Every problem raises :class:`tutor.errors.UserError` with one line: where, what was wrong and
+what was expected.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import math
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from tutor.errors import UserError
+
+FORMATS = (".csv", ".tsv", ".npy", ".json")
+
+
+@dataclass
+class Loaded:
+    """A matrix from a file, with the labels the file itself carried (``None`` when absent)."""
+
+    weights: np.ndarray  # (R, C) float64
+    rows: list[str] | None = None
+    cols: list[str] | None = None
+    title: str | None = None
+
+
+def load_matrix(path: str | Path, where: str | None = None) -> Loaded:
+    """Read ``path`` by its extension; ``where`` starts every error message (default: the path)."""
+    p = Path(path)
+    where = where or str(p)
+    suffix = p.suffix.lower()
+    if suffix not in FORMATS:
+        raise UserError(f"{where}: unknown file type {suffix or '(none)'!r}; expected .csv, .tsv, .npy or .json")
+    if not p.is_file():
+        raise UserError(f"{where}: no such file")
+    if suffix == ".npy":
+        loaded = _load_npy(p, where)
+    else:
+        try:
+            text = p.read_text(encoding="utf-8-sig")
+        except UnicodeDecodeError:
+            raise UserError(f"{where}: not UTF-8 text; expected a {suffix} text file") from None
+        loaded = _load_json(text, where) if suffix == ".json" else _load_csv(text, where, suffix)
+    check_matrix(loaded.weights, where)
+    return loaded
+
+
+def check_matrix(weights: np.ndarray, where: str) -> None:
+    """2-D, not empty, finite — or one line saying which cell is not."""
+    if weights.ndim != 2:
+        raise UserError(f"{where}: got a {weights.ndim}-D array of shape {tuple(weights.shape)}; expected a 2-D matrix (rows, cols)")
+    if weights.size == 0:
+        raise UserError(f"{where}: the matrix is empty (shape {tuple(weights.shape)}); expected at least one row and column")
+    bad = np.argwhere(~np.isfinite(weights))
+    if len(bad):
+        i, j = bad[0]
+        raise UserError(f"{where}: row {i + 1}, column {j + 1} is {weights[i, j]}; expected finite numbers")
+
+
+def _number(cell: str) -> float | None:
+    try:
+        return float(cell)
+    except ValueError:
+        return None
+
+
+def _load_csv(text: str, where: str, suffix: str) -> Loaded:
+    lines = [(n, line) for n, line in enumerate(text.splitlines(), 1) if line.strip() and not line.lstrip().startswith("#")]
+    if not lines:
+        raise UserError(f"{where}: no rows; expected lines of numbers separated by commas")
+    first = lines[0][1]
+    delimiter = "\t" if suffix == ".tsv" or ("\t" in first and "," not in first) else ","
+    records = [(n, [c.strip() for c in next(csv.reader([line], delimiter=delimiter))]) for n, line in lines]
+
+    header: list[str] | None = None
+    n0, cells0 = records[0]
+    tail = cells0[1:] if len(cells0) > 1 else cells0
+    if any(_number(c) is None for c in tail):
+        header, records = cells0, records[1:]
+        if not records:
+            raise UserError(f"{where}: only a header line; expected rows of numbers under it")
+    labelled = all(_number(cells[0]) is None for _, cells in records)
+    rows = [cells[0] for _, cells in records] if labelled else None
+    matrix: list[list[float]] = []
+    width, width_line = None, 0
+    for n, cells in records:
+        numbers = cells[1:] if labelled else cells
+        if width is None:
+            width, width_line = len(numbers), n
+        elif len(numbers) != width:
+            raise UserError(
+                f"{where}: line {n} has {len(numbers)} values; expected {width} like line {width_line} "
+                "(every row needs the same number of columns)"
+            )
+        row = []
+        for k, cell in enumerate(numbers, 2 if labelled else 1):
+            value = _number(cell)
+            if not cell:
+                raise UserError(f"{where}: line {n}, column {k} is empty; expected a number")
+            if value is None:
+                raise UserError(f"{where}: line {n}, column {k}: {cell!r} is not a number")
+            if not math.isfinite(value):
+                raise UserError(f"{where}: line {n}, column {k} is {cell}; expected finite numbers")
+            row.append(value)
+        matrix.append(row)
+    cols = None
+    if header is not None:
+        names = header[1:] if len(header) == width + 1 else header
+        if len(names) != width:
+            raise UserError(f"{where}: the header line {n0} has {len(header)} names; expected {width} (one per column)")
+        cols = names
+    return Loaded(np.array(matrix, dtype=np.float64), rows, cols)
+
+
+def _load_npy(path: Path, where: str) -> Loaded:
+    try:
+        arr = np.load(path, allow_pickle=False)
+    except (ValueError, OSError, EOFError) as exc:
+        reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        raise UserError(f"{where}: not a readable .npy array ({reason})") from None
+    if not isinstance(arr, np.ndarray) or arr.dtype.kind not in "biuf":
+        kind = getattr(arr, "dtype", type(arr).__name__)
+        raise UserError(f"{where}: holds {kind} values; expected a 2-D array of numbers")
+    return Loaded(arr.astype(np.float64))
+
+
+def _load_json(text: str, where: str) -> Loaded:
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise UserError(f"{where}: not valid JSON ({exc.msg} at line {exc.lineno}, column {exc.colno})") from None
+    rows = cols = title = None
+    if isinstance(data, dict):
+        unknown = sorted(set(data) - {"weights", "rows", "cols", "title"})
+        if unknown:
+            raise UserError(f"{where}: unknown key {unknown[0]!r}; expected weights, rows, cols, title")
+        if "weights" not in data:
+            raise UserError(f"{where}: no \"weights\" key; expected {{\"weights\": [[...]], \"rows\": [...], \"cols\": [...]}}")
+        rows = _json_labels(data.get("rows"), "rows", where)
+        cols = _json_labels(data.get("cols"), "cols", where)
+        title = data.get("title")
+        if title is not None and not isinstance(title, str):
+            raise UserError(f"{where}: \"title\" is {type(title).__name__}; expected a string")
+        data = data["weights"]
+    return Loaded(_json_matrix(data, where), rows, cols, title)
+
+
+def _json_labels(value: object, key: str, where: str) -> list[str] | None:
+    if value is None:
+        return None
+    if not isinstance(value, list) or not all(isinstance(v, (str, int, float)) and not isinstance(v, bool) for v in value):
+        raise UserError(f"{where}: \"{key}\" must be a list of strings, like [\"my\", \"feet\", \"hurt\"]")
+    return [str(v) for v in value]
+
+
+def _json_matrix(data: object, where: str) -> np.ndarray:
+    example = "[[0.1, 0.9], [0.8, 0.2]]"
+    if not isinstance(data, list) or not data:
+        raise UserError(f"{where}: weights is {_json_kind(data)}; expected a 2-D list of numbers like {example}")
+    if not all(isinstance(row, list) for row in data):
+        if all(_is_num(v) for v in data):
+            raise UserError(f"{where}: weights is a 1-D list of {len(data)} numbers; expected a 2-D list of rows like {example}")
+        raise UserError(f"{where}: weights mixes rows and single values; expected a 2-D list of numbers like {example}")
+    width = len(data[0])
+    for i, row in enumerate(data, 1):
+        if len(row) != width:
+            raise UserError(f"{where}: row {i} has {len(row)} values; expected {width} like row 1 (every row the same length)")
+        for j, value in enumerate(row, 1):
+            if not _is_num(value):
+                raise UserError(f"{where}: row {i}, column {j} is {json.dumps(value)}; expected a number")
+    return np.array(data, dtype=np.float64)
+
+
+def _is_num(value: object) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _json_kind(value: object) -> str:
+    if isinstance(value, list):
+        return "an empty list"
+    return {dict: "an object", str: "a string", bool: "a boolean", type(None): "null"}.get(type(value), "a number")
+
+
+def split_labels(text: str) -> list[str]:
+    """``"j' ai mal au pieds"`` → ``["j'", "ai", "mal", "au", "pieds"]`` (split on whitespace)."""
+    return text.split()
+
+
+def load_labels(path: str | Path, where: str) -> list[str]:
+    """One label per line; trailing blank lines are ignored."""
+    p = Path(path)
+    if not p.is_file():
+        raise UserError(f"{where}: no such file; expected a text file with one label per line")
+    try:
+        lines = p.read_text(encoding="utf-8-sig").splitlines()
+    except UnicodeDecodeError:
+        raise UserError(f"{where}: not UTF-8 text; expected one label per line") from None
+    while lines and not lines[-1].strip():
+        lines.pop()
+    if not lines:
+        raise UserError(f"{where}: the file is empty; expected one label per line")
+    return [line.strip() for line in lines]
+
+
+def check_labels(labels: list[str], n: int, where: str, axis: str) -> list[str]:
+    """``labels`` when there are ``n`` of them; otherwise one line saying how many are needed."""
+    if len(labels) != n:
+        raise UserError(f"{where}: {len(labels)} labels for {n} {axis}; expected {n}, one per {axis[:-1]}")
+    return labels
