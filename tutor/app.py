@@ -7,6 +7,7 @@ thread (see :mod:`tutor.warmup`), reporting in the home screen while it does.
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -19,6 +20,7 @@ from textual.screen import Screen
 from tutor.screens.help import HelpScreen
 from tutor.screens.home import AREAS, HomeScreen
 from tutor.screens.too_small import MIN_HEIGHT, MIN_WIDTH, TooSmallScreen
+from tutor.screens.trace import TraceScreen
 
 
 @dataclass(frozen=True)
@@ -36,7 +38,6 @@ class TutorApp(App):
     TITLE = "attn-tutor"
     SUB_TITLE = "attention mechanisms, step by step"
     CSS_PATH = "app.tcss"
-    MODES: ClassVar[dict] = {"home": HomeScreen}
     BINDINGS: ClassVar[list[Binding]] = [
         Binding("question_mark", "help", "Help", key_display="?"),
         Binding("0", "open_mode('home')", "Home", show=False),
@@ -51,14 +52,24 @@ class TutorApp(App):
         self._too_small: TooSmallScreen | None = None
         if os.environ.get("NO_COLOR"):
             self.theme = "textual-ansi"
+        self.mode_factories: dict[str, Callable[[], Screen]] = {
+            "home": HomeScreen,
+            "trace": lambda: TraceScreen(self._start_item("trace")),
+        }
+        for mode, factory in self.mode_factories.items():
+            self.add_mode(mode, factory)
+
+    def _start_item(self, mode: str) -> str | None:
+        """The item the command line asked for, if the app was started in ``mode``."""
+        return self.start.item if self.start.mode == mode else None
 
     @property
     def available_modes(self) -> set[str]:
-        return set(self.MODES)
+        return set(self.mode_factories)
 
     # -- start-up -------------------------------------------------------------------
     def on_mount(self) -> None:
-        mode = self.start.mode if self.start.mode in self.MODES else "home"
+        mode = self.start.mode if self.start.mode in self.mode_factories else "home"
         self.switch_mode(mode)
         self.warm_up()
 
@@ -86,7 +97,7 @@ class TutorApp(App):
 
     # -- navigation -----------------------------------------------------------------
     def action_open_mode(self, mode: str) -> None:
-        if mode not in self.MODES:
+        if mode not in self.mode_factories:
             title = next((a.title for a in AREAS if a.mode == mode), mode)
             self.notify(f"{title} is not built yet; `attn-tutor --help` lists what the command line has.",
                         severity="warning")

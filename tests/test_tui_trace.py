@@ -1,0 +1,71 @@
+"""Trace screen: step forward and back, bad input stays inline, good input rebuilds."""
+
+from __future__ import annotations
+
+import math
+
+from tutor.app import StartAt, make_app
+from tutor.screens.trace import TraceScreen
+from tutor.screens.trace_inputs import TraceInputs, value_to_text
+
+
+async def _open(pilot, app):
+    await pilot.pause()
+    await app.workers.wait_for_complete()
+    await pilot.pause()
+    assert isinstance(app.screen, TraceScreen)
+    return app.screen
+
+
+async def test_steps_forward_back_first_last():
+    app = make_app(StartAt("trace", "encoder"))
+    async with app.run_test(size=(100, 30)) as pilot:
+        screen = await _open(pilot, app)
+        assert screen.trace.name == "encoder" and screen.page == 0
+        await pilot.press("n", "n")
+        assert screen.page == 2
+        await pilot.press("b")
+        assert screen.page == 1
+        await pilot.press("G")
+        assert screen.page == screen.page_count - 1
+        await pilot.press("g")
+        assert screen.page == 0
+
+
+async def test_bad_input_is_explained_and_last_good_trace_stays():
+    app = make_app(StartAt("trace", "encoder"))
+    async with app.run_test(size=(100, 30)) as pilot:
+        screen = await _open(pilot, app)
+        before = screen.trace
+        await pilot.press("e")
+        assert isinstance(app.screen, TraceInputs)
+        field = app.screen.query_one("#in-X")
+        field.value = "1, 2; 3"  # ragged rows
+        await pilot.press("ctrl+s")
+        assert isinstance(app.screen, TraceInputs)
+        assert field.has_class("-invalid")
+        assert str(app.screen.query_one("#err-X").render()).startswith("input X:")
+        await pilot.press("escape")
+        assert app.screen is screen and screen.trace is before
+
+
+async def test_good_input_rebuilds_every_number():
+    app = make_app(StartAt("trace", "encoder"))
+    async with app.run_test(size=(100, 30)) as pilot:
+        screen = await _open(pilot, app)
+        await pilot.press("e")
+        # three tokens, one embedding changed: H_1 = tanh(W_HX X_1) with W_HX = [I_3 | 0]
+        app.screen.query_one("#in-X").value = "0.3, 0.2, 0.1, 0; 0.2, -0.4, 0.1, 0.5; -0.1, 0.3, 0.4, -0.2"
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert app.screen is screen and screen.overrides
+        H = screen.trace.result["H"]
+        assert [round(v, 12) for v in H[0]] == [round(math.tanh(x), 12) for x in (0.3, 0.2, 0.1)]
+
+
+def test_value_to_text_matches_set_syntax():
+    assert value_to_text([[1.0, 0.0], [0.5, -2.0]]) == "1, 0; 0.5, -2"
+    assert value_to_text(["my", "feet", "hurt"]) == "my feet hurt"
+    assert value_to_text(0.25) == "0.25"

@@ -1,0 +1,168 @@
+"""Trace screen: the list of steps beside the current step, with the student's own inputs."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from textual import work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.screen import Screen
+from textual.widgets import Footer, Header, OptionList, Static
+from textual.widgets.option_list import Option
+
+DEFAULT_TRACE = "qkv"
+
+
+class TraceScreen(Screen):
+    """Step through one worked example; edit its inputs; open its heatmap."""
+
+    BINDINGS = [
+        Binding("n,right,space", "move(1)", "Next", key_display="n/→"),
+        Binding("b,left", "move(-1)", "Back", key_display="b/←"),
+        Binding("g,home", "jump('first')", "First", show=False),
+        Binding("G,end", "jump('last')", "Last", show=False),
+        Binding("e", "edit_inputs", "Edit inputs"),
+        Binding("h", "heatmap", "Heatmap"),
+        Binding("o", "pick", "Other trace"),
+        Binding("r", "reset", "Defaults", show=False),
+    ]
+
+    def __init__(self, name: str | None = None) -> None:
+        super().__init__()
+        self.trace_name = name or DEFAULT_TRACE
+        self.overrides: dict[str, Any] = {}
+        self.trace = None
+        self.page = 0
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        with Vertical(id="trace-body"):
+            yield Static(id="trace-header")
+            yield Static("", id="trace-error", classes="field-error")
+            with Horizontal(id="trace-main"):
+                yield OptionList(id="trace-pages")
+                with VerticalScroll(id="trace-scroll"):
+                    yield Static(id="trace-page")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.load(self.trace_name, {})
+
+    # -- building ---------------------------------------------------------------------
+    def load(self, name: str, overrides: dict[str, Any], page: int = 0) -> None:
+        self.query_one("#trace-header", Static).update(f"[b]{name}[/b] [dim]— computing…[/dim]")
+        self._build(name, overrides, page)
+
+    @work(thread=True, exclusive=True, group="trace-build")
+    def _build(self, name: str, overrides: dict[str, Any], page: int) -> None:
+        from engine.traces import build
+
+        try:
+            trace = build(name, overrides)
+        except ValueError as exc:
+            self.app.call_from_thread(self._show_error, str(exc).splitlines()[0])
+            return
+        except ImportError:
+            self.app.call_from_thread(self._show_error, f"the {name} trace is not built yet")
+            return
+        self.app.call_from_thread(self._show_trace, trace, overrides, page)
+
+    def _show_error(self, message: str) -> None:
+        self.query_one("#trace-error", Static).update(message)
+        if self.trace is not None:  # keep the last good trace on screen
+            self._render_header()
+
+    def _show_trace(self, trace, overrides: dict[str, Any], page: int) -> None:
+        self.trace = trace
+        self.trace_name = trace.name
+        self.overrides = dict(overrides)
+        self.query_one("#trace-error", Static).update("")
+        pages = self.query_one("#trace-pages", OptionList)
+        pages.clear_options()
+        pages.add_option(Option("Overview", id="p0"))
+        for i, step in enumerate(trace.steps, 1):
+            pages.add_option(Option(f"{i:>2}. {step.title}", id=f"p{i}"))
+        mark = " [yellow]⚠[/yellow]" if trace.errata else ""
+        pages.add_option(Option(f"Result{mark}", id=f"p{len(trace.steps) + 1}"))
+        self._render_header()
+        self.show_page(min(page, self.page_count - 1))
+
+    def _render_header(self) -> None:
+        t = self.trace
+        source = "your inputs" if self.overrides else "defaults"
+        heat = f" · {len(t.heatmaps)} heatmap(s): h" if t.heatmaps else ""
+        self.query_one("#trace-header", Static).update(
+            f"[b]{t.name}[/b] · {t.title}  [dim]§{t.section} · {source}{heat} · e edit inputs · o other trace[/dim]"
+        )
+
+    # -- paging -----------------------------------------------------------------------
+    @property
+    def page_count(self) -> int:
+        return 0 if self.trace is None else len(self.trace.steps) + 2
+
+    def show_page(self, index: int) -> None:
+        from tutor.render.rich_view import overview, step_panel, summary
+
+        if self.trace is None:
+            return
+        self.page = max(0, min(index, self.page_count - 1))
+        t = self.trace
+        if self.page == 0:
+            body = overview(t)
+        elif self.page == self.page_count - 1:
+            body = summary(t)
+        else:
+            body = step_panel(t, self.page - 1)
+        self.query_one("#trace-page", Static).update(body)
+        self.query_one("#trace-scroll", VerticalScroll).scroll_home(animate=False)
+        pages = self.query_one("#trace-pages", OptionList)
+        if pages.highlighted != self.page:
+            pages.highlighted = self.page
+
+    def on_option_list_option_highlighted(self, event: OptionList.OptionHighlighted) -> None:
+        if event.option_list.id == "trace-pages" and event.option_index != self.page:
+            self.show_page(event.option_index)
+
+    def action_move(self, delta: int) -> None:
+        self.show_page(self.page + delta)
+
+    def action_jump(self, where: str) -> None:
+        self.show_page(0 if where == "first" else self.page_count - 1)
+
+    # -- other actions ----------------------------------------------------------------
+    def action_pick(self) -> None:
+        from tutor.screens.trace_picker import TracePicker
+
+        def chosen(name: str | None) -> None:
+            if name:
+                self.load(name, {})
+
+        self.app.push_screen(TracePicker(self.trace_name), chosen)
+
+    def action_reset(self) -> None:
+        self.load(self.trace_name, {}, self.page)
+
+    def action_edit_inputs(self) -> None:
+        if self.trace is None:
+            return
+        from engine.traces import input_specs
+        from tutor.screens.trace_inputs import TraceInputs
+
+        def applied(overrides: dict[str, Any] | None) -> None:
+            if overrides is not None:
+                self.load(self.trace_name, overrides, self.page)
+
+        self.app.push_screen(TraceInputs(self.trace_name, input_specs(self.trace_name), self.trace.inputs), applied)
+
+    def action_heatmap(self) -> None:
+        if self.trace is None or not self.trace.heatmaps:
+            self.notify("This trace has no attention weights to draw.", severity="warning")
+            return
+        try:
+            from tutor.screens.heatmap_view import HeatmapModal
+        except ImportError:
+            self.notify("The heatmap view is not built yet; try `attn-tutor heatmap`.", severity="warning")
+            return
+        self.app.push_screen(HeatmapModal(self.trace.heatmaps, self.trace.errata))
