@@ -1,0 +1,282 @@
+"""Generated problems: every family's answers against naive NumPy references, 100 seeds each."""
+
+from __future__ import annotations
+
+import importlib
+import math
+import re
+import shlex
+
+import numpy as np
+import pytest
+
+from tutor.quiz.generators import FAMILIES, generate
+from tutor.quiz.generators._base import Part
+
+SEEDS = range(100)
+
+
+# ----------------------------------------------------------------------------- naive twins
+
+def softmax(x):
+    e = np.exp(np.asarray(x, float) - np.max(x))
+    return e / e.sum()
+
+
+def _close(got, want, tol=1e-9):
+    np.testing.assert_allclose(np.asarray(got, float), np.asarray(want, float), rtol=0, atol=tol)
+
+
+def ref_scaled_dot_scores(d, parts):
+    q, K = d["q"], d["K"]
+    scores = [sum(q[c] * k[c] for c in range(len(q))) / math.sqrt(len(q)) for k in K]
+    _close(parts[0].answer, scores)
+    assert parts[1].answer == f"K{int(np.argmax(scores)) + 1}"
+
+
+def ref_softmax_weights(d, parts):
+    _close(parts[0].answer, softmax(d["scores"]))
+
+
+def ref_additive_score(d, parts):
+    pre = d["W_q"] @ d["q"] + d["W_k"] @ d["k"]
+    _close(parts[0].answer, float(np.dot(d["v"], np.tanh(pre))))
+
+
+def ref_masked_softmax(d, parts):
+    s, ok = d["scores"], d["allowed"]
+    e = np.where(ok, np.exp(s - s[ok].max()), 0.0)
+    _close(parts[0].answer, e / e.sum())
+    assert all(a == 0.0 for a, keep in zip(parts[0].answer, ok) if not keep)
+
+
+def ref_dot_variance(d, parts):
+    # Var(q·k) = E[(q·k)²] = Σᵢⱼ E[qᵢqⱼ]E[kᵢkⱼ] = trace(C_q C_k) for independent zero-mean q, k
+    C_q = d["var_q"] * np.eye(d["d_k"])
+    C_k = d["var_k"] * np.eye(d["d_k"])
+    var = float(np.trace(C_q @ C_k))
+    _close(parts[0].answer, var)
+    _close(parts[1].answer, var / d["d_k"])
+
+
+def ref_context_vector(d, parts):
+    C = np.zeros(d["H"].shape[1])
+    for a, h in zip(d["alpha"], d["H"]):
+        C += a * h
+    _close(parts[0].answer, C)
+
+
+def ref_self_attention_row(d, parts):
+    X, i = d["X"], d["i"]
+    Q, K, V = X @ d["W_Q"], X @ d["W_K"], X @ d["W_V"]
+    a = softmax([Q[i] @ K[j] / math.sqrt(K.shape[1]) for j in range(len(X))])
+    _close(parts[0].answer, a)
+    _close(parts[1].answer, sum(a[j] * V[j] for j in range(len(X))))
+
+
+def ref_pooling(d, parts):
+    V, a = d["V"], d["alpha"]
+    _close(parts[0].answer, max(V))
+    _close(parts[1].answer, sum(V) / len(V))
+    _close(parts[2].answer, sum(x * w for x, w in zip(V, a)))
+
+
+def ref_beam_search(d, parts):
+    p1, rows = d["p1"], d["rows"]
+    order = sorted(range(len(p1)), key=lambda i: -p1[i])
+    beam = [d["first"][i] for i in order[:2]]  # K = 2 survivors of step 1
+    cands = {f"{w} {b}": math.log(p1[d["first"].index(w)]) + math.log(rows[w][j])
+             for w in beam for j, b in enumerate(d["second"])}
+    best = max(cands, key=cands.get)
+    assert parts[0].answer == best
+    _close(parts[1].answer, cands[best])
+
+
+def ref_length_normalised_beam(d, parts):
+    la, lb = np.log(d["A"]).sum(), np.log(d["B"]).sum()
+    sa, sb = la / len(d["A"]) ** d["alpha"], lb / len(d["B"]) ** d["alpha"]
+    assert parts[0].answer == ("A" if la > lb else "B")
+    _close(parts[1].answer, sb)
+    assert parts[2].answer == ("A" if sa > sb else "B")
+
+
+def ref_top_k_set(d, parts):
+    p, words, k = d["p"], d["words"], d["k"]
+    kth = sorted(p, reverse=True)[k - 1]
+    kept = {w for w, x in zip(words, p) if x >= kth - 1e-12}  # ties with the k-th kept
+    assert parts[0].answer == kept
+    mass = sum(x for w, x in zip(words, p) if w in kept)
+    _close(parts[1].answer, max(p) / mass)
+
+
+def ref_nucleus_set(d, parts):
+    p, words, top_p = d["p"], d["words"], d["top_p"]
+    kept, mass = set(), 0.0
+    for i in sorted(range(len(p)), key=lambda i: -p[i]):
+        if mass >= top_p:
+            break
+        kept.add(words[i])
+        mass += p[i]
+    assert parts[0].answer == kept
+    _close(parts[1].answer, max(p) / mass)
+
+
+def ref_temperature(d, parts):
+    _close(parts[0].answer, softmax(np.asarray(d["z"]) / d["T"]))
+
+
+def ref_cross_entropy_loss(d, parts):
+    losses = [-math.log(d["P"][t][y]) for t, y in enumerate(d["targets"])]
+    _close(parts[0].answer, sum(losses))
+    _close(parts[1].answer, sum(losses) / len(losses))
+
+
+def ref_cross_entropy_gradient(d, parts):
+    g = softmax(d["z"])
+    g[d["y"]] -= 1.0
+    _close(parts[0].answer, g)
+
+
+def ref_rnn_step(d, parts):
+    _close(parts[0].answer, np.tanh(d["W_hx"] @ d["x"] + d["W_hh"] @ d["h_prev"] + d["b"]))
+
+
+REFERENCES = {name[4:].replace("_", "-"): fn for name, fn in globals().items()
+              if name.startswith("ref_")}
+
+
+def test_every_family_has_a_reference_and_there_are_at_least_12():
+    assert set(REFERENCES) == set(FAMILIES)
+    assert len(FAMILIES) >= 12
+
+
+@pytest.mark.parametrize("family", sorted(FAMILIES))
+def test_answers_match_naive_reference(family):
+    for seed in SEEDS:
+        problem = generate(family, seed)
+        REFERENCES[family](problem.data, problem.parts)
+
+
+@pytest.mark.parametrize("family", sorted(FAMILIES))
+def test_reproducible_and_varied(family):
+    a, b = generate(family, 12345), generate(family, 12345)
+    assert a == b and a.trace_command == b.trace_command
+    prompts = {generate(family, s).prompt for s in range(10)}
+    assert len(prompts) >= 5, "different seeds should give different numbers"
+
+
+def _numbers(value):
+    arr = np.asarray(value)
+    return [] if arr.dtype.kind not in "fiu" else np.ravel(arr).tolist()
+
+
+@pytest.mark.parametrize("family", sorted(FAMILIES))
+def test_numbers_are_hand_computable_and_shown(family):
+    for seed in range(30):
+        p = generate(family, seed)
+        for key, value in p.data.items():
+            for x in _numbers(value):
+                assert abs(x * 100 - round(x * 100)) < 1e-6, f"{family} {key}={x}: > 2 decimals"
+                assert abs(x) <= 512
+        for part in p.parts:
+            assert part.tolerance <= 0.02
+            if part.kind in ("number", "vector") and part.tolerance == 0:
+                assert all(float(v).is_integer() for v in np.ravel(part.answer))
+
+
+@pytest.mark.parametrize("family", sorted(FAMILIES))
+def test_each_part_accepts_its_answer_and_rejects_a_wrong_one(family):
+    for seed in range(20):
+        for part in generate(family, seed).parts:
+            right = _typed(part)
+            v = part.check(right)
+            assert v.valid and v.correct, (family, seed, part.prompt, right, v)
+            wrong = _wrong(part)
+            v = part.check(wrong)
+            assert v.valid and v.correct is False, (family, seed, part.prompt, wrong, v)
+
+
+def _typed(part: Part) -> str:
+    if part.kind == "number":
+        return f"{part.answer:.4f}"
+    if part.kind == "vector":
+        return ", ".join(f"{x:.4f}" for x in part.answer)
+    if part.kind == "set":
+        return " , ".join(sorted(part.answer, reverse=True))
+    return part.answer.upper()
+
+
+def _wrong(part: Part) -> str:
+    off = part.tolerance + 0.05
+    if part.kind == "number":
+        return f"{part.answer + off:.4f}"
+    if part.kind == "vector":
+        return ", ".join(f"{x + (off if i == 0 else 0):.4f}" for i, x in enumerate(part.answer))
+    if part.kind == "set":
+        other = next(o for o in part.options if o not in part.answer)
+        return ", ".join(sorted(part.answer | {other}))
+    return next(o for o in part.options if o != part.answer)
+
+
+def test_part_checking_tolerance_and_bad_input():
+    p = Part("x?", "number", 0.5806, tolerance=0.01)
+    assert p.check("0.58").correct and p.check("0.5906").correct
+    assert p.check("0.592").correct is False
+    assert p.check("7/12").correct  # 0.5833
+    for bad, hint in [("", "Type an answer"), ("abc", "Type a number"),
+                      ("0,58", "decimal point"), ("0.5, 0.6", "single number")]:
+        v = p.check(bad)
+        assert not v.valid and hint in v.hint, (bad, v)
+
+    vec = Part("w?", "vector", (0.316, 0.431, 0.253), tolerance=0.01)
+    assert vec.check("[0.32, 0.43, 0.25]").correct
+    assert vec.check("0.32 0.43 0.25").correct
+    assert vec.check("0.32; 0.43; 0.26").correct
+    assert vec.check("0.32, 0.43, 0.27").correct is False
+    assert not vec.check("0.32, 0.43").valid and "this answer has 3" in vec.check("0.32, 0.43").hint
+    assert not vec.check("0.3, x, 0.2").valid
+
+    s = Part("set?", "set", frozenset({"cat", "dog"}), options=("cat", "dog", "mat"))
+    assert s.check("dog, cat").correct and s.check("CAT dog cat").correct
+    assert s.check("cat").correct is False
+    assert not s.check("cat, cow").valid and "'cow'" in s.check("cat, cow").hint
+
+    c = Part("which?", "choice", "a dog", options=("the cat", "a dog"))
+    assert c.check("a  dog").correct and c.check("2").correct and c.check("1").correct is False
+    assert not c.check("3").valid and not c.check("a horse").valid
+
+
+def test_answer_text_states_tolerance():
+    assert Part("x", "number", 0.25, tolerance=0.01).answer_text == "0.25 (±0.01)"
+    assert "±0.02 each" in Part("x", "vector", (1.0, 2.0), tolerance=0.02).answer_text
+    assert "anything within ±0.01 counts" in Part("x", "number", 1.0, tolerance=0.01).instructions
+
+
+def test_unknown_family():
+    with pytest.raises(ValueError, match="no generated family"):
+        generate("nope", 1)
+
+
+@pytest.mark.parametrize("family", sorted(FAMILIES))
+def test_trace_command_uses_the_traces_inputs(family):
+    """The worked solution's command must run: names and shapes fit the trace's INPUTS."""
+    fam = FAMILIES[family]
+    module = f"engine.traces.{fam.trace.replace('-', '_')}"
+    try:
+        importlib.import_module(module)
+    except ModuleNotFoundError:
+        pytest.skip(f"trace {fam.trace!r} has not landed yet")
+    from engine.traces import build, input_specs
+    from tutor.inputs import parse_value
+
+    problem = generate(family, 3)
+    args = shlex.split(problem.trace_command)
+    assert args[:3] == ["attn-tutor", "trace", fam.trace]
+    overrides = {}
+    for flag, item in zip(args[3::2], args[4::2]):
+        assert flag == "--set"
+        name, _, value = item.partition("=")
+        overrides[name] = parse_value(value, name)
+    names = {s.name for s in input_specs(fam.trace)}
+    assert set(overrides) <= names, f"unknown inputs {set(overrides) - names}"
+    build(fam.trace, overrides)  # builds without error on these very numbers

@@ -1,0 +1,88 @@
+"""Generated numeric problems: exam-style calculations with fresh, hand-computable numbers.
+
+Each *family* makes one kind of problem from a seed; the same (family, seed) always gives the
+same numbers. The answers are computed by the engine; each part states its tolerance; each
+problem carries a short worked solution and the ``attn-tutor trace`` command that replays it.
+
+The table below is plain metadata, so listing families imports neither numpy nor numba; the
+maker modules load on first use.
+
+API: :data:`FAMILIES`, :func:`generate` ``(family, seed) -> Problem``, :func:`family_of`
+``(question_id)``, and :class:`Problem` / :class:`Part` (``Part.check(text) -> Verdict``).
+"""
+
+from __future__ import annotations
+
+import importlib
+import zlib
+from dataclasses import dataclass
+
+from tutor.quiz.generators._base import Part, Problem, question_id
+
+__all__ = ["FAMILIES", "Family", "Part", "Problem", "family_of", "generate", "question_id"]
+
+
+@dataclass(frozen=True)
+class Family:
+    id: str
+    title: str
+    section: str
+    exam_topics: tuple[str, ...]
+    trace: str
+    module: str
+
+    @property
+    def question_id(self) -> str:
+        return question_id(self.id)
+
+
+_TABLE = [
+    # id, title, lesson id, exam topics, trace, maker module
+    ("rnn-step", "One RNN encoder step", "encoder-decoder", ("exam-encoder-decoder",), "encoder", "training"),
+    ("context-vector", "Dynamic context vector", "attention-intro", ("exam-attention",), "dynamic-context", "attention"),
+    ("self-attention-row", "One self-attention output row", "self-attention", ("exam-self-vs-cross", "exam-qkv"), "self-attention", "attention"),
+    ("masked-softmax", "Masked softmax", "self-attention", ("exam-self-vs-cross",), "masking", "scoring"),
+    ("scaled-dot-scores", "Scaled dot-product scores", "scoring", ("exam-scaled-dot",), "scores", "scoring"),
+    ("softmax-weights", "Softmax attention weights", "scoring", ("exam-attention",), "temperature", "scoring"),
+    ("additive-score", "Additive (Bahdanau) score", "scoring", ("exam-attention",), "scoring-compare", "scoring"),
+    ("dot-variance", "Var(q·k) and the √d_k scale", "scoring", ("exam-scaled-dot",), "scaling", "scoring"),
+    ("pooling", "Max, mean and attention pooling", "pooling", ("exam-attention",), "pooling", "attention"),
+    ("beam-search", "Beam search: cumulative scores and winner", "decoding", ("exam-decoding",), "greedy-vs-beam", "decoding"),
+    ("length-normalised-beam", "Length-normalised beam score", "decoding", ("exam-decoding",), "beam-search", "decoding"),
+    ("top-k-set", "Top-k filtering", "decoding", ("exam-decoding",), "top-k", "decoding"),
+    ("nucleus-set", "Nucleus (top-p) set", "decoding", ("exam-decoding",), "nucleus", "decoding"),
+    ("temperature", "Softmax with temperature", "decoding", ("exam-decoding",), "temperature", "decoding"),
+    ("cross-entropy-loss", "Sequence cross-entropy loss", "training", ("exam-cross-entropy",), "cross-entropy", "training"),
+    ("cross-entropy-gradient", "Gradient of cross-entropy w.r.t. the logits", "training", ("exam-cross-entropy",), "cross-entropy", "training"),
+]
+
+FAMILIES: dict[str, Family] = {
+    row[0]: Family(row[0], row[1], row[2], row[3], row[4], "tutor.quiz.generators." + row[5])
+    for row in _TABLE
+}
+
+
+def family_of(qid: str) -> Family | None:
+    """The family behind a ``"gen:<family>"`` question id, or None."""
+    return FAMILIES.get(qid[4:]) if qid.startswith("gen:") else None
+
+
+def generate(family: str, seed: int) -> Problem:
+    """A problem of ``family`` made from ``seed`` (reproducible).
+
+    Raises:
+        ValueError: for an unknown family.
+    """
+    import numpy as np
+
+    try:
+        fam = FAMILIES[family]
+    except KeyError:
+        raise ValueError(f"no generated family {family!r}; expected one of: "
+                         + ", ".join(FAMILIES)) from None
+    seed = int(seed)
+    rng = np.random.default_rng([seed & 0xFFFFFFFF, zlib.crc32(family.encode())])
+    maker = getattr(importlib.import_module(fam.module), "make_" + family.replace("-", "_"))
+    spec = maker(rng)
+    return Problem(family=family, seed=seed, title=fam.title, section=fam.section,
+                   exam_topics=fam.exam_topics, trace=fam.trace, **spec)

@@ -1,0 +1,205 @@
+"""What a generated problem is, and how a typed answer to one of its parts is marked.
+
+A :class:`Problem` is a small exam-style calculation with fresh numbers: a setup, one or more
+:class:`Part` s (each with its own answer and stated tolerance), a short worked solution, and
+the ``attn-tutor trace`` command that replays the calculation step by step on the same
+numbers. Every answer was computed by the engine when the problem was made.
+
+Marking returns the bank's :class:`tutor.quiz.bank.Verdict`, so a UI treats bank questions and
+generated problems alike: ``valid`` False → show ``hint`` and ask again.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from tutor.quiz.bank import Verdict, parse_number
+
+PartKind = Literal["number", "vector", "set", "choice"]
+
+_SPLIT = re.compile(r"[,;\s]+")
+_BRACKETS = "[](){}⟨⟩"
+
+
+def num(x: float, digits: int = 4) -> str:
+    """A number as a student writes it (``0.4621``, ``-0.2``, ``3``)."""
+    from engine.trace import fmt_num
+
+    return fmt_num(float(x), digits)
+
+
+def vec(xs: Sequence[float], digits: int = 4) -> str:
+    return "[" + ", ".join(num(x, digits) for x in xs) + "]"
+
+
+def mat(rows: Sequence[Sequence[float]], digits: int = 4) -> str:
+    return "[" + "; ".join(", ".join(num(x, digits) for x in r) for r in rows) + "]"
+
+
+def _norm_word(text: str) -> str:
+    return " ".join(text.strip().strip("\"'.").casefold().split())
+
+
+@dataclass(frozen=True)
+class Part:
+    """One answer the student types.
+
+    ``kind``:
+      * ``number``: ``answer`` float, correct within ±``tolerance``;
+      * ``vector``: ``answer`` tuple of floats, every entry within ±``tolerance``;
+      * ``set``: ``answer`` frozenset of words from ``options``, order and repeats ignored;
+      * ``choice``: ``answer`` one of ``options`` (typed as the text or its number 1..n).
+    """
+
+    prompt: str
+    kind: PartKind
+    answer: Any
+    tolerance: float = 0.0
+    options: tuple[str, ...] = ()
+    unit: str = ""
+
+    @property
+    def answer_text(self) -> str:
+        if self.kind == "number":
+            text = num(self.answer)
+        elif self.kind == "vector":
+            text = vec(self.answer)
+        elif self.kind == "set":
+            text = "{" + ", ".join(o for o in self.options if o in self.answer) + "}"
+        else:
+            text = str(self.answer)
+        if self.kind in ("number", "vector") and self.tolerance:
+            text += f" (±{num(self.tolerance)}{' each' if self.kind == 'vector' else ''})"
+        return text
+
+    @property
+    def instructions(self) -> str:
+        tol = (f"; anything within ±{num(self.tolerance)}{' per entry' if self.kind == 'vector' else ''}"
+               " counts" if self.tolerance else "; give the exact value")
+        if self.kind == "number":
+            return f"Type a number (a decimal like 0.25 or a fraction like 3/4){tol}."
+        if self.kind == "vector":
+            n = len(self.answer)
+            return f"Type {n} numbers separated by commas, in order{tol}."
+        if self.kind == "set":
+            return ("Type the words separated by commas, in any order (from: "
+                    + ", ".join(self.options) + ").")
+        listing = "; ".join(f"{i}) {o}" for i, o in enumerate(self.options, 1))
+        return f"Type one of: {listing} (the words or the number)."
+
+    def check(self, text: str) -> Verdict:
+        """Mark ``text``; ``valid`` False (with a hint) when it cannot be an answer."""
+        text = "" if text is None else str(text)
+        expected = self.answer_text
+        if not text.strip():
+            return Verdict.invalid("Type an answer first. " + self.instructions)
+        if self.kind == "number":
+            value = parse_number(text)
+            if value is None:
+                return Verdict.invalid(_number_hint(text))
+            ok = abs(value - self.answer) <= self.tolerance + 1e-9 * max(1.0, abs(self.answer))
+            return _verdict(ok, f"you gave {num(value)}", expected)
+        if self.kind == "vector":
+            tokens = [t for t in _SPLIT.split(text.strip().strip(_BRACKETS)) if t]
+            tokens = [t.strip(_BRACKETS) for t in tokens]
+            values = [parse_number(t) for t in tokens]
+            n = len(self.answer)
+            if any(v is None for v in values):
+                bad = next(t for t, v in zip(tokens, values) if v is None)
+                return Verdict.invalid(f"{bad!r} is not a number. {self.instructions}")
+            if len(values) != n:
+                return Verdict.invalid(f"That is {len(values)} number{'s' * (len(values) != 1)}; "
+                                       f"this answer has {n}. {self.instructions}")
+            ok = all(abs(v - a) <= self.tolerance + 1e-9 * max(1.0, abs(a))
+                     for v, a in zip(values, self.answer))
+            return _verdict(ok, f"you gave {vec(values)}", expected)
+        if self.kind == "set":
+            words = [_norm_word(w) for w in re.split(r"[,;]+|\s+", text) if _norm_word(w)]
+            known = {_norm_word(o): o for o in self.options}
+            unknown = [w for w in words if w not in known]
+            if unknown or not words:
+                return Verdict.invalid(f"{unknown[0]!r} is not one of the tokens. "
+                                       f"{self.instructions}" if unknown else self.instructions)
+            chosen = frozenset(known[w] for w in words)
+            shown = "{" + ", ".join(o for o in self.options if o in chosen) + "}"
+            return _verdict(chosen == self.answer, f"you gave {shown}", expected)
+        # choice
+        s = _norm_word(text)
+        picked = None
+        if re.fullmatch(r"\d+", s):
+            i = int(s)
+            if not 1 <= i <= len(self.options):
+                return Verdict.invalid(f"Choose 1–{len(self.options)}. {self.instructions}")
+            picked = self.options[i - 1]
+        else:
+            picked = next((o for o in self.options if _norm_word(o) == s), None)
+        if picked is None:
+            return Verdict.invalid(self.instructions)
+        return _verdict(picked == self.answer, f"you chose {picked}", expected)
+
+
+def _number_hint(text: str) -> str:
+    if re.search(r"\d,\d", text) and parse_number(text.replace(",", ".")) is not None:
+        return "Use a decimal point, not a comma: 0.5, not 0,5."
+    if re.search(r"[,;]", text):
+        return "This part wants a single number, not a list."
+    return "Type a number: a decimal like 0.25 or a fraction like 3/4."
+
+
+def _verdict(ok: bool, gave: str, expected: str) -> Verdict:
+    reason = f"Right: {expected}." if ok else f"Not quite: {gave}; the answer is {expected}."
+    return Verdict(True, ok, reason, expected=expected)
+
+
+@dataclass(frozen=True)
+class Problem:
+    """A generated problem; ``question_id`` (``"gen:<family>"``) is what the schedule tracks."""
+
+    family: str
+    seed: int
+    title: str
+    section: str
+    exam_topics: tuple[str, ...]
+    prompt: str
+    parts: tuple[Part, ...]
+    solution: tuple[str, ...]
+    trace: str
+    trace_inputs: dict[str, str] = field(default_factory=dict)
+    data: dict[str, Any] = field(default_factory=dict, compare=False)
+    """The problem's numbers (arrays, scalars, words), for tests and for UIs that draw them."""
+
+    @property
+    def question_id(self) -> str:
+        return question_id(self.family)
+
+    @property
+    def trace_command(self) -> str:
+        """``attn-tutor trace NAME --set A=... ...`` replaying this problem's numbers."""
+        args = ["attn-tutor", "trace", self.trace]
+        for name, value in self.trace_inputs.items():
+            args += ["--set", f"{name}={value}"]
+        return " ".join(shlex.quote(a) for a in args)
+
+
+def question_id(family: str) -> str:
+    return "gen:" + family
+
+
+def set_value(x: Any) -> str:
+    """An input value in ``--set`` syntax: ``0.5,-0.2`` or ``0.3,0.8;0.9,0.1`` or words."""
+    import numpy as np
+
+    arr = np.asarray(x)
+    if arr.dtype.kind in "US":
+        return " ".join(str(w) for w in arr.ravel())
+    if arr.ndim == 0:
+        return num(arr.item(), 6)
+    if arr.ndim == 1:
+        return ",".join(num(v, 6) for v in arr)
+    if arr.shape[0] == 1:  # one row: JSON, since "a,b" alone would read as a vector
+        return "[[" + ",".join(num(v, 6) for v in arr[0]) + "]]"
+    return ";".join(",".join(num(v, 6) for v in row) for row in arr)

@@ -1,0 +1,197 @@
+"""Decoding families (§10): beam search, length normalisation, top-k, nucleus, temperature.
+
+Each ``make_<family>(rng)`` returns the problem-specific fields of a
+:class:`~tutor.quiz.generators.Problem`; the answers come from ``engine.decoding``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from tutor.quiz.generators._base import Part, num, set_value, vec
+from tutor.quiz.generators.attention import simplex
+from tutor.quiz.generators.scoring import grid
+
+_FIRST = ("the", "a", "an", "some")
+_SECOND = ("cat", "dog", "bird")
+_TOKENS = ("cat", "dog", "mat", "sat", "the", "on")
+
+
+def make_beam_search(rng: np.random.Generator) -> dict:
+    from engine.decoding import TableModel, beam_search
+
+    while True:
+        p1 = simplex(rng, 4)
+        if len(set(p1)) < 4:
+            continue
+        order = np.argsort(-p1)
+        given = [_FIRST[i] for i in order[:3]]  # rows for the best three first words
+        rows = {("<s>",): dict(zip(_FIRST, p1))}
+        for w in given:
+            rows[(w,)] = dict(zip(_SECOND, simplex(rng, 3)))
+        model = TableModel.from_rows(("<s>", "</s>") + _FIRST + _SECOND, rows, bos="<s>",
+                                     eos="</s>")
+        result = beam_search(model, beam_width=2, max_length=2, record="ranked")
+        scores = sorted((h.logp for h in result.n_best), reverse=True)
+        if len(scores) >= 2 and scores[0] - scores[1] > 0.02 and not result.ties:
+            break
+    best = result.best
+    options = tuple(f"{a} {b}" for a in given for b in _SECOND)
+    kept = [_FIRST[i] for i in order[:2]]
+    table = "\n".join(f"  after {w!r}: " + ", ".join(f"P({b}) = {num(rows[(w,)][b])}" for b in _SECOND)
+                      for w in given)
+    first = ", ".join(f"P({w}) = {num(p)}" for w, p in zip(_FIRST, p1))
+    return dict(
+        prompt=(f"Beam search with K = 2 over two steps.\n  step 1: {first}\n{table}\n"
+                "Scores are cumulative natural-log probabilities."),
+        parts=(
+            Part("(a) Which two-word sequence does beam search return?", "choice",
+                 best.text, options=options),
+            Part("(b) Its cumulative log-probability?", "number", float(best.logp), tolerance=0.01),
+        ),
+        solution=(
+            f"Step 1 keeps the K = 2 best first words: {kept[0]!r} and {kept[1]!r} "
+            f"({given[2]!r} is pruned even if it has a strong continuation).",
+            "Step 2 extends both: cum = ln P(w1) + ln P(w2 | w1); keep the best.",
+            f"Winner: {best.text!r} with {num(best.logp)}"
+            + (f"; runner-up {result.n_best[1].text!r} with {num(result.n_best[1].logp)}."
+               if len(result.n_best) > 1 else "."),
+        ),
+        trace_inputs={"step1": set_value(p1), **{f"after_{w}": set_value(list(rows[(w,)].values()))
+                                                  for w in given}},
+        data={"first": _FIRST, "second": _SECOND, "p1": p1,
+              "rows": {w: np.array([rows[(w,)][b] for b in _SECOND]) for w in given}},
+    )
+
+
+def make_length_normalised_beam(rng: np.random.Generator) -> dict:
+    from engine.decoding.search import length_normalised_score
+
+    alpha = float(rng.choice([0.5, 0.7, 1.0]))
+    want_flip = rng.random() < 0.7  # usually normalisation changes the winner
+    while True:
+        pa = grid(rng, 0.3, 0.9, 0.1, 2)  # short hypothesis: 2 tokens (EOS included)
+        pb = grid(rng, 0.5, 0.9, 0.1, 4)  # long hypothesis: 4 tokens (EOS included)
+        la, lb = float(np.log(pa).sum()), float(np.log(pb).sum())
+        sa = length_normalised_score(la, len(pa), ("hf", alpha))
+        sb = length_normalised_score(lb, len(pb), ("hf", alpha))
+        flip = (la > lb) != (sa > sb)
+        if abs(la - lb) > 0.05 and abs(sa - sb) > 0.05 and flip == want_flip:
+            break
+    raw = "A" if la > lb else "B"
+    norm = "A" if sa > sb else "B"
+    return dict(
+        prompt=(f"Two finished beam hypotheses (token probabilities, </s> included in L):\n"
+                f"  A: {vec(pa)}   (L = {len(pa)})\n  B: {vec(pb)}   (L = {len(pb)})\n"
+                f"Length normalisation: score = Σ ln p / L^α with α = {num(alpha)}."),
+        parts=(
+            Part("(a) Which wins on the raw sum of log-probabilities?", "choice", raw,
+                 options=("A", "B")),
+            Part("(b) B's length-normalised score?", "number", sb, tolerance=0.01),
+            Part("(c) Which wins after length normalisation?", "choice", norm, options=("A", "B")),
+        ),
+        solution=(
+            f"Σ ln p: A = {num(la)}, B = {num(lb)} → {raw} (raw sums favour short outputs)",
+            f"normalised: A = {num(la)} / {len(pa)}^{num(alpha)} = {num(sa)}, "
+            f"B = {num(lb)} / {len(pb)}^{num(alpha)} = {num(sb)} → {norm}",
+        ),
+        trace_inputs={"A": set_value(pa), "B": set_value(pb), "alpha": num(alpha)},
+        data={"A": pa, "B": pb, "alpha": alpha},
+    )
+
+
+def _probs_with_tokens(rng: np.random.Generator, n: int) -> tuple[np.ndarray, tuple[str, ...]]:
+    p = simplex(rng, n)
+    return p, _TOKENS[:n]
+
+
+def make_top_k_set(rng: np.random.Generator) -> dict:
+    from engine.decoding import filtered_probs
+
+    n = 5
+    k = int(rng.choice([2, 3]))
+    want_tie = rng.random() < 0.3  # sometimes a tie with the k-th value: ties are kept
+    while True:
+        p, words = _probs_with_tokens(rng, n)
+        s = np.sort(p)[::-1]
+        tie = abs(s[k - 1] - s[k]) < 1e-9
+        if tie == want_tie:
+            break
+    q = filtered_probs(np.log(p), top_k=k)  # (n,) renormalised over the kept tokens
+    kept = frozenset(w for w, x in zip(words, q) if x > 0)
+    top = int(np.argmax(p))
+    return dict(
+        prompt=("Next-token probabilities: " + ", ".join(f"P({w}) = {num(x)}" for w, x in zip(words, p))
+                + f".\nTop-k filtering with k = {k} (tokens tied with the k-th are kept)."),
+        parts=(
+            Part("(a) Which tokens are kept?", "set", kept, options=words),
+            Part(f"(b) The renormalised probability of {words[top]!r}?", "number",
+                 float(q[top]), tolerance=0.01),
+        ),
+        solution=(
+            f"Sorted: " + ", ".join(f"{words[i]} {num(p[i])}" for i in np.argsort(-p, kind="stable")),
+            "kept: {" + ", ".join(w for w in words if w in kept) + "}"
+            + f", total mass {num(sum(x for w, x in zip(words, p) if w in kept))}",
+            f"renormalised: {vec(q)}",
+        ),
+        trace_inputs={"probs": set_value(p), "k": str(k)},
+        data={"p": p, "words": words, "k": k},
+    )
+
+
+def make_nucleus_set(rng: np.random.Generator) -> dict:
+    from engine.decoding import filtered_probs
+
+    n = 5
+    top_p = float(rng.choice([0.5, 0.6, 0.7, 0.75, 0.8, 0.9]))
+    while True:
+        p, words = _probs_with_tokens(rng, n)
+        s = np.sort(p)[::-1]
+        prefix = np.cumsum(s)
+        # no prefix exactly at p (paper and float disagree there), no tie at the boundary
+        if np.all(np.abs(prefix - top_p) > 1e-6) and len(set(p)) == n:
+            break
+    q = filtered_probs(np.log(p), top_p=top_p)  # (n,)
+    kept = frozenset(w for w, x in zip(words, q) if x > 0)
+    top = int(np.argmax(p))
+    order = np.argsort(-p)
+    running = np.cumsum(p[order])
+    return dict(
+        prompt=("Next-token probabilities: " + ", ".join(f"P({w}) = {num(x)}" for w, x in zip(words, p))
+                + f".\nNucleus (top-p) sampling with p = {num(top_p)}: the smallest set of most "
+                "probable tokens whose total probability reaches p."),
+        parts=(
+            Part("(a) Which tokens are in the nucleus?", "set", kept, options=words),
+            Part(f"(b) The renormalised probability of {words[top]!r}?", "number",
+                 float(q[top]), tolerance=0.01),
+        ),
+        solution=(
+            "cumulative: " + ", ".join(f"{words[i]} {num(c)}" for i, c in zip(order, running)),
+            "nucleus: {" + ", ".join(w for w in words if w in kept) + "} (the token that "
+            f"crosses p = {num(top_p)} is kept)",
+            f"renormalised: {vec(q)}",
+        ),
+        trace_inputs={"probs": set_value(p), "p": num(top_p)},
+        data={"p": p, "words": words, "top_p": top_p},
+    )
+
+
+def make_temperature(rng: np.random.Generator) -> dict:
+    from engine.softmax import softmax
+
+    z = grid(rng, -1, 2, 0.5, 3)
+    T = float(rng.choice([0.5, 2.0]))
+    w = softmax(z, temperature=T)
+    plain = softmax(z)
+    return dict(
+        prompt=f"Logits z = {vec(z)}. Sample with temperature T = {num(T)}: P = softmax(z / T).",
+        parts=(Part("P (three numbers, in order)?", "vector", tuple(float(x) for x in w),
+                    tolerance=0.01),),
+        solution=(
+            f"z / T = {vec(z / T)}",
+            f"P = softmax(z / T) = {vec(w)}",
+            f"(at T = 1 it would be {vec(plain)}: T < 1 sharpens, T > 1 flattens)",
+        ),
+        trace_inputs={"logits": set_value(z), "T": num(T)},
+        data={"z": z, "T": T},
+    )
