@@ -152,7 +152,14 @@ class QAItem:
 
 # --------------------------------------------------------------------------- schema
 
-_STR, _INT, _STRS = "a string", "an integer", "a list of strings"
+_STR, _INT, _STRS, _TABLES = "a string", "an integer", "a list of strings", "a list of tables"
+
+_KINDS = {
+    _STR: lambda v: isinstance(v, str) and v.strip() != "",
+    _INT: lambda v: isinstance(v, int) and not isinstance(v, bool),
+    _STRS: lambda v: isinstance(v, list) and all(isinstance(x, str) and x for x in v),
+    _TABLES: lambda v: isinstance(v, list) and all(isinstance(x, dict) for x in v),
+}
 
 
 def _check_fields(
@@ -167,12 +174,7 @@ def _check_fields(
                 raise ContentError(f"{where}: missing field '{name}' (expected {kind})")
             continue
         value = data[name]
-        ok = {
-            _STR: isinstance(value, str) and value.strip() != "",
-            _INT: isinstance(value, int) and not isinstance(value, bool),
-            _STRS: isinstance(value, list) and all(isinstance(v, str) and v for v in value),
-        }[kind]
-        if not ok:
+        if not _KINDS[kind](value):
             shown = repr(value) if len(repr(value)) < 60 else type(value).__name__
             what = f"{kind}, not empty" if kind == _STR else kind
             raise ContentError(f"{where}: field '{name}' is {shown}; expected {what}")
@@ -411,12 +413,9 @@ def load_exam_cards(root: Path | None = None) -> tuple[ExamCard, ...]:
     path = base / "exam" / "cards.toml"
     where = _rel(path, base)
     data = _read_toml(path, where)
-    _check_fields(data, {"card": ("a list of [[card]] tables", True)}, where)
-    tables = data["card"]
-    if not isinstance(tables, list) or not all(isinstance(t, dict) for t in tables):
-        raise ContentError(f"{where}: field 'card' expected a list of [[card]] tables")
+    _check_fields(data, {"card": (_TABLES, True)}, where)
     cards = []
-    for n, table in enumerate(tables, start=1):
+    for n, table in enumerate(data["card"], start=1):
         here = f"{where}: card {n} ({table.get('id', '?')})"
         _check_fields(table, _CARD_SCHEMA, here)
         _check_choice(table["id"], EXAM_TOPICS, here, "id")
@@ -459,12 +458,9 @@ def load_qa(root: Path | None = None) -> tuple[QAItem, ...]:
     path = base / "qa.toml"
     where = _rel(path, base)
     data = _read_toml(path, where)
-    _check_fields(data, {"item": ("a list of [[item]] tables", True)}, where)
-    tables = data["item"]
-    if not isinstance(tables, list) or not all(isinstance(t, dict) for t in tables):
-        raise ContentError(f"{where}: field 'item' expected a list of [[item]] tables")
+    _check_fields(data, {"item": (_TABLES, True)}, where)
     items: list[QAItem] = []
-    for n, table in enumerate(tables, start=1):
+    for n, table in enumerate(data["item"], start=1):
         here = f"{where}: item {n} ({table.get('id', '?')})"
         _check_fields(table, _QA_SCHEMA, here)
         _check_choice(table["lesson"], LESSON_IDS, here, "lesson")
