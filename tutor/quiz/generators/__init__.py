@@ -40,7 +40,7 @@ _TABLE = [
     # id, title, lesson id, exam topics, trace, maker module
     ("rnn-step", "One RNN encoder step", "encoder-decoder", ("exam-encoder-decoder",), "encoder", "training"),
     ("context-vector", "Dynamic context vector", "attention-intro", ("exam-attention",), "dynamic-context", "attention"),
-    ("self-attention-row", "One self-attention output row", "self-attention", ("exam-self-vs-cross", "exam-qkv"), "self-attention", "attention"),
+    ("self-attention-row", "One self-attention output row", "self-attention", ("exam-self-vs-cross", "exam-qkv"), "qkv", "attention"),
     ("masked-softmax", "Masked softmax", "self-attention", ("exam-self-vs-cross",), "masking", "scoring"),
     ("scaled-dot-scores", "Scaled dot-product scores", "scoring", ("exam-scaled-dot",), "scores", "scoring"),
     ("softmax-weights", "Softmax attention weights", "scoring", ("exam-attention",), "temperature", "scoring"),

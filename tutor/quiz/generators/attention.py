@@ -83,8 +83,8 @@ def make_self_attention_row(rng: np.random.Generator) -> dict:
             f"α = softmax(scores) = {vec(A[i])}",
             f"Z{i + 1} = Σⱼ αⱼ Vⱼ = {vec(Z[i])}",
         ),
-        trace_inputs={"X": set_value(X), "W_Q": set_value(W_Q), "W_K": set_value(W_K),
-                      "W_V": set_value(W_V)},
+        trace_inputs={"tokens": "t1 t2 t3", "X": set_value(X), "W_Q": set_value(W_Q),
+                      "W_K": set_value(W_K), "W_V": set_value(W_V), "position": str(i + 1)},
         data={"X": X, "W_Q": W_Q, "W_K": W_K, "W_V": W_V, "i": i},
     )
 
