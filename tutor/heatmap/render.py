@@ -109,7 +109,7 @@ def level_color(level: int) -> str:
     return "#{:02x}{:02x}{:02x}".format(*rgb)
 
 
-def _ink(level: int) -> str:
+def ink_color(level: int) -> str:
     """Black or white text, whichever reads on the level's background."""
     r, g, b = (int(level_color(level)[k : k + 2], 16) for k in (1, 3, 5))
     return "#000000" if 0.2126 * r + 0.7152 * g + 0.0722 * b > 120 else "#ffffff"
@@ -330,7 +330,7 @@ def cell_pieces(
     left, right = ("[", "]") if model.argmax[row, col] else (" ", " ")
     if not color:
         return [(left, None), (inner, None), (right, None)]
-    shade = Style(color=_ink(level), bgcolor=level_color(level))
+    shade = Style(color=ink_color(level), bgcolor=level_color(level))
     mark = Style(bold=True) if left == "[" else None
     return [(left, mark), (inner, shade), (right, mark)]
 
@@ -403,7 +403,7 @@ def legend(model: HeatmapModel, geo: Geometry, options: HeatmapOptions, width: i
     ]
     ramp: list[Piece] = [("shade '", None)]
     for level, ch in enumerate(RAMP):
-        ramp.append((ch, Style(color=_ink(level), bgcolor=level_color(level)) if options.color else None))
+        ramp.append((ch, Style(color=ink_color(level), bgcolor=level_color(level)) if options.color else None))
     ramp.append(("' = " + scale_words(model), None))
     lines.append(_line(ramp))
     lines.append(_line([("[  ] = the largest value in its row", None)]))
