@@ -352,13 +352,24 @@ def test_every_item_accepts_its_own_answer(questions):
             assert v.valid and v.correct is None and v.expected == q.answer
 
 
+def test_mcq_answer_positions_are_spread(questions):
+    positions = Counter(q.answer for q in questions if q.kind == "mcq")
+    total = sum(positions.values())
+    assert set(positions) >= {0, 1, 2, 3}
+    assert max(positions.values()) <= 0.4 * total, positions
+
+
 def test_mcq_marking(qmap):
-    q = qmap["scoring-factor"]  # 4 choices, answer a) 1/√d_k
-    for good in ("1", "a", "A", " (a) ", "a)", "1/sqrt(d_k)"):
+    q = qmap["scoring-factor"]  # 4 choices, the right one is 1/√d_k
+    letter = "abcd"[q.answer]
+    assert q.choices[q.answer] == "1/√d_k"
+    for good in (str(q.answer + 1), letter, letter.upper(), f" ({letter}) ", f"{letter})", "1/sqrt(d_k)"):
         assert check_answer(q, good).correct is True, good
-    wrong = check_answer(q, "b")
+    other = "abcd"[(q.answer + 1) % 4]
+    wrong = check_answer(q, other)
     assert wrong.valid and wrong.correct is False
-    assert "1/√d_k" in wrong.reason and wrong.expected == "a) 1/√d_k"
+    assert "1/√d_k" in wrong.reason and wrong.expected == f"{letter}) 1/√d_k"
+    assert check_answer(q, "1/d_k").correct is False
     for bad, hint in (("5", "a–d"), ("0", "a–d"), ("e", "a–d"), ("banana", "a–d"), ("", "a–d")):
         v = check_answer(q, bad)
         assert not v.valid and v.correct is None and hint in v.hint and "1–4" in v.hint, bad
