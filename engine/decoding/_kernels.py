@@ -48,25 +48,32 @@ def _beam_window(cum, logp, M, tol):
                 heap[0] = s
                 _sift_down(heap, 0)
     thr = heap[0] - tol if heap[0] > -np.inf else -np.inf
+    cap = 2 * M  # usually about M qualify; more only when ties crowd the cut
+    while True:
+        idx = np.empty(cap, np.int64)
+        val = np.empty(cap, np.float64)
+        n = _collect(cum, logp, thr, idx, val)
+        if n <= cap:
+            return idx[:n].copy(), val[:n].copy()
+        cap = n
+
+
+@jit
+def _collect(cum, logp, thr, idx, val):
+    """Write candidates with score >= thr into idx/val while they fit; return how many exist."""
+    K, V = logp.shape
+    cap = idx.size
     n = 0
     for b in range(K):
         c = cum[b]
         for j in range(V):
             s = c + logp[b, j]
             if s > -np.inf and s >= thr:
+                if n < cap:
+                    idx[n] = b * V + j
+                    val[n] = s
                 n += 1
-    idx = np.empty(n, np.int64)
-    val = np.empty(n, np.float64)
-    n = 0
-    for b in range(K):
-        c = cum[b]
-        for j in range(V):
-            s = c + logp[b, j]
-            if s > -np.inf and s >= thr:
-                idx[n] = b * V + j
-                val[n] = s
-                n += 1
-    return idx, val
+    return n
 
 
 @jit

@@ -142,7 +142,7 @@ def top_candidates(cum_logps: object, log_probs: object, n: int, *,
     cum = as_float(cum_logps, "cum_logps", ndim=1, dtype=np.float64)
     K = cum.size
     lp = as_float(log_probs, "log_probs", shape=(K, "V"), dtype=np.float64, finite=False)
-    if np.isnan(lp).any() or np.isposinf(lp).any():
+    if not lp.max() < np.inf:  # one pass: the max is NaN or +inf when any entry is
         raise ValueError("log_probs: contains NaN or +inf; expected log-probabilities (-inf allowed)")
     n = check_positive_int(n, "n")
     tol = check_scalar(tie_tol, "tie_tol", low=0.0)
