@@ -19,6 +19,7 @@ from textual.screen import Screen
 
 from tutor.screens.help import HelpScreen
 from tutor.screens.home import AREAS, HomeScreen
+from tutor.screens.learn import LearnScreen
 from tutor.screens.too_small import MIN_HEIGHT, MIN_WIDTH, TooSmallScreen
 from tutor.screens.trace import TraceScreen
 
@@ -49,11 +50,13 @@ class TutorApp(App):
         super().__init__()
         self.start = start or StartAt()
         self.engine_status = "Engine: starting…"
+        self._store = None
         self._too_small: TooSmallScreen | None = None
         if os.environ.get("NO_COLOR"):
             self.theme = "textual-ansi"
         self.mode_factories: dict[str, Callable[[], Screen]] = {
             "home": HomeScreen,
+            "learn": lambda: LearnScreen(self._start_item("learn")),
             "trace": lambda: TraceScreen(self._start_item("trace")),
         }
         for mode, factory in self.mode_factories.items():
@@ -95,7 +98,59 @@ class TutorApp(App):
             if isinstance(screen, HomeScreen):
                 screen.update_engine_status(text)
 
+    # -- progress store -------------------------------------------------------------
+    @property
+    def store(self):
+        """The progress store, opened on first use; its warnings are shown once."""
+        if self._store is None:
+            from tutor.store import open_store
+
+            self._store = open_store()
+            for message in self._store.warnings:
+                self.notify(message, severity="warning", timeout=10)
+        return self._store
+
+    def lessons_opened(self) -> set[str]:
+        try:
+            return set(self.store.lessons_opened())
+        except Exception as exc:  # noqa: BLE001 - progress marks must never break reading
+            self.notify(f"could not read progress: {exc}", severity="warning")
+            return set()
+
+    def mark_lesson_opened(self, lesson_id: str) -> bool:
+        """Record that a lesson was read; True when it is the first time."""
+        try:
+            first = lesson_id not in self.store.lessons_opened()
+            self.store.mark_lesson_opened(lesson_id)
+            return first
+        except Exception as exc:  # noqa: BLE001
+            self.notify(f"could not save progress: {exc}", severity="warning")
+            return False
+
+    def on_unmount(self) -> None:
+        if self._store is not None:
+            self._store.close()
+
     # -- navigation -----------------------------------------------------------------
+    def open_trace(self, name: str, overrides: dict | None = None) -> None:
+        """Switch to the trace screen showing ``name``."""
+        self.switch_mode("trace")
+
+        def load() -> None:
+            screen = self.screen
+            if isinstance(screen, TraceScreen) and (screen.trace_name != name or overrides or screen.trace is None):
+                screen.load(name, dict(overrides or {}))
+
+        self.call_after_refresh(load)
+
+    def open_quiz(self, topics: tuple[str, ...] = ()) -> None:
+        """Switch to the quiz screen, preset to ``topics``."""
+        self.action_open_mode("quiz")
+
+    def open_heatmap(self, trace_name: str) -> None:
+        """Switch to the heatmaps screen on ``trace_name``'s weights."""
+        self.action_open_mode("heatmaps")
+
     def action_open_mode(self, mode: str) -> None:
         if mode not in self.mode_factories:
             title = next((a.title for a in AREAS if a.mode == mode), mode)

@@ -1,0 +1,143 @@
+"""Learn screen: the twelve lessons with progress marks, rendered as Markdown.
+
+From a lesson, one key opens its trace (t), its quiz topic (z) or its heatmap (h). The last
+entries of the sidebar are the exam revision cards, the exam guidance and the students' Q&A.
+"""
+
+from __future__ import annotations
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, VerticalScroll
+from textual.screen import Screen
+from textual.timer import Timer
+from textual.widgets import Footer, Header, OptionList, Static
+from textual.widgets.option_list import Option
+
+SETTLE_S = 0.12
+READ_AFTER_S = 4.0
+EXTRA_PAGES = (("exam", "Exam revision cards + guidance"), ("qa", "All students' questions"))
+
+
+class LearnScreen(Screen):
+    """Read a lesson; jump to its trace, quiz or heatmap."""
+
+    BINDINGS = [
+        Binding("t", "open_trace", "Trace"),
+        Binding("z", "open_quiz", "Quiz topic"),
+        Binding("h", "open_heatmap", "Heatmap"),
+        Binding("right_square_bracket", "step(1)", "Next lesson", key_display="]"),
+        Binding("left_square_bracket", "step(-1)", "Prev lesson", key_display="["),
+    ]
+
+    def __init__(self, lesson_id: str | None = None) -> None:
+        super().__init__()
+        self.lesson_id = lesson_id
+        self.page_id: str | None = None
+        self.document = ""
+        self._pending: Timer | None = None
+        self._mark: Timer | None = None
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        with Horizontal(id="learn-main"):
+            yield OptionList(id="learn-list")
+            with VerticalScroll(id="learn-scroll"):
+                yield Static(id="learn-doc")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        from tutor.content import load_lessons
+
+        self.lessons = {lesson.id: lesson for lesson in load_lessons()}
+        self.refresh_list()
+        self.show(self.lesson_id or next(iter(self.lessons)))
+        self.query_one("#learn-list", OptionList).focus()
+
+    def refresh_list(self) -> None:
+        opened = self.app.lessons_opened()  # type: ignore[attr-defined]
+        options = self.query_one("#learn-list", OptionList)
+        highlighted = options.highlighted
+        options.clear_options()
+        for lesson in self.lessons.values():
+            mark = "[green]✓[/green]" if lesson.id in opened else "[dim]·[/dim]"
+            options.add_option(Option(f"{mark} §{lesson.section:<2} {lesson.title}", id=lesson.id))
+        options.add_option(None)
+        for page_id, title in EXTRA_PAGES:
+            options.add_option(Option(f"  [b]{title}[/b]", id=page_id))
+        if highlighted is not None:
+            options.highlighted = highlighted
+
+    def show(self, page_id: str) -> None:
+        from tutor.content import exam_document, lesson_document
+
+        if page_id == self.page_id:
+            return
+        self.page_id = page_id
+        if page_id in self.lessons:
+            lesson = self.lessons[page_id]
+            self.lesson_id = page_id
+            text = lesson_document(lesson)
+            # a lesson counts as read once it has stayed on screen for a few seconds
+            if self._mark is not None:
+                self._mark.stop()
+            self._mark = self.set_timer(READ_AFTER_S, lambda: self._mark_read(page_id))
+        else:
+            text = exam_document() if page_id == "exam" else _qa_document()
+        from rich.markdown import Markdown
+
+        self.document = text
+        self.query_one("#learn-doc", Static).update(Markdown(text, code_theme="ansi_dark", hyperlinks=False))
+        self.query_one("#learn-scroll", VerticalScroll).scroll_home(animate=False)
+        options = self.query_one("#learn-list", OptionList)
+        index = options.get_option_index(page_id)
+        if options.highlighted != index:
+            options.highlighted = index
+
+    def _mark_read(self, lesson_id: str) -> None:
+        if self.lesson_id == lesson_id and self.app.mark_lesson_opened(lesson_id):  # type: ignore[attr-defined]
+            self.refresh_list()
+
+    def on_option_list_option_highlighted(self, event: OptionList.OptionHighlighted) -> None:
+        # render once the cursor settles, so holding ↓ does not queue up a dozen renders
+        if self._pending is not None:
+            self._pending.stop()
+        if event.option.id:
+            page_id = event.option.id
+            self._pending = self.set_timer(SETTLE_S, lambda: self.show(page_id))
+
+    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        self.query_one("#learn-scroll", VerticalScroll).focus()
+
+    # -- jumps ------------------------------------------------------------------------
+    @property
+    def lesson(self):
+        return self.lessons.get(self.lesson_id or "")
+
+    def action_step(self, delta: int) -> None:
+        ids = list(self.lessons)
+        current = ids.index(self.lesson_id) if self.lesson_id in ids else 0
+        self.show(ids[(current + delta) % len(ids)])
+
+    def action_open_trace(self) -> None:
+        if self.lesson and self.lesson.traces:
+            self.app.open_trace(self.lesson.traces[0])  # type: ignore[attr-defined]
+
+    def action_open_quiz(self) -> None:
+        if self.lesson:
+            self.app.open_quiz(topics=(self.lesson.quiz_topic,))  # type: ignore[attr-defined]
+
+    def action_open_heatmap(self) -> None:
+        if self.lesson and self.lesson.heatmaps:
+            self.app.open_heatmap(self.lesson.heatmaps[0])  # type: ignore[attr-defined]
+        else:
+            self.notify("This lesson has no heatmap.", severity="warning")
+
+
+def _qa_document() -> str:
+    from tutor.content import load_qa
+
+    out = ["# Questions students asked", ""]
+    for item in load_qa():
+        out += [f"**Q: {item.question}**", "", item.answer.strip(), "", f"*Lesson: {item.lesson}*", ""]
+    return "\n".join(out)
