@@ -37,6 +37,11 @@ Per kind:
 Fields a kind does not use (``choices`` on a fill item, ``tolerance`` on a text answer…) and
 unknown fields are errors, so typos such as ``explaination`` are caught.
 
+Ids are stable: progress is stored against them, so edit a question in place and keep its id.
+Choice order is hand-placed (right answers are spread over the positions); show the choices in
+file order, or keep the mapping if you shuffle. ``erratum`` marks items where the lecture notes
+print something wrong; the explanation then says what the notes got wrong and why.
+
 Python API
 ==========
 
@@ -48,6 +53,13 @@ Python API
   cannot be an answer (empty, a letter for a number, a choice out of range…) and ``hint``
   says what to type — ask again, do not count it. Otherwise ``correct`` is True/False, or
   None for ``free`` questions (the caller shows ``expected`` and asks the student to grade).
+  Accepted input: mcq ``2``, ``b``, ``B``, ``(b)`` or the choice's text; true/false
+  ``t/f/true/false/yes/no/y/n``; numbers as decimals (``0.47``, ``-1e-3``, ``−0.5``) or
+  fractions (``3/4``), within ``tolerance``; text compared after :func:`_squash`
+  (case, spaces, brackets, ``√`` vs ``sqrt`` and a leading article do not matter).
+* :class:`Question` helpers: ``instructions`` (how to answer, stating the tolerance),
+  ``answer_text`` (the right answer for display), ``is_numeric``, ``source`` (file name).
+* :func:`parse_number` ``(text) -> float | None``: the number reader used for marking.
 * :data:`SECTIONS`, :data:`EXAM_TOPICS`: the ids from docs/DEVELOPING.md.
 """
 
