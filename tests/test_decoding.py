@@ -335,3 +335,21 @@ def test_bad_beam_arguments(kwargs, msg):
     with pytest.raises(ValueError, match=msg) as err:
         beam_search(ex.model, args.pop("beam_width"), args.pop("max_length"), **args)
     assert "\n" not in str(err.value)
+
+
+def test_edge_cases_length_one_single_word_and_wide_beams():
+    one = TableModel(["a"], [1.0])  # V = 1: every step is certain
+    r = beam_search(one, 4, 3)
+    assert [h.tokens for h in r.n_best] == [(0, 0, 0)] and r.best.logp == 0.0
+    assert greedy_decode(one, 1).hypothesis.tokens == (0,)
+    ex = lecture_beam_example()
+    r = beam_search(ex.model, 3, 1)  # max_length 1: the K most probable first words, unfinished
+    assert [h.words for h in r.n_best] == [("the",), ("a",), ("an",)]
+    assert not any(h.finished for h in r.n_best) and r.stop_reason == "max-length"
+    # K larger than the number of possible sentences: the beam just holds fewer hypotheses
+    r = beam_search(ex.model, 50, 3)
+    assert len(r.n_best) == 8  # the, a → cat/dog/<other>; an, some → <other>
+    # .24 .24 .2 .12 .1 .04 .03 .03 (the cat, a dog, an <other>, the dog, some <other>, ...)
+    want = [0.24, 0.24, 0.2, 0.12, 0.1, 0.04, 0.03, 0.03]
+    assert [h.logp for h in r.n_best] == pytest.approx(np.log(want), abs=1e-12)
+    assert beam_search(ex.model, 2, 3, n_best=1).n_best[0].words == ("the", "cat", "</s>")
