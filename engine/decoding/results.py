@@ -67,7 +67,8 @@ class Candidate:
 
     Attributes:
         t: step (1-based) = length of ``prefix + (token,)``.
-        parent: position of the extended hypothesis in the previous step's beam (0 = best).
+        parent: position of the extended hypothesis in the previous step's beam
+            (``steps[t - 2].beam[parent]``; at t = 1 the only parent, 0, is the empty start).
         prefix: tokens of the extended hypothesis.
         token: the new token; ``word`` is its word.
         logp: log P(token | prefix).
@@ -112,8 +113,8 @@ class BeamStep:
 
     Attributes:
         t: the step (1-based).
-        candidates: the ranked candidates (the top 2K window, or all when ``record="all"``),
-            best first.
+        candidates: the ranked candidates, best first: the top 2K (plus any tied with the
+            2K-th within ``tie_tol``), or every finite one when ``record="all"``.
         beam: the live hypotheses after the step (at most K), best first.
         pool: the finished pool after the step (at most K), best first.
         evicted: finished hypotheses pushed out of the pool at this step.
