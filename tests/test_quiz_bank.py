@@ -359,6 +359,11 @@ def test_mcq_answer_positions_are_spread(questions):
     assert max(positions.values()) <= 0.4 * total, positions
 
 
+def test_true_false_answers_are_balanced(questions):
+    answers = Counter(q.answer for q in questions if q.kind == "true_false")
+    assert min(answers[True], answers[False]) >= 0.35 * sum(answers.values()), answers
+
+
 def test_mcq_marking(qmap):
     q = qmap["scoring-factor"]  # 4 choices, the right one is 1/√d_k
     letter = "abcd"[q.answer]
