@@ -17,6 +17,7 @@ from textual.binding import Binding
 from textual.events import Resize
 from textual.screen import Screen
 
+from tutor.screens.heatmaps import HeatmapsScreen
 from tutor.screens.help import HelpScreen
 from tutor.screens.home import AREAS, HomeScreen
 from tutor.screens.learn import LearnScreen
@@ -58,6 +59,7 @@ class TutorApp(App):
             "home": HomeScreen,
             "learn": lambda: LearnScreen(self._start_item("learn")),
             "trace": lambda: TraceScreen(self._start_item("trace")),
+            "heatmaps": lambda: HeatmapsScreen(self._start_item("heatmaps")),
         }
         for mode, factory in self.mode_factories.items():
             self.add_mode(mode, factory)
@@ -149,7 +151,16 @@ class TutorApp(App):
 
     def open_heatmap(self, trace_name: str) -> None:
         """Switch to the heatmaps screen on ``trace_name``'s weights."""
-        self.action_open_mode("heatmaps")
+        self.switch_mode("heatmaps")
+
+        def select() -> None:
+            screen = self.screen
+            if isinstance(screen, HeatmapsScreen):
+                screen.wanted = trace_name
+                if trace_name in screen.sources:
+                    screen.select(trace_name)
+
+        self.call_after_refresh(select)
 
     def action_open_mode(self, mode: str) -> None:
         if mode not in self.mode_factories:

@@ -1,0 +1,37 @@
+"""A modal heatmap over the current screen (from the trace screen's `h`)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Footer
+
+from tutor.widgets.heatmap_panel import HeatmapPanel
+
+
+class HeatmapModal(ModalScreen[None]):
+    """The heatmaps of one trace with the cell cursor; Esc returns."""
+
+    BINDINGS = [Binding("escape,q", "dismiss", "Close")]
+
+    def __init__(self, heatmaps: Sequence[object], errata: Sequence[object] = ()) -> None:
+        super().__init__()
+        self._heatmaps = heatmaps
+        self._errata = errata
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="heatmap-modal-box"):
+            yield HeatmapPanel(self._heatmaps, self._errata)
+        yield Footer()
+
+    def on_mount(self) -> None:
+        heatmap = self.query_one(HeatmapPanel).heatmap
+        if heatmap is not None:
+            heatmap.focus()
+
+    def action_dismiss(self) -> None:
+        self.dismiss(None)

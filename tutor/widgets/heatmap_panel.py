@@ -1,0 +1,77 @@
+"""Several heatmaps of one source, one at a time, with the source's errata underneath."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.widgets import Static
+
+from tutor.widgets.heatmap import Heatmap
+
+
+class HeatmapPanel(Vertical):
+    """A :class:`Heatmap` for the current matrix; ``,``/``.`` switch between matrices."""
+
+    DEFAULT_CSS = """
+    HeatmapPanel { height: 1fr; }
+    HeatmapPanel > #panel-title { height: auto; color: $text-muted; }
+    HeatmapPanel > #panel-errata { height: auto; max-height: 8; color: $warning; }
+    """
+
+    BINDINGS = [
+        Binding("comma", "cycle(-1)", "Prev matrix", key_display=","),
+        Binding("full_stop", "cycle(1)", "Next matrix", key_display="."),
+    ]
+
+    def __init__(self, heatmaps: Sequence[object] = (), errata: Sequence[object] = (), **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.heatmaps = list(heatmaps)
+        self.errata = list(errata)
+        self.index = 0
+
+    def compose(self) -> ComposeResult:
+        yield Static(id="panel-title")
+        if self.heatmaps:
+            yield Heatmap.from_heatmap_data(self.heatmaps[0], id="panel-heatmap")
+        else:
+            yield Static("No attention weights here.", id="panel-empty")
+        yield Static(id="panel-errata")
+
+    def on_mount(self) -> None:
+        self._refresh_text()
+
+    def show(self, heatmaps: Sequence[object], errata: Sequence[object] = ()) -> None:
+        """Replace what the panel shows (the heatmaps screen calls this on a new source)."""
+        self.heatmaps, self.errata, self.index = list(heatmaps), list(errata), 0
+        self._show_current()
+
+    def action_cycle(self, delta: int) -> None:
+        if len(self.heatmaps) > 1:
+            self.index = (self.index + delta) % len(self.heatmaps)
+            self._show_current()
+
+    def _show_current(self) -> None:
+        for old in self.query("#panel-heatmap, #panel-empty"):
+            old.remove()
+        if self.heatmaps:
+            widget = Heatmap.from_heatmap_data(self.heatmaps[self.index], id="panel-heatmap")
+        else:
+            widget = Static("No attention weights here.", id="panel-empty")
+        self.mount(widget, before=self.query_one("#panel-errata"))
+        self._refresh_text()
+
+    @property
+    def heatmap(self) -> Heatmap | None:
+        found = self.query("#panel-heatmap")
+        return found.first(Heatmap) if found else None
+
+    def _refresh_text(self) -> None:
+        n = len(self.heatmaps)
+        title = self.query_one("#panel-title", Static)
+        title.update(f"matrix {self.index + 1} of {n} · , and . switch" if n > 1 else "")
+        title.display = n > 1
+        lines = [f"⚠ {e.where}: the notes print {e.printed}; computed {e.computed}. {e.why}" for e in self.errata]
+        self.query_one("#panel-errata", Static).update("\n".join(lines))
