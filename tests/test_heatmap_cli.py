@@ -196,7 +196,7 @@ def test_json_ragged(tmp_path):
     path = tmp_path / "w.json"
     path.write_text('{"weights": [[0.2, 0.8], [1]]}')
     assert fails("--from", str(path)) == (
-        f"attn-tutor: error: --from {path}: row 2 has 1 values; expected 2 like row 1 (every row the same length)")
+        f"attn-tutor: error: --from {path}: row 2 has 1 value; expected 2 like row 1 (every row the same length)")
 
 
 def test_json_nan_and_bad_syntax_and_missing_key(tmp_path):

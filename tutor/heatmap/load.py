@@ -117,7 +117,7 @@ def _load_csv(text: str, where: str, suffix: str) -> Loaded:
             width, width_line = len(numbers), n
         elif len(numbers) != width:
             raise UserError(
-                f"{where}: line {n} has {len(numbers)} values; expected {width} like line {width_line} "
+                f"{where}: line {n} has {_values(len(numbers))}; expected {width} like line {width_line} "
                 "(every row needs the same number of columns)"
             )
         row = []
@@ -192,11 +192,15 @@ def _json_matrix(data: object, where: str) -> np.ndarray:
     width = len(data[0])
     for i, row in enumerate(data, 1):
         if len(row) != width:
-            raise UserError(f"{where}: row {i} has {len(row)} values; expected {width} like row 1 (every row the same length)")
+            raise UserError(f"{where}: row {i} has {_values(len(row))}; expected {width} like row 1 (every row the same length)")
         for j, value in enumerate(row, 1):
             if not _is_num(value):
                 raise UserError(f"{where}: row {i}, column {j} is {json.dumps(value)}; expected a number")
     return np.array(data, dtype=np.float64)
+
+
+def _values(n: int) -> str:
+    return f"{n} value{'' if n == 1 else 's'}"
 
 
 def _is_num(value: object) -> bool:

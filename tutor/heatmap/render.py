@@ -115,6 +115,11 @@ def ink_color(level: int) -> str:
     return "#000000" if 0.2126 * r + 0.7152 * g + 0.0722 * b > 120 else "#ffffff"
 
 
+SHADE_STYLES = tuple(Style(color=ink_color(k), bgcolor=level_color(k)) for k in range(LEVELS))
+"""The Rich style of each ramp level: its background colour and readable ink."""
+_BOLD = Style(bold=True)
+
+
 def fmt_number(x: float) -> str:
     """A number as a student writes it: ``0.9``, ``-1.25``, ``3``, ``1.2e-05``."""
     x = float(x)
@@ -330,9 +335,8 @@ def cell_pieces(
     left, right = ("[", "]") if model.argmax[row, col] else (" ", " ")
     if not color:
         return [(left, None), (inner, None), (right, None)]
-    shade = Style(color=ink_color(level), bgcolor=level_color(level))
-    mark = Style(bold=True) if left == "[" else None
-    return [(left, mark), (inner, shade), (right, mark)]
+    mark = _BOLD if left == "[" else None
+    return [(left, mark), (inner, SHADE_STYLES[level]), (right, mark)]
 
 
 def header_piece(model: HeatmapModel, geo: Geometry, col: int, line: int, style: Style | None) -> Piece:
@@ -351,6 +355,8 @@ def header_piece(model: HeatmapModel, geo: Geometry, col: int, line: int, style:
 
 
 def _line(pieces: list[Piece]) -> Text:
+    if all(style is None for _, style in pieces):
+        return Text("".join(s for s, _ in pieces), no_wrap=True, overflow="ignore")
     text = Text(no_wrap=True, overflow="ignore")
     for s, style in pieces:
         text.append(s, style)
@@ -403,7 +409,7 @@ def legend(model: HeatmapModel, geo: Geometry, options: HeatmapOptions, width: i
     ]
     ramp: list[Piece] = [("shade '", None)]
     for level, ch in enumerate(RAMP):
-        ramp.append((ch, Style(color=ink_color(level), bgcolor=level_color(level)) if options.color else None))
+        ramp.append((ch, SHADE_STYLES[level] if options.color else None))
     ramp.append(("' = " + scale_words(model), None))
     lines.append(_line(ramp))
     lines.append(_line([("[  ] = the largest value in its row", None)]))

@@ -32,14 +32,13 @@ from textual.strip import Strip
 
 from tutor.heatmap.render import (
     RAMP,
+    SHADE_STYLES,
     Geometry,
     HeatmapModel,
     HeatmapOptions,
-    ink_color,
     cell_pieces,
     geometry,
     header_piece,
-    level_color,
     prepare,
     row_label_piece,
     scale_words,
@@ -310,7 +309,7 @@ class Heatmap(ScrollView, can_focus=True):
 
     def _key_strip(self, width: int, base: Style) -> Strip:
         segments = [Segment("shade '", base)]
-        segments += [Segment(ch, base + Style(color=ink_color(k), bgcolor=level_color(k))) for k, ch in enumerate(RAMP)]
+        segments += [Segment(ch, base + SHADE_STYLES[k]) for k, ch in enumerate(RAMP)]
         segments.append(Segment(f"' = {scale_words(self.model)} · {sums_line(self.model)}", base))
         return Strip(segments).adjust_cell_length(width, base).crop(0, width)
 
