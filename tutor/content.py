@@ -485,18 +485,25 @@ def lesson_document(lesson: Lesson, root: Path | None = None) -> str:
     if qa:
         out += ["", "## Questions students ask", ""]
         for item in qa:
-            out += [f"**Q: {item.question}**", "", item.answer.strip(), ""]
-    out += ["", "## Links", ""]
+            out += [f"**Q: {item.question}**", "", _para(item.answer), ""]
+    else:
+        out.append("")
+    out += ["## Links", ""]
     if lesson.traces:
         out.append("- Traces: " + ", ".join(f"`attn-tutor trace {t}`" for t in lesson.traces))
     if lesson.heatmaps:
-        out.append("- Heatmaps from: " + ", ".join(lesson.heatmaps))
+        out.append("- Heatmaps: " + ", ".join(f"`attn-tutor heatmap {h}`" for h in lesson.heatmaps))
     out.append(f"- Quiz topic: {lesson.quiz_topic}")
     if lesson.exam_topics:
         out.append("- Exam cards: " + ", ".join(lesson.exam_topics))
     if lesson.related:
         out.append("- Related lessons: " + ", ".join(f"`attn-tutor lesson {r}`" for r in lesson.related))
     return "\n".join(out).rstrip() + "\n"
+
+
+def _para(text: str) -> str:
+    """A TOML multi-line string as one Markdown paragraph (renderers rewrap it)."""
+    return " ".join(text.split())
 
 
 def exam_document(root: Path | None = None) -> str:
@@ -506,7 +513,7 @@ def exam_document(root: Path | None = None) -> str:
         out += [
             f"## {n}. {card.title}",
             "",
-            f"**Must know.** {card.must_know.strip()}",
+            f"**Must know.** {_para(card.must_know)}",
             "",
             "**Key formula.**",
             "",
@@ -514,13 +521,13 @@ def exam_document(root: Path | None = None) -> str:
             card.key_formula.strip(),
             "```",
             "",
-            f"**Top pitfall.** {card.top_pitfall.strip()}",
+            f"**Top pitfall.** {_para(card.top_pitfall)}",
             "",
-            f"**Self-check.** {card.self_check.strip()}",
+            f"**Self-check.** {_para(card.self_check)}",
             "",
-            f"**Model answer.** {card.self_check_answer.strip()}",
+            f"**Model answer.** {_para(card.self_check_answer)}",
             "",
-            f"**Connects to:** lesson {card.lesson}; " + ", ".join(card.connects_to),
+            f"**Lesson:** {card.lesson}. **Connects to:** " + ", ".join(card.connects_to) + ".",
             "",
         ]
     out.append(load_exam_guidance(root))

@@ -1,12 +1,206 @@
-"""`attn-tutor lesson`: not built yet."""
+"""`attn-tutor lesson`: list the lessons, read one, or show the exam revision cards.
+
+Only typer (and tutor.errors) is imported at module level; the content loader and Rich load
+inside the command, so ``attn-tutor --help`` stays fast. On a terminal a lesson is rendered
+with Rich Markdown in a pager; otherwise (or with ``--plain``) it is printed as plain text.
+:func:`show_lesson` is the one place that decides how a lesson is shown, so the TUI can take
+it over later.
+"""
 
 from __future__ import annotations
+
+import re
+import sys
+from typing import TYPE_CHECKING, Annotated, Optional
+
+import typer
+
+from tutor.errors import UserError, user_errors
+
+if TYPE_CHECKING:
+    from datetime import datetime
+
+    from tutor.content import Lesson
 
 NAME = "lesson"
 HELP = "Read a lesson: one per section of the lecture, plus the exam revision cards."
 
+EXAM = "exam"
 
-def command() -> None:
-    from tutor.errors import fail
 
-    fail("`attn-tutor lesson` is not built yet; see the open issues in the README", code=2)
+def command(
+    lesson_id: Annotated[Optional[str], typer.Argument(
+        metavar="[ID]", show_default=False,
+        help="Lesson id or section number (omit it to list the lessons; 'exam' for the "
+             "revision cards).")] = None,
+    plain: Annotated[bool, typer.Option(
+        "--plain", help="Print plain text (for pipes and screen readers).")] = False,
+    exam: Annotated[bool, typer.Option(
+        "--exam", help="Show the nine exam revision cards and the exam guidance.")] = False,
+) -> None:
+    user_errors(run)(lesson_id, plain=plain, exam=exam)
+
+
+def run(lesson_id: str | None, *, plain: bool = False, exam: bool = False) -> None:
+    """The command's work, as a plain function (the CLI wraps it in the one-line error handler)."""
+    if exam and lesson_id not in (None, EXAM):
+        raise UserError(f"give a lesson id or --exam, not both (got {lesson_id!r} and --exam)")
+    if exam or lesson_id == EXAM:
+        from tutor.content import exam_document
+
+        _show(exam_document(), plain=plain)
+        return
+    if lesson_id is None:
+        typer.echo(listing())
+        return
+    show_lesson(find_lesson(lesson_id), plain=plain)
+
+
+def find_lesson(key: str) -> Lesson:
+    """A lesson by id or by section number; :class:`UserError` naming the choices otherwise."""
+    from tutor.content import load_lessons
+
+    lessons = load_lessons()
+    for lesson in lessons:
+        if key == lesson.id or (key.isdigit() and int(key) == lesson.section):
+            return lesson
+    raise UserError(
+        f"no lesson {key!r}; expected one of: " + ", ".join(l.id for l in lessons)
+        + f", {EXAM}, or a section number 1-{len(lessons)}"
+    )
+
+
+def listing() -> str:
+    """One line per lesson (✓ when opened, section, id, title), then a short footer."""
+    from tutor.content import load_lessons
+
+    lessons = load_lessons()
+    opened = lessons_opened()
+    width = max(len(l.id) for l in lessons)
+    lines = [f"  {'§':>2}  {'id':<{width}}  title"]
+    for l in lessons:
+        mark = "✓" if l.id in opened else " "
+        lines.append(f"{mark} {l.section:>2}  {l.id:<{width}}  {l.title}")
+    done = sum(l.id in opened for l in lessons)
+    lines += [
+        "",
+        f"{done} of {len(lessons)} opened (✓).",
+        f"Read one: attn-tutor lesson ID (or its section number). Revision cards: "
+        f"attn-tutor lesson {EXAM}",
+    ]
+    return "\n".join(lines)
+
+
+def show_lesson(lesson: Lesson, *, plain: bool = False) -> None:
+    """Show one lesson (pager on a terminal, plain text otherwise) and record it as opened."""
+    from tutor.content import lesson_document
+
+    _show(lesson_document(lesson), plain=plain)
+    mark_opened(lesson.id)
+
+
+# --------------------------------------------------------------------------- progress
+
+
+def lessons_opened() -> dict[str, datetime]:
+    """Lesson id → when it was first opened; empty if the progress store is not available."""
+    try:
+        from tutor.store import open_store
+
+        with open_store() as store:
+            _warn(store)
+            return store.lessons_opened()
+    except (ImportError, AttributeError):
+        return {}
+
+
+def mark_opened(lesson_id: str) -> None:
+    """Record that a lesson was shown (silently skipped without a progress store)."""
+    try:
+        from tutor.store import open_store
+
+        with open_store() as store:
+            store.mark_lesson_opened(lesson_id)
+    except (ImportError, AttributeError):
+        pass
+
+
+def _warn(store: object) -> None:
+    for warning in getattr(store, "warnings", ()):
+        print(f"attn-tutor: {warning}", file=sys.stderr)
+
+
+# --------------------------------------------------------------------------- output
+
+
+def _show(markdown: str, *, plain: bool) -> None:
+    from tutor.terminal import is_interactive
+
+    if plain or not is_interactive():
+        typer.echo(plain_text(markdown), nl=False)
+        return
+    import os
+
+    from rich.console import Console
+    from rich.markdown import Markdown
+
+    os.environ.setdefault("LESS", "-R")  # let `less` show the colours the pager is sent
+    console = Console()
+    with console.pager(styles=True):
+        console.print(Markdown(markdown))
+
+
+_BOLD = re.compile(r"\*\*(.+?)\*\*")
+_ITALIC = re.compile(r"(?<![\w*])\*(?!\s)(.+?)(?<!\s)\*(?![\w*])")
+_CODE = re.compile(r"`([^`]+)`")
+
+
+def _inline(text: str) -> str:
+    return _CODE.sub(r"\1", _ITALIC.sub(r"\1", _BOLD.sub(r"\1", text)))
+
+
+def _table(rows: list[str]) -> list[str]:
+    cells = [[_inline(c.strip()) for c in r.strip().strip("|").split("|")] for r in rows]
+    cells = [r for r in cells if not all(set(c) <= set("-: ") for c in r)]  # drop | --- |
+    widths = [max(len(r[i]) for r in cells if i < len(r)) for i in range(max(map(len, cells)))]
+    return ["  ".join(c.ljust(widths[i]) for i, c in enumerate(r)).rstrip() for r in cells]
+
+
+def _wrap(line: str, width: int = 96) -> list[str]:
+    """Prose lines longer than the source's own wrapping (summaries, card fields) are refilled."""
+    if len(line) <= width:
+        return [line]
+    import textwrap
+
+    indent = re.match(r"\s*(?:[-*] |\d+\. )?", line)[0]
+    return textwrap.wrap(line, width, subsequent_indent=" " * len(indent), break_on_hyphens=False)
+
+
+def plain_text(markdown: str) -> str:
+    """Markdown → plain text: underlined headings, aligned tables, indented formulas, no markup."""
+    out: list[str] = []
+    lines = markdown.splitlines()
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        if line.startswith("```"):
+            i += 1
+            while i < len(lines) and not lines[i].startswith("```"):
+                out.append(("    " + lines[i]).rstrip())
+                i += 1
+        elif line.lstrip().startswith("|"):
+            rows = []
+            while i < len(lines) and lines[i].lstrip().startswith("|"):
+                rows.append(lines[i])
+                i += 1
+            out += _table(rows)
+            continue
+        elif m := re.match(r"(#{1,6}) (.*)", line):
+            title = _inline(m[2].strip())
+            out.append(title)
+            if len(m[1]) <= 2:
+                out.append(("=" if len(m[1]) == 1 else "-") * len(title))
+        else:
+            out += _wrap(_inline(line).rstrip())
+        i += 1
+    return "\n".join(out).rstrip() + "\n"

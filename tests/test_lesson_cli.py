@@ -1,0 +1,175 @@
+"""`attn-tutor lesson`: the listing with progress marks, a lesson in plain text, the exam
+cards, and one-line errors."""
+
+from __future__ import annotations
+
+import contextlib
+import sys
+
+import pytest
+from typer.testing import CliRunner
+
+from tutor.cli import app
+from tutor.commands import lesson as lesson_cmd
+
+LISTING = """\
+   §  id               title
+   1  encoder-decoder  Encoder-decoder foundations
+   2  context-vector   The context vector and its bottleneck
+   3  teacher-forcing  Teacher forcing
+   4  attention-intro  Introduction to attention: dynamic context
+   5  qkv              The query-key-value framework
+   6  self-attention   Self-attention
+   7  cross-attention  Cross-attention
+   8  scoring          Attention scoring functions
+   9  pooling          Attention pooling vs max/average pooling
+  10  decoding         Decoding strategies
+  11  visualisation    Visualisation and interpretability
+  12  training         Training and optimisation
+
+0 of 12 opened (✓).
+Read one: attn-tutor lesson ID (or its section number). Revision cards: attn-tutor lesson exam
+"""
+
+
+def invoke(*args: str):
+    return CliRunner().invoke(app, ["lesson", *args])
+
+
+def test_listing_shows_every_lesson_and_no_marks_at_first():
+    result = invoke()
+    assert result.exit_code == 0
+    assert result.stdout == LISTING
+
+
+def test_reading_a_lesson_marks_it_in_the_listing():
+    assert invoke("qkv", "--plain").exit_code == 0
+    assert invoke("11").exit_code == 0
+    lines = invoke().stdout.splitlines()
+    assert lines[5] == "✓  5  qkv              The query-key-value framework"
+    assert lines[11] == "✓ 11  visualisation    Visualisation and interpretability"
+    assert lines[1] == "   1  encoder-decoder  Encoder-decoder foundations"
+    assert lines[14] == "2 of 12 opened (✓)."
+
+
+def test_plain_lesson_starts_with_title_summary_and_first_heading():
+    result = invoke("qkv", "--plain")
+    assert result.exit_code == 0
+    assert result.stdout.splitlines()[:9] == [
+        "5. The query-key-value framework",
+        "================================",
+        "",
+        "Attention as a soft, differentiable lookup: every token is projected into a query, a key and a",
+        "value; scaled query-key scores are softmaxed into weights that average the values.",
+        "",
+        "Learning goals",
+        "--------------",
+        "",
+    ]
+
+
+def test_plain_lesson_has_formulas_tables_and_trace_links_without_markup():
+    out = invoke("qkv", "--plain").stdout
+    assert "    Attention(Q, K, V) = softmax(Q Kᵀ / √d_k) V    (n × d_v)" in out.splitlines()
+    assert "Symbol    Meaning                               Shape" in out.splitlines()
+    assert "Step through it: attn-tutor trace qkv shows each projection" in out
+    assert "`" not in out and "**" not in out and "```" not in out and "| ---" not in out
+
+
+def test_a_section_number_opens_the_same_lesson():
+    assert invoke("5", "--plain").stdout == invoke("qkv", "--plain").stdout
+
+
+def test_off_a_terminal_the_lesson_is_plain_text_anyway():
+    assert invoke("decoding").stdout == invoke("decoding", "--plain").stdout
+
+
+def test_exam_cards_by_argument_and_by_option():
+    by_arg = invoke("exam")
+    by_opt = invoke("--exam", "--plain")
+    assert by_arg.exit_code == by_opt.exit_code == 0
+    assert by_arg.stdout == by_opt.stdout
+    headings = [line for line in by_arg.stdout.splitlines() if line[:2] in {f"{n}." for n in range(1, 10)}]
+    assert headings == [
+        "1. Encoder-decoder architecture",
+        "2. The context-vector bottleneck",
+        "3. Teacher forcing",
+        "4. Attention: dynamic context",
+        "5. Query, key, value",
+        "6. Self-attention vs cross-attention",
+        "7. Scaled dot-product attention",
+        "8. Decoding strategies",
+        "9. Cross-entropy loss for seq2seq",
+    ]
+    assert "Model answer. " in by_arg.stdout and "Exam guidance" in by_arg.stdout
+
+
+def test_unknown_lesson_is_one_line_and_exit_2():
+    result = invoke("transformers")
+    assert result.exit_code == 2
+    assert result.stdout == ""
+    assert result.stderr == (
+        "attn-tutor: error: no lesson 'transformers'; expected one of: encoder-decoder, "
+        "context-vector, teacher-forcing, attention-intro, qkv, self-attention, cross-attention, "
+        "scoring, pooling, decoding, visualisation, training, exam, or a section number 1-12\n")
+
+
+@pytest.mark.parametrize("bad", ["0", "13"])
+def test_section_numbers_out_of_range_are_unknown(bad):
+    result = invoke(bad)
+    assert result.exit_code == 2
+    assert result.stderr.startswith(f"attn-tutor: error: no lesson '{bad}'; expected one of: ")
+
+
+def test_a_lesson_id_with_exam_is_an_error():
+    result = invoke("qkv", "--exam")
+    assert result.exit_code == 2
+    assert result.stderr == (
+        "attn-tutor: error: give a lesson id or --exam, not both (got 'qkv' and --exam)\n")
+
+
+def test_works_without_a_progress_store(monkeypatch):
+    monkeypatch.setitem(sys.modules, "tutor.store", None)  # import fails with ImportError
+    assert invoke().stdout == LISTING
+    assert invoke("pooling", "--plain").exit_code == 0
+    assert invoke().stdout == LISTING
+
+
+def test_on_a_terminal_show_lesson_renders_markdown_in_a_pager(monkeypatch):
+    import rich.console
+
+    import tutor.terminal
+
+    pages = []
+
+    @contextlib.contextmanager
+    def pager(self, *args, **kwargs):
+        pages.append(kwargs)
+        yield
+
+    monkeypatch.setattr(tutor.terminal, "is_interactive", lambda: True)
+    monkeypatch.setattr(rich.console.Console, "pager", pager)
+    result = invoke("scoring")
+    assert result.exit_code == 0
+    assert pages == [{"styles": True}]
+    assert "Attention scoring functions" in result.stdout
+    assert "## Learning goals" not in result.stdout  # rendered, not raw Markdown
+    assert "scoring" in lesson_cmd.lessons_opened()
+
+
+def test_plain_text_renderer():
+    md = ("# 1. Title\n\n*Summary.*\n\n## Part\n\n**Bold** and `code`.\n\n"
+          "| a | bb |\n| --- | --- |\n| ccc | d |\n\n```\nx = 1\n```\n")
+    assert lesson_cmd.plain_text(md) == (
+        "1. Title\n========\n\nSummary.\n\nPart\n----\n\nBold and code.\n\n"
+        "a    bb\nccc  d\n\n    x = 1\n")
+
+
+def test_help_stays_light():
+    import subprocess
+
+    code = ("import sys\nfrom tutor.cli import app\n"
+            "try:\n    app(['lesson', '--help'])\nexcept SystemExit:\n    pass\n"
+            "print(sorted(m for m in ('tutor.content', 'numpy', 'textual') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip().splitlines()[-1] == "[]"

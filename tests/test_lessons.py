@@ -1,0 +1,327 @@
+"""The reading material: every file loads, every link resolves, the text is our own, and a
+malformed file is reported with its name, the field and what was expected."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from engine.traces import REGISTRY
+from tutor import content
+from tutor.content import (
+    EXAM_TOPICS,
+    HEADINGS,
+    LESSON_IDS,
+    ContentError,
+    exam_document,
+    get_lesson,
+    lesson_document,
+    load_exam_cards,
+    load_exam_guidance,
+    load_lessons,
+    load_qa,
+)
+
+REPO = Path(__file__).resolve().parents[1]
+OVERLAP = Path(__file__).resolve().parents[2] / "shared/tools/overlap.py"
+MY_PATHS = ["lessons/sections", "lessons/exam", "lessons/qa.toml", "tutor/content.py",
+            "tutor/commands/lesson.py"]
+
+TRACE_LINK = re.compile(r"attn-tutor trace ([a-z0-9-]+)")
+LESSON_LINK = re.compile(r"attn-tutor lesson ([a-z0-9-]+)")
+
+
+def all_texts() -> dict[str, str]:
+    """Every piece of prose a student can read, keyed by where it comes from."""
+    texts = {f"lesson {l.id}": l.body for l in load_lessons()}
+    for card in load_exam_cards():
+        texts[f"card {card.id}"] = "\n".join(
+            [card.must_know, card.key_formula, card.top_pitfall, card.self_check,
+             card.self_check_answer])
+    for item in load_qa():
+        texts[f"qa {item.id}"] = item.question + "\n" + item.answer
+    texts["guidance"] = load_exam_guidance()
+    return texts
+
+
+# --------------------------------------------------------------------------- the real content
+
+
+def test_twelve_lessons_in_lecture_order_with_the_shared_titles():
+    table = (REPO / "docs/DEVELOPING.md").read_text()
+    expected = re.findall(r"^\| (\d+) \| `([a-z-]+)` \| (.+?) \|$", table, re.M)
+    assert [(int(s), i, t) for s, i, t in expected] == [
+        (l.section, l.id, l.title) for l in load_lessons()]
+    assert tuple(l.id for l in load_lessons()) == LESSON_IDS
+
+
+def test_every_lesson_has_the_headings_a_symbol_table_and_a_summary():
+    for lesson in load_lessons():
+        assert tuple(lesson.parts) == HEADINGS, lesson.id
+        assert lesson.symbols, lesson.id
+        assert all(s.symbol and s.meaning and s.shape for s in lesson.symbols)
+        assert len(lesson.summary) > 40, lesson.id
+
+
+def test_front_matter_links_resolve():
+    for lesson in load_lessons():
+        assert lesson.quiz_topic == lesson.id
+        assert lesson.traces, lesson.id
+        for name in lesson.traces + lesson.heatmaps:
+            assert name in REGISTRY, (lesson.id, name)
+        assert set(lesson.related) <= set(LESSON_IDS) and lesson.id not in lesson.related
+        assert set(lesson.exam_topics) <= set(EXAM_TOPICS)
+
+
+def test_every_front_matter_trace_is_linked_from_the_text_and_every_text_link_exists():
+    for lesson in load_lessons():
+        linked = set(lesson.trace_links())
+        assert set(lesson.traces) <= linked, (lesson.id, set(lesson.traces) - linked)
+    for where, text in all_texts().items():
+        for name in TRACE_LINK.findall(text):
+            assert name in REGISTRY, (where, name)
+        for name in LESSON_LINK.findall(text):
+            assert name in LESSON_IDS or name == "exam", (where, name)
+
+
+def test_every_trace_is_taught_by_some_lesson():
+    linked = {t for l in load_lessons() for t in l.traces}
+    assert linked == set(REGISTRY)
+
+
+def test_inline_code_never_spans_a_line_break():
+    # a command split over two lines would not match TRACE_LINK and renders badly in --plain
+    for where, text in all_texts().items():
+        prose = re.sub(r"```.*?```", "", text, flags=re.S)
+        for span in re.findall(r"`([^`]*)`", prose):
+            assert "\n" not in span, (where, span)
+
+
+def test_nine_exam_cards_with_model_answers_and_valid_links():
+    cards = load_exam_cards()
+    assert tuple(c.id for c in cards) == EXAM_TOPICS
+    for card in cards:
+        assert card.lesson in LESSON_IDS and card.id in get_lesson(card.lesson).exam_topics
+        assert set(card.connects_to) <= set(LESSON_IDS) and card.connects_to
+        assert set(card.traces) <= set(REGISTRY)
+        assert card.self_check.rstrip().endswith("?") or card.self_check.startswith(
+            ("Show", "Derive"))
+        assert len(card.self_check_answer) > 150, card.id
+    covered = {t for l in load_lessons() for t in l.exam_topics}
+    assert covered == set(EXAM_TOPICS)
+
+
+def test_qa_covers_the_notes_questions_and_each_item_names_a_lesson():
+    items = load_qa()
+    from_notes = [i for i in items if i.source.startswith("notes")]
+    assert len(from_notes) == 6  # the notes' six "Q: … A: …" items
+    assert {i.lesson for i in from_notes} == {"encoder-decoder", "context-vector", "qkv", "decoding"}
+    assert len({i.id for i in items}) == len(items)
+    assert all(i.lesson in LESSON_IDS for i in items)
+
+
+@pytest.mark.parametrize(("lesson_id", "trace", "must_say"), [
+    ("qkv", "qkv", ["0.64", "0.471", "0.264", "[0.471, 0.264]"]),
+    ("decoding", "greedy-vs-beam", ["-1.42", "-1.427", "0.24"]),
+    ("context-vector", "bottleneck", ["19", "17"]),
+    ("visualisation", "heatmap-reading", ["3 × 3", "5 × 3", "j'"]),
+    ("cross-attention", "cross-attention", ["H_6", "H_5"]),
+])
+def test_errata_state_printed_and_correct_values_and_point_to_the_trace(lesson_id, trace, must_say):
+    errata = get_lesson(lesson_id).part("Errata")
+    assert f"attn-tutor trace {trace}" in errata
+    for text in must_say:
+        assert text in errata, (lesson_id, text)
+
+
+def test_the_guidance_lists_the_known_errata():
+    guidance = load_exam_guidance()
+    for trace in ("qkv", "greedy-vs-beam", "bottleneck", "heatmap-reading", "cross-attention"):
+        assert re.search(rf"\| {re.escape(trace)} \|$", guidance, re.M), trace
+
+
+def test_documents_carry_title_qa_and_links():
+    doc = lesson_document(get_lesson("qkv"))
+    assert doc.startswith("# 5. The query-key-value framework\n")
+    assert "## Questions students ask" in doc and "**Q: Do attention weights keep" in doc
+    assert "- Traces: `attn-tutor trace qkv`, `attn-tutor trace self-attention`" in doc
+    assert "- Quiz topic: qkv" in doc
+    exam = exam_document()
+    assert exam.startswith("# Exam revision cards\n")
+    assert [m for m in re.findall(r"^## (\d)\. ", exam, re.M)] == [str(n) for n in range(1, 10)]
+    assert "# Exam guidance" in exam
+
+
+def test_loading_is_cached_and_light():
+    assert load_lessons() is load_lessons()
+    code = ("import sys; from tutor.content import load_lessons, load_qa, load_exam_cards\n"
+            "load_lessons(); load_qa(); load_exam_cards()\n"
+            "print(sorted(m for m in ('numpy', 'rich', 'textual', 'numba') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
+
+
+def test_get_lesson_unknown_id_names_the_choices():
+    with pytest.raises(LookupError, match=r"^no lesson 'nope'; expected one of: encoder-decoder, "):
+        get_lesson("nope")
+
+
+@pytest.mark.skipif(not OVERLAP.exists(), reason="overlap tool not available")
+def test_no_run_of_ten_words_is_shared_with_the_notes():
+    out = subprocess.run([sys.executable, str(OVERLAP), *MY_PATHS], cwd=REPO,
+                         capture_output=True, text=True, check=True)
+    assert out.stdout.strip().splitlines()[-1] == "0 shared run(s) of 10+ words", out.stdout
+
+
+# --------------------------------------------------------------------------- malformed files
+
+
+@pytest.fixture
+def root(tmp_path: Path) -> Path:
+    """A content folder with one real lesson, the real cards, guidance and Q&A."""
+    base = tmp_path / "lessons"
+    (base / "sections").mkdir(parents=True)
+    src = content._root(None)
+    shutil.copy(src / "sections/05-qkv.md", base / "sections/05-qkv.md")
+    shutil.copytree(src / "exam", base / "exam")
+    shutil.copy(src / "qa.toml", base / "qa.toml")
+    return base
+
+
+def edit(path: Path, old: str, new: str) -> None:
+    text = path.read_text()
+    assert old in text
+    path.write_text(text.replace(old, new, 1))
+
+
+def lesson_error(root: Path) -> str:
+    with pytest.raises(ContentError) as info:
+        load_lessons(root)
+    return str(info.value)
+
+
+def test_a_copied_lesson_loads_from_another_root(root):
+    (lesson,) = load_lessons(root)
+    assert lesson.id == "qkv" and lesson.path.parent == root / "sections"
+
+
+QKV = "lessons/sections/05-qkv.md"
+
+
+@pytest.mark.parametrize(("old", "new", "message"), [
+    ('summary = "', 'summery = "',
+     f"{QKV}: missing field 'summary' (expected a string)"),
+    ("section = 5", 'section = "five"',
+     f"{QKV}: field 'section' is 'five'; expected an integer"),
+    ("section = 5", "section = 6",
+     f"{QKV}: field 'section' is 6; expected 5 for lesson 'qkv'"),
+    ('title = "The query-key-value framework"', 'title = ""',
+     f"{QKV}: field 'title' is ''; expected a string, not empty"),
+    ('traces = ["qkv", "self-attention"]', 'traces = "qkv"',
+     f"{QKV}: field 'traces' is 'qkv'; expected a list of strings"),
+    ('related = ["attention-intro"', 'related = ["attention"',
+     f"{QKV}: field 'related' has 'attention'; expected one of: encoder-decoder, "),
+    ('exam_topics = ["exam-qkv"]', 'exam_topics = ["qkv"]',
+     f"{QKV}: field 'exam_topics' has 'qkv'; expected one of: exam-encoder-decoder, "),
+    ('quiz_topic = "qkv"', 'quiz_topic = "qkv"\ncolour = "red"',
+     f"{QKV}: unknown field 'colour'; expected only: id, section, title, "),
+    ('quiz_topic = "qkv"', 'quiz_topic = qkv',
+     f"{QKV}: front matter: not valid TOML ("),
+    ("## Errata", "### Errata",
+     f"{QKV}: body: missing heading '## Errata'"),
+    ("## Errata", "## Corrections",
+     f"{QKV}: body: heading 11 is '## Corrections'; expected '## Errata'"),
+    ("## Errata", "## Errata\n\nFine.\n\n## Notes",
+     f"{QKV}: body: unexpected heading '## Notes'; expected only: Learning goals, "),
+    ("## Recap", "## Summary",
+     f"{QKV}: body: heading 8 is '## Summary'; expected '## Recap'"),
+    ("| Symbol | Meaning | Shape |", "| Symbol | Meaning |",
+     f"{QKV}: body: '## Symbols' needs a table with header | Symbol | Meaning | Shape |"),
+    ("| W_Q | query projection | d × d_k |", "| W_Q | query projection | |",
+     f"{QKV}: body: symbol table row '| W_Q | query projection | |'; expected three"),
+])
+def test_a_broken_lesson_names_file_field_and_expectation(root, old, new, message):
+    edit(root / "sections/05-qkv.md", old, new)
+    assert lesson_error(root).startswith(message)
+
+
+def test_missing_front_matter_and_unclosed_front_matter(root):
+    path = root / "sections/05-qkv.md"
+    text = path.read_text()
+    path.write_text(text.replace("+++\n", "", 1))
+    assert lesson_error(root) == f"{QKV}: front matter: expected the file to start with a '+++' line"
+    path.write_text(text.replace("\n+++\n", "\n", 1))
+    load_lessons.cache_clear()
+    assert lesson_error(root) == f"{QKV}: front matter: expected a closing '+++' line"
+
+
+def test_file_name_must_match_the_front_matter(root):
+    (root / "sections/05-qkv.md").rename(root / "sections/05-attention.md")
+    assert lesson_error(root) == (
+        "lessons/sections/05-attention.md: file name: expected 05-qkv.md to match the front matter")
+
+
+def test_text_before_the_first_heading_is_rejected(root):
+    edit(root / "sections/05-qkv.md", "## Learning goals", "Stray text.\n\n## Learning goals")
+    assert lesson_error(root) == f"{QKV}: body: expected '## Learning goals' before any text"
+
+
+def test_a_heading_inside_a_code_fence_is_not_a_heading(root):
+    edit(root / "sections/05-qkv.md", "Q = X W_Q      (n × d_k)", "## not a heading\nQ = X W_Q")
+    (lesson,) = load_lessons(root)
+    assert "## not a heading" in lesson.part("Formal statement")
+
+
+def test_a_broken_card_names_the_card_and_field(root):
+    path = root / "exam/cards.toml"
+    edit(path, 'self_check_answer = """\nA standard (tagging)', 'answer = """\nA standard (tagging)')
+    with pytest.raises(ContentError) as info:
+        load_exam_cards(root)
+    assert str(info.value) == (
+        "lessons/exam/cards.toml: card 1 (exam-encoder-decoder): "
+        "missing field 'self_check_answer' (expected a string)")
+
+
+def test_cards_must_cover_the_nine_topics_in_order(root):
+    path = root / "exam/cards.toml"
+    text = path.read_text()
+    last = text.rindex("[[card]]")
+    path.write_text(text[:last])
+    with pytest.raises(ContentError, match=r"^lessons/exam/cards.toml: cards are exam-encoder-"
+                                           r"decoder, .*, exam-decoding; expected one card per "
+                                           r"exam topic in this order: "):
+        load_exam_cards(root)
+
+
+def test_card_lesson_must_exist(root):
+    edit(root / "exam/cards.toml", 'lesson = "encoder-decoder"', 'lesson = "rnn"')
+    with pytest.raises(ContentError, match=r"^lessons/exam/cards.toml: card 1 "
+                                           r"\(exam-encoder-decoder\): field 'lesson' has 'rnn'"):
+        load_exam_cards(root)
+
+
+def test_qa_duplicate_id_and_bad_toml(root):
+    path = root / "qa.toml"
+    edit(path, 'id = "qa-context-enough"', 'id = "qa-why-not-plain-rnn"')
+    with pytest.raises(ContentError) as info:
+        load_qa(root)
+    assert str(info.value) == ("lessons/qa.toml: item 3 (qa-why-not-plain-rnn): field 'id' "
+                               "'qa-why-not-plain-rnn' is used twice; expected unique ids")
+    path.write_text("[[item]\n")
+    load_qa.cache_clear()
+    with pytest.raises(ContentError, match=r"^lessons/qa.toml: not valid TOML \("):
+        load_qa(root)
+
+
+def test_missing_files_are_named(tmp_path):
+    base = tmp_path / "lessons"
+    base.mkdir()
+    with pytest.raises(ContentError, match=r"^lessons/qa.toml: file is missing$"):
+        load_qa(base)
+    with pytest.raises(ContentError, match=r"^lessons/exam/guidance.md: file is missing$"):
+        load_exam_guidance(base)
