@@ -37,3 +37,24 @@ async def test_small_terminal_gets_a_message_and_recovers():
         await pilot.resize_terminal(90, 26)
         await pilot.pause()
         assert isinstance(app.screen, HomeScreen)
+
+
+async def test_palette_reaches_lessons_and_traces():
+    from tutor.palette import TutorCommands
+    from tutor.screens.trace import TraceScreen
+
+    app = make_app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        provider = TutorCommands(app.screen)
+        titles = [title for title, _, _ in provider._commands()]
+        assert "Lesson §5: The query-key-value framework" in titles
+        assert any(t.startswith("Trace beam-search") for t in titles)
+        assert any(t.startswith("Quiz: Mock exam") for t in titles)
+        assert any(t.startswith("Lab: bottleneck") for t in titles)
+        hits = [hit async for hit in provider.search("trace pooling")]
+        best = max(hits, key=lambda h: h.score)
+        best.command()
+        await pilot.pause()
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert isinstance(app.screen, TraceScreen) and app.screen.trace_name == "pooling"

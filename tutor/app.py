@@ -40,6 +40,7 @@ class TutorApp(App):
     TITLE = "attn-tutor"
     SUB_TITLE = "attention mechanisms, step by step"
     CSS_PATH = "app.tcss"
+    COMMANDS = App.COMMANDS | {lambda: _palette()}
     BINDINGS: ClassVar[list[Binding]] = [
         Binding("question_mark", "help", "Help", key_display="?"),
         Binding("0", "open_mode('home')", "Home", show=False),
@@ -145,9 +146,25 @@ class TutorApp(App):
 
         self.call_after_refresh(load)
 
-    def open_quiz(self, topics: tuple[str, ...] = ()) -> None:
-        """Switch to the quiz screen, preset to ``topics``."""
+    def open_lesson(self, lesson_id: str) -> None:
+        """Switch to the learn screen on ``lesson_id``."""
+        from tutor.screens.learn import LearnScreen
+
+        self.switch_mode("learn")
+
+        def show() -> None:
+            if isinstance(self.screen, LearnScreen):
+                self.screen.show(lesson_id)
+
+        self.call_after_refresh(show)
+
+    def open_quiz(self, topics: tuple[str, ...] = (), mode: str = "practice") -> None:
+        """Switch to the quiz screen, preset to ``mode`` and ``topics``."""
         self.action_open_mode("quiz")
+
+    def open_lab(self, experiment: str) -> None:
+        """Switch to the lab screen with ``experiment`` selected."""
+        self.action_open_mode("lab")
 
     def open_heatmap(self, trace_name: str) -> None:
         """Switch to the heatmaps screen on ``trace_name``'s weights."""
@@ -207,6 +224,12 @@ class TutorApp(App):
             if self.screen is self._too_small:
                 self.pop_screen()
             self._too_small = None
+
+
+def _palette():
+    from tutor.palette import TutorCommands
+
+    return TutorCommands
 
 
 def make_app(start: StartAt | None = None) -> TutorApp:
