@@ -21,7 +21,7 @@ import numpy as np
 
 from engine._validate import shape_str
 
-Kind = Literal["scalar", "int", "vector", "matrix", "labels", "choice", "bool"]
+Kind = Literal["scalar", "int", "vector", "matrix", "labels", "word", "choice", "bool"]
 
 
 # --------------------------------------------------------------------------- formatting
@@ -124,6 +124,8 @@ class InputSpec:
             return "true or false"
         if self.kind == "choice":
             return "one of " + ", ".join(self.choices)
+        if self.kind == "word":
+            return "one word"
         if self.kind == "labels":
             n = f" ({self.shape[0]} of them)" if self.shape and isinstance(self.shape[0], int) else ""
             return f"a list of words{n}"
@@ -156,6 +158,12 @@ class InputSpec:
             if isinstance(value, (bool, np.bool_)):
                 return bool(value)
             raise ValueError(f"{where}: got {value!r}, expected true or false")
+        if self.kind == "word":
+            if isinstance(value, (int, float)) and not isinstance(value, bool):
+                value = fmt_num(value)
+            if isinstance(value, str) and value.strip() and len(value.split()) == 1:
+                return value.strip()
+            raise ValueError(f"{where}: got {value!r}, expected {self.expected()}")
         if self.kind == "choice":
             if value in self.choices:
                 return value
@@ -283,11 +291,15 @@ class Trace:
     heatmaps: list[HeatmapData] = field(default_factory=list)
     summary: str = ""
     """One or two sentences: what the example computes and where its numbers come from."""
+    tolerances: dict[str, tuple[float, float]] = field(default_factory=dict)
+    """Per-result ``(rtol, atol)`` where ``fused`` is itself approximate (finite differences,
+    Monte Carlo on other samples); everything else must agree to rounding."""
 
     def disagreements(self, rtol: float = 1e-9, atol: float = 1e-12) -> list[str]:
         """Names in ``fused`` whose value differs from the step-by-step ``result``."""
         bad = []
         for key, fused in self.fused.items():
+            key_rtol, key_atol = self.tolerances.get(key, (rtol, atol))
             if key not in self.result:
                 bad.append(f"{key}: missing from result")
                 continue
@@ -295,7 +307,9 @@ class Trace:
             if isinstance(a, (str, list)) and not np.asarray(a).dtype.kind in "fiub":
                 if a != b:
                     bad.append(f"{key}: {a!r} != {b!r}")
-            elif not np.allclose(np.asarray(a, float), np.asarray(b, float), rtol=rtol, atol=atol, equal_nan=True):
+            elif np.shape(a) != np.shape(b) or not np.allclose(
+                    np.asarray(a, float), np.asarray(b, float), rtol=key_rtol, atol=key_atol,
+                    equal_nan=True):
                 bad.append(f"{key}: {fmt(a)} != {fmt(b)}")
         return bad
 

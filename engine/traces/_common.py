@@ -55,13 +55,47 @@ def argmax_label(values: np.ndarray, labels: Sequence[str]) -> str:
     return str(labels[int(np.argmax(values))])
 
 
-def r(x: float, digits: int) -> float:
-    """Round half away from zero, as the notes (and most students) do by hand."""
+def r(x, digits: int):
+    """Round half away from zero, as people do by hand (0.205 → 0.21, -0.025 → -0.03).
+
+    A tiny allowance absorbs binary representation (0.205 is stored as 0.20499999…).
+    Works on scalars and arrays.
+    """
     scale = 10.0 ** digits
-    return float(np.sign(x) * np.floor(abs(x) * scale + 0.5) / scale)
+    out = np.sign(x) * np.floor(np.abs(x) * scale + 0.5 + 1e-9) / scale + 0.0
+    return float(out) if np.ndim(out) == 0 else out
 
 
 def fixed(x: float, digits: int) -> str:
     """``fixed(0.3041, 3)`` → ``0.304``; the notes' way of printing a rounded value."""
     text = f"{r(x, digits):.{digits}f}"
     return "0." + "0" * digits if text in ("-0." + "0" * digits,) else text
+
+
+class Draw:
+    """Small readable random numbers for built examples, from one seeded generator.
+
+    ``draw(3, 4)`` is N(0, scale²) rounded to ``decimals``: rounding keeps the trace easy to
+    follow by hand, and every later number is computed from the rounded values.
+    """
+
+    def __init__(self, seed: int) -> None:
+        self.rng = np.random.default_rng(seed)
+
+    def __call__(self, *shape: int, scale: float = 0.5, decimals: int = 1) -> np.ndarray:
+        return np.round(self.rng.normal(0.0, scale, size=shape), decimals) + 0.0
+
+
+def one_hot(index: int, size: int) -> np.ndarray:
+    out = np.zeros(size)
+    out[index] = 1.0
+    return out
+
+
+def word_index(word: str, vocab: Sequence[str], input_name: str) -> int:
+    """Position of ``word`` in ``vocab``; a one-line ``ValueError`` naming the input otherwise."""
+    try:
+        return list(vocab).index(word)
+    except ValueError:
+        raise ValueError(f"input {input_name}: got {word!r}, expected one of the vocabulary: "
+                         + ", ".join(vocab)) from None

@@ -17,7 +17,8 @@ from engine.trace import fmt, fmt_num
 
 _SUBSCRIPTS = dict(zip("₀₁₂₃₄₅₆₇₈₉₊₋₌₍₎ₐₑₒₓₔₕₖₗₘₙₚₛₜᵢⱼᵣᵤᵥ",
                        "0123456789+-=()aeoxehklmnpstijruv"))
-_SUPERSCRIPTS = dict(zip("⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻⁼⁽⁾ⁱⁿᵀᵗ⊤", "0123456789+-=()inTtT"))
+_SUPERSCRIPTS = dict(zip("⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻⁼⁽⁾ⁱⁿᵀᵗ⊤ᵈᵏᵛʰᵉᵃᵇᶜᵐˢᵒᵖʳᵘʷˣʸᶻ",
+                         "0123456789+-=()inTtTdkvheabcmsopruwxyz"))
 
 _WORDS = {
     "α": "alpha", "β": "beta", "γ": "gamma", "δ": "delta", "ε": "eps", "η": "eta",
@@ -64,6 +65,8 @@ def asciify(text: str) -> str:
             out.append(ch)
         elif ch in _WORDS:
             out.append(_WORDS[ch])
+        elif unicodedata.combining(ch):
+            out.append("~" if ch == "\u0303" else "")
         else:
             plain = unicodedata.normalize("NFKD", ch).encode("ascii", "ignore").decode()
             out.append(plain if plain else ch)

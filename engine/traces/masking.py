@@ -1,0 +1,112 @@
+"""Trace ``masking`` (§7–§8): padding and causal masks give masked positions weight exactly 0.
+
+The notes only say that padding must be masked (and that GPT uses causal self-attention), so
+this is a seeded example: "the cat sat" padded to 5 tokens, self-attention with a padding
+mask, a causal mask, or both. Convention: True = may attend (PyTorch SDPA).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from engine.attention import self_attention
+from engine.masks import causal_mask, padding_mask
+from engine.trace import HeatmapData, InputSpec, Step, Trace, source_of
+from engine.traces._common import Draw, lines, n, v
+
+INPUTS = [
+    InputSpec("tokens", "labels", ["the", "cat", "sat", "<pad>", "<pad>"],
+              "the padded sequence", shape=("n",)),
+    InputSpec("length", "int", 3, "how many tokens are real (the rest is padding)", low=0),
+    InputSpec("causal", "bool", True, "also forbid looking at later tokens (GPT-style)"),
+    InputSpec("d_k", "int", 2, "query/key size", low=1, high=16),
+    InputSpec("seed", "int", 8, "seed for embeddings and projections", low=0),
+]
+
+
+def _grid(mask: np.ndarray) -> str:
+    return "; ".join("".join("1" if x else "." for x in row) for row in mask)
+
+
+def build(tokens: list[str], length: int, causal: bool, d_k: int, seed: int) -> Trace:
+    inputs = {"tokens": tokens, "length": length, "causal": causal, "d_k": d_k, "seed": seed}
+    m = len(tokens)
+    if length > m:
+        raise ValueError(f"input length: got {length}, expected a whole number from 0 to {m} "
+                         f"(the number of tokens)")
+    draw = Draw(seed)
+    X = draw(m, 4, scale=1.0)
+    W_Q, W_K, W_V = draw(4, d_k, scale=0.7), draw(4, d_k, scale=0.7), draw(4, 2, scale=0.7)
+
+    pad = padding_mask([length], max_len=m)[0]  # (n,)
+    steps = [Step(
+        "Padding mask",
+        "padⱼ = [j < length]  (True = real token, may be attended)",
+        f"length = {length}: pad = {v(pad.astype(int))}  ({', '.join(tokens[:length]) or 'nothing'} real)",
+        {"padding": pad},
+        "Padding only exists to make sequences the same length; nobody should look at it.",
+    )]
+    mask = np.broadcast_to(pad, (m, m)).copy()
+    if causal:
+        cm = causal_mask(m)
+        steps.append(Step(
+            "Causal mask",
+            "causalᵢⱼ = [j ≤ i]",
+            "rows: " + _grid(cm),
+            {"causal": cm},
+            "Token i may look back at itself and earlier tokens, never ahead: what a decoder "
+            "generating left to right must obey.",
+        ))
+        mask &= cm
+    steps.append(Step(
+        "Combined mask",
+        "maskᵢⱼ = padⱼ ∧ causalᵢⱼ" if causal else "maskᵢⱼ = padⱼ",
+        "rows: " + _grid(mask),
+        {"mask": mask},
+        "A cell must pass every mask to stay allowed.",
+    ))
+
+    Q, K, V = X @ W_Q, X @ W_K, X @ W_V
+    S = Q @ K.T / np.sqrt(d_k)  # (n, n)
+    masked = np.where(mask, S, -np.inf)
+    steps.append(Step(
+        "Mask the scores",
+        "s̃ᵢⱼ = sᵢⱼ if maskᵢⱼ else −∞",
+        lines(*(f"row {i + 1} ({tokens[i]}): {v(masked[i], 3)}" for i in range(m))),
+        {"scores": S, "masked_scores": masked},
+        "−∞ is the trick: e^(−∞) = 0, so these positions get no weight at all.",
+    ))
+
+    A = np.zeros((m, m))
+    for i in range(m):
+        if mask[i].any():
+            e = np.where(mask[i], np.exp(masked[i] - masked[i][mask[i]].max()), 0.0)
+            A[i] = e / e.sum()
+    Z = A @ V
+    empty = [tokens[i] for i in range(m) if not mask[i].any()]
+    steps.append(Step(
+        "Softmax and output",
+        "αᵢ = softmax(s̃ᵢ),  Zᵢ = Σⱼ αᵢⱼ Vⱼ",
+        lines(*(f"row {i + 1} ({tokens[i]}): α = {v(A[i], 4)}, sum {n(A[i].sum())}"
+                for i in range(m))),
+        {"A": A, "Z": Z},
+        "Masked cells are exactly 0, not merely small."
+        + (f" Rows with nothing allowed ({', '.join(empty)}) get all-zero weights and a zero "
+           "output, as PyTorch does." if empty else
+           " Rows of padding tokens still produce outputs; the loss ignores them later."),
+    ))
+
+    f_out, f_w = self_attention(X, W_Q, W_K, W_V, mask=pad[None, :], causal=causal)
+    return Trace(
+        name="masking",
+        title="Padding and causal masks",
+        section=8,
+        inputs=inputs,
+        steps=steps,
+        result={"A": A, "Z": Z},
+        fused={"A": f_w, "Z": f_out},
+        source=source_of(INPUTS, inputs, "built"),
+        summary="Self-attention over a padded sequence, with the padding (and, for a decoder, "
+                "the future) masked out. Seeded embeddings and projections.",
+        heatmaps=[HeatmapData("Masked self-attention weights", A, list(tokens), list(tokens))],
+    )
