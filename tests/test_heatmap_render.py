@@ -225,6 +225,13 @@ def test_wide_matrix_is_paged_in_whole_columns():
     assert numbers == list(range(1, 51))
 
 
+def test_a_last_page_of_one_column_says_column():
+    # labels 1 wide + space, cells 4: (12 - 2) // 4 = 2 columns a page
+    text = heatmap_text(np.ones((1, 3)) / 3, options=HeatmapOptions(width=12, legend=False))
+    pages = [line for line in text.splitlines() if " of 3" in line]
+    assert pages == ["columns 1–2 of 3", "column 3 of 3"]
+
+
 def test_fifty_by_fifty_random_attention_fits_eighty_columns():
     rng = np.random.default_rng(7)
     scores = rng.normal(size=(50, 50))

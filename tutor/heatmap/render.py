@@ -383,7 +383,9 @@ def layout(model: HeatmapModel, options: HeatmapOptions, width: int) -> list[Tex
         if page:
             out.append(Text())
         if len(starts) > 1:
-            out.append(_line([(f"columns {start + 1}{_dash(options.ascii)}{cols[-1] + 1} of {n_cols}", dim)]))
+            span = (f"column {start + 1}" if len(cols) == 1
+                    else f"columns {start + 1}{_dash(options.ascii)}{cols[-1] + 1}")
+            out.append(_line([(f"{span} of {n_cols}", dim)]))
         for line in range(geo.header_lines):
             pieces: list[Piece] = [(" " * geo.prefix, None)]
             pieces += [header_piece(model, geo, c, line, bold) for c in cols]
