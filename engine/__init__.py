@@ -37,6 +37,18 @@ _EXPORTS: dict[str, str] = {
     "lstm_cell": "engine.rnn",
     "cross_entropy": "engine.loss",
     "cross_entropy_grad": "engine.loss",
+    "greedy_decode": "engine.decoding",
+    "beam_search": "engine.decoding",
+    "top_candidates": "engine.decoding",
+    "top_k_filter": "engine.decoding",
+    "top_p_filter": "engine.decoding",
+    "apply_temperature": "engine.decoding",
+    "filtered_probs": "engine.decoding",
+    "sample_token": "engine.decoding",
+    "sample_decode": "engine.decoding",
+    "TableModel": "engine.decoding",
+    "FunctionModel": "engine.decoding",
+    "lecture_beam_example": "engine.decoding",
 }
 
 

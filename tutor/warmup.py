@@ -30,7 +30,17 @@ def _tiny_calls() -> list[tuple[str, Callable[[], object]]]:
         ("pooling", call("engine.pooling", "mean_pool", x)),
         ("rnn", call("engine.rnn", "rnn_encoder", x, np.eye(3), 0.5 * np.eye(3), np.zeros(3))),
         ("loss", call("engine.loss", "cross_entropy", x, np.array([0, 1]))),
+        ("beam search", lambda: _beam()),
+        ("sampling", call("engine.decoding", "filtered_probs", x[0], top_k=2, top_p=0.9)),
+        ("tiled attention", call("engine.flash", "flash_attention", x, x, x)),
     ]
+
+
+def _beam() -> object:
+    from engine.decoding import beam_search, lecture_beam_example
+
+    example = lecture_beam_example()
+    return beam_search(example.model, 2, 3)
 
 
 def warm_engine(report: Callable[[str, int, int], None] | None = None) -> float:
