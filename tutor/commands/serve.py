@@ -1,12 +1,33 @@
-"""`attn-tutor serve`: not built yet."""
+"""`attn-tutor serve`: the full-screen tutor in a web browser, through textual-serve."""
 
 from __future__ import annotations
 
+import sys
+from typing import Annotated
+
+import typer
+
 NAME = "serve"
-HELP = "Serve the tutor in a web browser (needs the 'serve' extra)."
+HELP = "Serve the tutor in a web browser (needs the 'serve' extra: pip install 'attn-tutor[serve]')."
+
+LOCAL_HOSTS = {"localhost", "127.0.0.1", "::1"}
 
 
-def command() -> None:
+def command(
+    host: Annotated[str, typer.Option(help="Interface to bind; anything but localhost is reachable by others.")] = "localhost",
+    port: Annotated[int, typer.Option(min=1, max=65535, help="TCP port.")] = 8000,
+) -> None:
     from tutor.errors import fail
 
-    fail("`attn-tutor serve` is not built yet; see the open issues in the README", code=2)
+    try:
+        from textual_serve.server import Server
+    except ImportError:
+        fail("`attn-tutor serve` needs textual-serve; install it with: pip install 'attn-tutor[serve]'")
+    if host not in LOCAL_HOSTS:
+        print(
+            f"attn-tutor: warning: serving on {host}:{port} with no authentication — anyone who can "
+            "reach this address can use the tutor and its progress file.",
+            file=sys.stderr,
+        )
+    # each browser tab runs its own copy of the app in a subprocess
+    Server(f"{sys.executable} -m tutor.tui_main", host=host, port=port, title="attn-tutor").serve()
