@@ -340,6 +340,14 @@ def test_real_trace_with_set_overrides():
     assert "Q [@ 0.33][@ 0.33][@ 0.33]" in out  # a zero query scores every key 0: a three-way tie
 
 
+def test_real_trace_with_an_inputs_file(tmp_path):
+    inputs = tmp_path / "inputs.toml"
+    inputs.write_text("Q = [0, 0]\n")
+    out = ok("scores", "--values", "-w", "80", "--file", str(inputs))
+    assert "Q [@ 0.33][@ 0.33][@ 0.33]" in out
+    assert fails("scores", "--set", "Q=1,2,3").startswith("attn-tutor: error: input ")
+
+
 def test_heatmap_reading_trace_shows_the_notes_table_and_erratum():
     from engine.traces import REGISTRY
 
