@@ -32,6 +32,11 @@ def v(value, digits: int = 4) -> str:
     return fmt(value, digits)
 
 
+def vfixed(value, digits: int) -> str:
+    """A vector with a fixed number of decimals, as the notes print it: ``[0.20, -0.17]``."""
+    return "[" + ", ".join(fixed(float(x), digits) for x in np.ravel(value)) + "]"
+
+
 def dot_terms(a: Sequence[float], b: Sequence[float], digits: int = 4) -> str:
     """``0.5·0.3 + (-0.2)·0.8``: a dot product written out term by term."""
     return " + ".join(f"{p(x, digits)}·{p(y, digits)}" for x, y in zip(a, b))

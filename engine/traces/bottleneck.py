@@ -17,9 +17,14 @@ from engine.rnn import rnn_encoder
 from engine.trace import Erratum, InputSpec, Step, Trace, same_as_defaults, source_of
 from engine.traces._common import lines, n, sub, v
 
-REVIEW = ("The screen flickers, battery drains fast, however it is good, very fast, but very "
-          "disappointed, not recommended.")
-_WORDS = [w.strip(",.").strip() for w in REVIEW.split()]
+# The notes' review, clause by clause: complaints, praise, verdict.
+_CLAUSES = dict(
+    complaints="The screen flickers, battery drains fast,",
+    praise="however it is good, very fast,",
+    verdict="but very disappointed, not recommended.",
+)
+REVIEW = " ".join(_CLAUSES.values())
+_WORDS = [w.strip(",.") for w in REVIEW.split()]
 
 INPUTS = [
     InputSpec("review", "labels", _WORDS, "the review, one word per token"),

@@ -12,7 +12,7 @@ import numpy as np
 
 from engine.rnn import rnn_encoder
 from engine.trace import Erratum, InputSpec, Step, Trace, same_as_defaults, source_of
-from engine.traces._common import lines, r, sub, v
+from engine.traces._common import lines, r, sub, v, vfixed
 
 INPUTS = [
     InputSpec("tokens", "labels", ["cat", "sat", "mat"], "the input words", shape=("T",)),
@@ -26,12 +26,16 @@ INPUTS = [
     InputSpec("H0", "vector", [0, 0, 0], "initial hidden state", shape=("d_h",)),
 ]
 
-# What the notes print for each t: W_HX X_t, W_HH H_{t-1}, the sum inside tanh, H_t.
+# What the notes print at each t, as (W_HX X_t, W_HH H_{t-1}, the sum inside tanh, H_t).
 _PRINTED = {
-    1: ([0.5, 0.1, -0.3], [0, 0, 0], [0.5, 0.1, -0.3], [0.46, 0.10, -0.29]),
-    2: ([0.2, -0.4, 0.1], [0.23, 0.05, -0.15], [0.43, -0.35, -0.05], [0.41, -0.34, -0.05]),
-    3: ([-0.1, 0.3, 0.4], [0.20, -0.17, -0.02], [0.10, 0.13, 0.38], [0.10, 0.13, 0.36]),
+    1: (dict(wx=[0.5, 0.1, -0.3]), dict(wh=[0, 0, 0]), dict(pre=[0.5, 0.1, -0.3]),
+        dict(h=[0.46, 0.10, -0.29])),
+    2: (dict(wx=[0.2, -0.4, 0.1]), dict(wh=[0.23, 0.05, -0.15]), dict(pre=[0.43, -0.35, -0.05]),
+        dict(h=[0.41, -0.34, -0.05])),
+    3: (dict(wx=[-0.1, 0.3, 0.4]), dict(wh=[0.20, -0.17, -0.02]), dict(pre=[0.10, 0.13, 0.38]),
+        dict(h=[0.10, 0.13, 0.36])),
 }
+_PRINTED = {t: tuple(next(iter(d.values())) for d in parts) for t, parts in _PRINTED.items()}
 
 
 def build(tokens: list[str], X: np.ndarray, W_HX: np.ndarray, W_HH: np.ndarray, b: np.ndarray,
@@ -88,13 +92,14 @@ def build(tokens: list[str], X: np.ndarray, W_HX: np.ndarray, W_HH: np.ndarray, 
     def _verdict(moved: list[int], arr: np.ndarray) -> str:
         if not moved:
             return "no printed digit moves"
-        return "moves " + ", ".join(f"H{sub(t)} to {v(arr[t - 1], 2)}" for t in moved)
+        return "moves " + ", ".join(f"H{sub(t)} to {vfixed(arr[t - 1], 2)}" for t in moved)
 
     steps.append(Step(
         "Rounding check",
         "H̃ₜ = round₂(tanh(W_HX Xₜ + W_HH H̃ₜ₋₁ + b))",
-        lines(*(f"t = {t}: exact {v(exact2[t - 1], 2)}; carry rounded H {v(carry_arr[t - 1], 2)}; "
-                f"round everything {v(strict_arr[t - 1], 2)}" for t in range(1, T + 1))),
+        lines(*(f"t = {t}: exact {vfixed(exact2[t - 1], 2)}; carry rounded H "
+                f"{vfixed(carry_arr[t - 1], 2)}; round everything {vfixed(strict_arr[t - 1], 2)}"
+                for t in range(1, T + 1))),
         {"H_exact_2dp": exact2, "H_carry_rounded": carry_arr, "H_round_everything": strict_arr},
         f"Feeding the two-decimal H back in {_verdict(moved_a, carry_arr)}; rounding every partial "
         f"result as well {_verdict(moved_b, strict_arr)}. Keep three or four decimals in "
@@ -120,7 +125,7 @@ def build(tokens: list[str], X: np.ndarray, W_HX: np.ndarray, W_HH: np.ndarray, 
                 if not np.array_equal(r(np.array(printed, float), 2), r(exact, 2)):
                     trace.errata.append(Erratum(
                         where=f"§1 encoder trace, t = {t}, {names[k]}",
-                        printed=v(printed, 2), computed=v(r(exact, 2), 2),
+                        printed=vfixed(printed, 2), computed=vfixed(r(exact, 2), 2),
                         why="The two-decimal value does not match the exact computation.",
                         kind="arithmetic"))
             if t > 1:
@@ -129,16 +134,16 @@ def build(tokens: list[str], X: np.ndarray, W_HX: np.ndarray, W_HH: np.ndarray, 
                 if not np.array_equal(from_printed, r(np.array(_PRINTED[t][1], float), 2)):
                     trace.errata.append(Erratum(
                         where=f"§1 encoder trace, t = {t}, W_HH H{sub(t - 1)}",
-                        printed=f"W_HH H{sub(t - 1)} = {v(_PRINTED[t][1], 2)} next to "
-                                f"H{sub(t - 1)} = {v(_PRINTED[t - 1][3], 2)}",
+                        printed=f"W_HH H{sub(t - 1)} = {vfixed(_PRINTED[t][1], 2)} next to "
+                                f"H{sub(t - 1)} = {vfixed(_PRINTED[t - 1][3], 2)}",
                         computed=f"0.5 × the printed H{sub(t - 1)} = "
-                                 f"{v(W_HH @ np.array(_PRINTED[t - 1][3], float), 3)}, which "
-                                 f"rounds to {v(from_printed, 2)}",
+                                 f"{vfixed(W_HH @ np.array(_PRINTED[t - 1][3], float), 3)}, which "
+                                 f"rounds to {vfixed(from_printed, 2)}",
                         why="The notes multiply the unrounded state (exactly "
                             f"{v(W_HH @ H[t - 2], 4)}), not the two-decimal one they print. "
                             "Both lead to the same printed C, but a reader who rounds the "
                             "printed state and then rounds again lands on "
-                            f"{v(strict_arr[-1], 2)}: see the rounding check step.",
+                            f"{vfixed(strict_arr[-1], 2)}: see the rounding check step.",
                         kind="rounding"))
         steps[0].note += (" The notes print W_HX flattened as 100010001000: three rows of four, "
                           "i.e. the identity on the first three coordinates; X's fourth entry is "

@@ -1,6 +1,6 @@
 """Trace ``pooling`` (§9): max, average and attention pooling of [2, 8, 3, 100, 4].
 
-The notes' readings and attention weights α = [0.20, 0.35, 0.30, 0.05, 0.10].
+The notes' readings, and their attention weights (0.2, 0.35, 0.3, 0.05, 0.1).
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from engine.traces._common import lines, n, p, v
 
 INPUTS = [
     InputSpec("values", "vector", [2, 8, 3, 100, 4], "the readings to pool", shape=("n",)),
-    InputSpec("weights", "vector", [0.20, 0.35, 0.30, 0.05, 0.10],
+    InputSpec("weights", "vector", [0.2, 0.35, 0.3, 0.05, 0.1],
               "attention weights α (non-negative, summing to 1)", shape=("n",), low=0.0,
               high=1.0),
 ]
@@ -102,7 +102,8 @@ def build(values: np.ndarray, weights: np.ndarray) -> Trace:
                                             "Recomputed from the notes' inputs.", "arithmetic"))
         trace.errata.append(Erratum(
             where="§9 worked example, sense-check",
-            printed="9.50 is close to the \"real\" central tendency of (2, 8, 3, 4)",
+            printed="the sense-check calls 9.50 close to the central tendency of the four "
+                    "ordinary readings (2, 8, 3, 4)",
             computed=f"mean of (2, 8, 3, 4) = {n(rest.mean())}, median {n(np.median(rest))}; "
                      f"9.5 is {n(att / rest.mean(), 2)} times the mean, and the 5% weight on the "
                      f"spike alone contributes {n(terms[k])} ({n(100 * contrib[k], 1)}% of 9.5)",

@@ -147,7 +147,7 @@ def build(tokens: list[str], X: np.ndarray, W_Q: np.ndarray, W_K: np.ndarray, W_
                 kind="arithmetic"),
             Erratum(
                 where="§5 worked example, output",
-                printed="Attention = 0.64·[1, 0] + 0.18·[0, 1] + 0.18·[0, 0] = [0.64, 0.18]",
+                printed="output [0.64, 0.18], i.e. 0.64·V₁ + 0.18·V₂ + 0.18·V₃",
                 computed=f"Attention = [{out[0]:.3f}, {out[1]:.3f}]",
                 why="It inherits the wrong weights; with V₁ = [1, 0] and V₂ = [0, 1] the output "
                     "is just (α₁, α₂).",

@@ -103,8 +103,8 @@ def build(words: list[str], probs: np.ndarray, k: int, seed: int) -> Trace:
     if same_as_defaults(INPUTS, inputs, "words", "probs"):
         trace.errata.append(Erratum(
             where="§10 \"Top-K Sampling\"",
-            printed="keep the top K words, \"maintain K partial hypotheses … This is beam search "
-                    "when K is the beam width\"",
+            printed="the section on top-K sampling keeps K partial hypotheses alive and says "
+                    "that is beam search with width K",
             computed="top-k sampling keeps one sequence and draws one word from the k best "
                      "(renormalised); beam search keeps K sequences and ranks them by Σ log P",
             why="The section describes beam search under the name top-K sampling; the notes' own "
