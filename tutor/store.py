@@ -139,6 +139,14 @@ class Answer:
 
 
 @dataclass(frozen=True)
+class QuestionStats:
+    topic: str
+    graded: int
+    correct: int
+    answers: int
+
+
+@dataclass(frozen=True)
 class CardRow:
     question_id: str
     topic: str
@@ -282,6 +290,15 @@ class Store:
             "SELECT question_id, COUNT(correct) AS n, SUM(correct = 0) AS wrong FROM answers"
             " GROUP BY question_id")
         return {r["question_id"]: (int(r["n"]), int(r["wrong"] or 0)) for r in rows}
+
+    def question_stats(self) -> dict[str, QuestionStats]:
+        """Per question: its stored topic, graded answers, correct ones, answers of any kind."""
+        rows = self._read(
+            "SELECT question_id, MAX(topic) AS topic, COUNT(correct) AS n,"
+            " SUM(COALESCE(correct, 0)) AS ok, COUNT(*) AS answers FROM answers"
+            " GROUP BY question_id")
+        return {r["question_id"]: QuestionStats(r["topic"], int(r["n"]), int(r["ok"] or 0),
+                                                int(r["answers"])) for r in rows}
 
     def topic_accuracy(self) -> dict[str, tuple[int, int]]:
         """``{topic: (graded answers, correct)}`` over every mode."""

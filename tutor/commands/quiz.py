@@ -1,12 +1,97 @@
-"""`attn-tutor quiz`: not built yet."""
+"""`attn-tutor quiz`: practice, spaced review, weak spots, retry and timed mock exams."""
 
 from __future__ import annotations
 
+from typing import Annotated
+
+import typer
+
 NAME = "quiz"
-HELP = "Revise for the exam: spaced repetition, generated problems, mock exams."
+HELP = """Revise for the exam: spaced repetition, generated problems, mock exams.
+
+Modes: practice (a shuffled sample), review (cards due under FSRS, then unseen ones), weak (lowest recall / most missed first), retry (questions you last got wrong; a generated problem keeps its numbers), mock (N questions against the clock; saved to your history, schedule untouched).
+
+--topic takes lesson ids (encoder-decoder ... training), section numbers 1-12 or exam topics (exam-scaled-dot ...); repeat it for several.
+
+--plain reads one answer per line from stdin, so a script or a screen reader can take a quiz: printf 'b\\n0.58\\n' | attn-tutor quiz --plain --seed 1. Self-graded questions then read a rating (1 Again, 2 Hard, 3 Good, 4 Easy); auto-graded answers are rated for you (correct = Good, wrong = Again). Type :hint, :skip or :quit at any prompt.
+"""
 
 
-def command() -> None:
-    from tutor.errors import fail
+def command(
+    mode: Annotated[str, typer.Option("--mode", "-m", help="practice, review, weak, retry or mock.",
+                                      metavar="MODE")] = "practice",
+    topic: Annotated[list[str] | None, typer.Option(
+        "--topic", "-t", metavar="TOPIC", help="Only these topics (lesson id, section number or exam topic); repeatable.")] = None,
+    count: Annotated[int | None, typer.Option(
+        "--count", "-n", metavar="N", help="How many questions (default: 10; review 20; mock 12).")] = None,
+    seed: Annotated[int | None, typer.Option(metavar="SEED", help="Seed for the choice of questions and the generated numbers.")] = None,
+    time_limit: Annotated[float | None, typer.Option(
+        "--time-limit", help="Minutes allowed (mock default: 2 per question).", metavar="MIN")] = None,
+    generated: Annotated[bool, typer.Option(
+        "--generated/--no-generated", help="Include generated numeric problems.")] = True,
+    plain: Annotated[bool, typer.Option(
+        "--plain", help="Line-based: questions to stdout, one answer per line from stdin.")] = False,
+) -> None:
+    from tutor.errors import user_errors
 
-    fail("`attn-tutor quiz` is not built yet; see the open issues in the README", code=2)
+    user_errors(run)(mode=mode, topics=topic or [], count=count, seed=seed,
+                     time_limit=time_limit, generated=generated, plain=plain)
+
+
+def run(*, mode: str, topics: list[str], count: int | None, seed: int | None,
+        time_limit: float | None, generated: bool, plain: bool) -> None:
+    """Open the store, choose the items, run the session in the right front end."""
+    import sys
+
+    from tutor.errors import UserError
+    from tutor.quiz.bank import load_bank
+    from tutor.quiz.modes import resolve_topics, select
+    from tutor.quiz.session import QuizSession
+    from tutor.store import open_store
+    from tutor.terminal import is_interactive
+
+    mode = mode.strip().lower()
+    wanted = resolve_topics(topics)
+    if time_limit is not None and not time_limit > 0:
+        raise UserError(f"--time-limit {time_limit:g}: expected minutes > 0")
+    store = open_store()
+    for warning in store.warnings:
+        print(f"attn-tutor: warning: {warning}", file=sys.stderr)
+    try:
+        selection = select(mode, bank=load_bank(), store=store, topics=wanted, count=count,
+                           seed=seed, generated=generated)
+        if not selection.items:
+            print(selection.note or "Nothing to ask.")
+            return
+        if selection.note:
+            print(selection.note)
+        limit_s = (time_limit * 60 if time_limit is not None else
+                   120.0 * len(selection.items) if mode == "mock" else None)
+        session = QuizSession(selection.items, store=store, mode=mode, seed=selection.seed,
+                              time_limit_s=limit_s)
+        header = (f"attn-tutor quiz · {mode} · {len(selection.items)} question"
+                  f"{'s' * (len(selection.items) != 1)}"
+                  + (" · " + ", ".join(sorted(wanted)) if wanted else ""))
+        saved_to = str(store.path) if store.persistent else None
+        if plain or not is_interactive():
+            _, interrupted = run_plain(session, header=header, saved_to=saved_to)
+        else:
+            _, interrupted = run_interactive(session, header=header, saved_to=saved_to)
+    finally:
+        store.close()
+    if interrupted:
+        raise typer.Exit(130)
+
+
+def run_plain(session, **kw):
+    """The line-based session on stdin/stdout, no styling."""
+    from tutor.quiz.plain import LineReader, make_out, run_lines
+
+    return run_lines(session, out=make_out(styled=False), reader=LineReader(), **kw)
+
+
+def run_interactive(session, **kw):
+    """On a terminal. The Textual quiz screen will replace this body (one line to change)."""
+    from tutor.quiz.plain import LineReader, make_out, run_lines
+
+    return run_lines(session, out=make_out(styled=True), reader=LineReader(), **kw)

@@ -1,12 +1,43 @@
-"""`attn-tutor stats`: not built yet."""
+"""`attn-tutor stats`: due cards, per-topic accuracy and mastery, mock exams, daily goal."""
 
 from __future__ import annotations
 
+from typing import Annotated
+
+import typer
+
 NAME = "stats"
-HELP = "Your progress: due cards, per-topic mastery, mock-exam history."
+HELP = """Your progress: due cards, per-topic mastery, mock-exam history.
+
+Accuracy counts graded answers in every mode; mastery is the mean FSRS recall probability now over all of a topic's questions (unseen ones count 0); the daily goal compares your answers per day over the last 7 days with --goal (an average, not a streak).
+
+--json prints the same numbers as one JSON object (schema 1, documented in docs/stats-json.md): schema, generated_at, store, due {now, next_24h, seen, unseen, total}, topics[] and exam_topics[] {id, questions, seen, answers, graded, correct, accuracy, mastery, due}, mock_exams[], daily {goal, window_days, days[], average, met}, lessons_opened.
+"""
 
 
-def command() -> None:
-    from tutor.errors import fail
+def command(
+    json_out: Annotated[bool, typer.Option("--json", help="Print JSON (schema: docs/stats-json.md).")] = False,
+    goal: Annotated[int, typer.Option("--goal", metavar="N", min=1,
+                                      help="Daily goal in answers per day.")] = 20,
+) -> None:
+    from tutor.errors import user_errors
 
-    fail("`attn-tutor stats` is not built yet; see the open issues in the README", code=2)
+    user_errors(run)(json_out=json_out, goal=goal)
+
+
+def run(*, json_out: bool, goal: int) -> None:
+    import json
+    import sys
+
+    from tutor.quiz.bank import load_bank
+    from tutor.quiz.progress import compute, render_text
+    from tutor.store import open_store
+
+    with open_store() as store:
+        for warning in store.warnings:
+            print(f"attn-tutor: warning: {warning}", file=sys.stderr)
+        data = compute(store, load_bank(), goal=goal)
+    if json_out:
+        print(json.dumps(data, indent=2))
+    else:
+        print("\n".join(render_text(data)))

@@ -1,0 +1,285 @@
+"""What to ask: one :class:`Item` type for bank questions and generated problems, and the five
+ways of choosing items (practice, review, weak spots, retry incorrect, mock exam).
+
+Selection rules (all honour ``topics`` and ``generated``; ``seed`` fixes every random choice):
+
+* **practice** — a shuffled sample of the matching items.
+* **review** — cards due now under FSRS, most overdue first; then items never seen, in lecture
+  order, until ``count`` is reached.
+* **weak** — items with history, weakest first: weakness = ½(1 − retrievability) + ½·(share of
+  graded answers that were wrong).
+* **retry** — items whose latest graded answer was wrong, most recent first; a generated
+  problem comes back with the same numbers.
+* **mock** — a balanced sample across the lesson topics (round robin), self-graded items left
+  out so the score is objective; answers are saved but the schedule is not touched.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import TYPE_CHECKING
+
+from tutor.errors import UserError
+from tutor.quiz.bank import EXAM_TOPICS, SECTIONS, Question, Verdict, check_answer
+
+if TYPE_CHECKING:
+    from fsrs import Scheduler
+
+    from tutor.quiz.generators import Problem
+    from tutor.store import Store
+
+MODES = ("practice", "review", "weak", "retry", "mock")
+DEFAULT_COUNT = {"practice": 10, "review": 20, "weak": 10, "retry": 10, "mock": 12}
+_LETTERS = "abcde"
+
+
+@dataclass(frozen=True)
+class Ask:
+    """One thing the student types: a prompt line, how to answer, and labelled choices."""
+
+    prompt: str
+    instructions: str
+    choices: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Item:
+    """A bank question or a generated problem, seen the same way by sessions and UIs."""
+
+    question: Question | None = None
+    problem: Problem | None = None
+
+    @property
+    def question_id(self) -> str:
+        return self.question.id if self.question else self.problem.question_id
+
+    @property
+    def section(self) -> str:
+        return self.question.section if self.question else self.problem.section
+
+    @property
+    def exam_topics(self) -> tuple[str, ...]:
+        return self.question.exam_topics if self.question else self.problem.exam_topics
+
+    @property
+    def generated(self) -> bool:
+        return self.problem is not None
+
+    @property
+    def variant(self) -> str | None:
+        """The seed of a generated problem (stored, so "retry" can repeat its numbers)."""
+        return str(self.problem.seed) if self.problem else None
+
+    @property
+    def self_graded(self) -> bool:
+        return self.question is not None and self.question.kind == "free"
+
+    @property
+    def kind(self) -> str:
+        return self.question.kind if self.question else "generated"
+
+    @property
+    def title(self) -> str:
+        return self.problem.title if self.problem else ""
+
+    @property
+    def setup(self) -> str:
+        """The text above the first answer: the question, or the problem's numbers."""
+        return self.question.prompt if self.question else self.problem.prompt
+
+    @property
+    def asks(self) -> tuple[Ask, ...]:
+        if self.problem:
+            return tuple(Ask(p.prompt, p.instructions,
+                             p.options if p.kind == "choice" else ()) for p in self.problem.parts)
+        q = self.question
+        choices = tuple(f"{_LETTERS[i]}) {c}" for i, c in enumerate(q.choices))
+        return (Ask("", q.instructions, choices),)
+
+    def check(self, part: int, text: str) -> Verdict:
+        if self.problem:
+            return self.problem.parts[part].check(text)
+        return check_answer(self.question, text)
+
+    @property
+    def hint(self) -> str | None:
+        return self.question.hint if self.question else None
+
+    @property
+    def explanation(self) -> tuple[str, ...]:
+        """Why the answer is right: the bank's explanation, or the worked solution."""
+        if self.problem:
+            return self.problem.solution
+        q = self.question
+        return (q.explanation,) + ((f"Erratum: {q.erratum}",) if q.erratum else ())
+
+    @property
+    def key_points(self) -> tuple[str, ...]:
+        return self.question.key_points if self.question else ()
+
+    @property
+    def trace_command(self) -> str | None:
+        if self.problem:
+            return self.problem.trace_command
+        return f"attn-tutor trace {self.question.trace}" if self.question.trace else None
+
+
+@dataclass
+class Selection:
+    items: list[Item]
+    note: str = ""
+    """Why the list is short or empty, for the UI to show."""
+    seed: int = 0
+
+
+def resolve_topics(raw: Iterable[str]) -> set[str]:
+    """``--topic`` values → lesson ids and exam-topic ids (numbers 1–12 name sections).
+
+    Raises:
+        UserError: for a name that is neither, listing the valid ones.
+    """
+    out: set[str] = set()
+    for name in raw:
+        t = name.strip().lower()
+        if t.isdigit() and 1 <= int(t) <= len(SECTIONS):
+            out.add(SECTIONS[int(t) - 1])
+        elif t in SECTIONS or t in EXAM_TOPICS:
+            out.add(t)
+        elif "exam-" + t in EXAM_TOPICS:
+            out.add("exam-" + t)
+        else:
+            raise UserError(f"--topic {name!r}: not a lesson or exam topic; expected one of "
+                            + ", ".join(SECTIONS + EXAM_TOPICS) + " (or a section number 1–12)")
+    return out
+
+
+def matches(item: Item, topics: set[str]) -> bool:
+    return not topics or item.section in topics or bool(topics & set(item.exam_topics))
+
+
+def pool(bank: Sequence[Question], topics: set[str], *, generated: bool, seed: int) -> list[Item]:
+    """Every matching item in lecture order; generated families get a seed from ``seed``."""
+    from tutor.quiz.generators import FAMILIES, generate
+
+    items = [Item(question=q) for q in bank]
+    if generated:
+        rng = random.Random(seed)
+        for fam in FAMILIES:
+            items.append(Item(problem=_LazyProblem(fam, rng.randrange(2**31))))
+    order = {s: i for i, s in enumerate(SECTIONS)}
+    items = [it for it in items if matches(it, topics)]
+    return sorted(items, key=lambda it: order.get(it.section, len(order)))  # stable
+
+
+class _LazyProblem:
+    """A generated problem made on first use, so listing a pool does not import the engine."""
+
+    def __init__(self, family: str, seed: int):
+        from tutor.quiz.generators import FAMILIES, question_id
+
+        fam = FAMILIES[family]
+        self.family, self.seed = family, seed
+        self.question_id, self.section, self.exam_topics = question_id(family), fam.section, fam.exam_topics
+        self.title = fam.title
+        self._real: Problem | None = None
+
+    def __getattr__(self, name: str):
+        if self._real is None:
+            from tutor.quiz.generators import generate
+
+            self._real = generate(self.family, self.seed)
+        return getattr(self._real, name)
+
+    def with_seed(self, seed: int) -> _LazyProblem:
+        return _LazyProblem(self.family, seed)
+
+
+def select(mode: str, *, bank: Sequence[Question], store: Store, topics: set[str] = frozenset(),
+           count: int | None = None, seed: int | None = None, generated: bool = True,
+           now: datetime | None = None, scheduler: Scheduler | None = None) -> Selection:
+    """Choose the items for a session (see the module docstring for each mode's rule)."""
+    if mode not in MODES:
+        raise UserError(f"--mode {mode!r}: expected one of {', '.join(MODES)}")
+    if count is not None and count < 1:
+        raise UserError(f"--count {count}: expected a whole number >= 1")
+    n = count or DEFAULT_COUNT[mode]
+    seed = random.SystemRandom().randrange(2**31) if seed is None else int(seed)
+    rng = random.Random(seed)
+    now = now or store.now()
+    items = pool(bank, set(topics), generated=generated, seed=seed)
+    by_id = {it.question_id: it for it in items}
+    where = " in the chosen topics" if topics else ""
+
+    if mode == "practice":
+        rng.shuffle(items)
+        return Selection(items[:n], "" if items else f"No questions{where}.", seed)
+
+    if mode == "mock":
+        groups: dict[str, list[Item]] = {}
+        for it in items:
+            if not it.self_graded:
+                groups.setdefault(it.section, []).append(it)
+        for g in groups.values():
+            rng.shuffle(g)
+        sections = list(groups)
+        rng.shuffle(sections)
+        picked: list[Item] = []
+        while len(picked) < n and any(groups.values()):
+            for s in sections:
+                if groups[s] and len(picked) < n:
+                    picked.append(groups[s].pop())
+        return Selection(picked, "" if picked else f"No auto-graded questions{where}.", seed)
+
+    if mode == "review":
+        due = [by_id[c.question_id] for c in store.due_cards(now) if c.question_id in by_id]
+        seen = {c.question_id for c in store.cards()}
+        new = [it for it in items if it.question_id not in seen]
+        picked = (due + new)[:n]
+        note = "" if picked else _next_due_note(store, by_id)
+        if picked and not due:
+            note = "Nothing is due; here are questions you have not seen yet."
+        return Selection(picked, note, seed)
+
+    if mode == "weak":
+        from tutor.quiz.scheduler import make_scheduler, retrievability
+
+        sch = scheduler or make_scheduler()
+        misses = store.miss_counts()
+        cards = {c.question_id: c.card for c in store.cards()}
+        scored = []
+        for qid, it in by_id.items():
+            attempts, wrong = misses.get(qid, (0, 0))
+            if attempts == 0 and qid not in cards:
+                continue
+            r = retrievability(cards.get(qid), now, sch)
+            miss = wrong / attempts if attempts else 0.0
+            scored.append((0.5 * (1 - r) + 0.5 * miss, qid))
+        scored.sort(key=lambda t: (-t[0], t[1]))
+        picked = [by_id[q] for _, q in scored[:n]]
+        return Selection(picked, "" if picked else
+                         f"No history yet{where}: weak spots come from questions you have "
+                         "answered. Try practice or review first.", seed)
+
+    # retry
+    latest = sorted((a for a in store.latest_answers().values()
+                     if a.correct is False and a.question_id in by_id),
+                    key=lambda a: a.id, reverse=True)
+    picked = []
+    for a in latest[:n]:
+        it = by_id[a.question_id]
+        if it.problem is not None and a.variant is not None:
+            it = Item(problem=it.problem.with_seed(int(a.variant)))  # the same numbers again
+        picked.append(it)
+    return Selection(picked, "" if picked else f"Nothing to retry{where}: no question's latest "
+                     "answer is wrong.", seed)
+
+
+def _next_due_note(store: Store, by_id: dict[str, Item]) -> str:
+    upcoming = [c for c in store.cards() if c.question_id in by_id]
+    if not upcoming:
+        return "No questions in the chosen topics."
+    first = min(upcoming, key=lambda c: c.due)
+    return f"Nothing is due. The next card is due {first.due.astimezone():%a %d %b %H:%M}."

@@ -1,0 +1,311 @@
+"""The line-based quiz: questions out, answers in, one line each (``attn-tutor quiz --plain``).
+
+Works from a script (``printf 'b\\n0.58\\n' | attn-tutor quiz --plain``) or a screen reader:
+plain text, no cursor movement, every prompt on its own line. The same loop, with Rich
+colours, is what a terminal gets until the Textual quiz screen exists.
+
+Anything that is not an answer (a letter for a number, an out-of-range choice, an empty line)
+is asked again with a hint. ``:hint``, ``:skip`` and ``:quit`` work at any prompt. End of
+input and Ctrl-C end the session with its summary; every answer already acknowledged is saved.
+"""
+
+from __future__ import annotations
+
+import codecs
+import os
+import select
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime
+from typing import IO, Any
+
+from tutor.quiz.session import Feedback, QuizSession, Summary
+
+COMMANDS = "Type :hint for a hint, :skip to skip a question, :quit to stop."
+
+
+class InputTimeout(Exception):
+    """The time limit ran out while waiting for a line."""
+
+
+class LineReader:
+    """Read lines from a stream, with a timeout when the stream is a real file descriptor.
+
+    A pipe or terminal is read with ``select`` + ``os.read`` (our own buffer, so ``select``
+    never misses lines Python has already buffered); any other stream (tests, ``StringIO``)
+    falls back to ``readline`` and checks the time after the line arrives.
+    """
+
+    def __init__(self, stream: IO[str] | None = None):
+        self.stream = stream if stream is not None else sys.stdin
+        try:
+            self.fd: int | None = self.stream.fileno()
+            os.fstat(self.fd)
+        except (AttributeError, OSError, ValueError):
+            self.fd = None
+        if os.name == "nt":  # select() works on sockets only there
+            self.fd = None
+        self._buf = ""
+        self._eof = False
+        self._decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+
+    def readline(self, timeout: float | None = None) -> str | None:
+        """One line without its newline; None at end of input.
+
+        Raises:
+            InputTimeout: ``timeout`` seconds passed without a complete line.
+        """
+        if self.fd is None:
+            line = self.stream.readline()
+            return None if line == "" else line.rstrip("\r\n")
+        import time
+
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while "\n" not in self._buf and not self._eof:
+            wait = None if deadline is None else max(0.0, deadline - time.monotonic())
+            ready, _, _ = select.select([self.fd], [], [], wait)
+            if not ready:
+                raise InputTimeout
+            chunk = os.read(self.fd, 4096)
+            if not chunk:
+                self._eof = True
+                self._buf += self._decoder.decode(b"", final=True)
+            else:
+                self._buf += self._decoder.decode(chunk)
+        if "\n" in self._buf:
+            line, self._buf = self._buf.split("\n", 1)
+            return line.rstrip("\r")
+        if self._buf:
+            line, self._buf = self._buf, ""
+            return line
+        return None
+
+
+@dataclass
+class Out:
+    """Where the quiz writes: plain ``print`` or a Rich console with styles."""
+
+    stream: IO[str] | None = None
+    console: Any = None  # rich.console.Console when styled
+
+    def line(self, text: str = "", style: str | None = None) -> None:
+        if self.console is not None:
+            from rich.text import Text
+
+            self.console.print(Text(text, style=style or ""))
+        else:
+            print(text, file=self.stream or sys.stdout, flush=True)
+
+    def prompt(self, text: str = "> ") -> None:
+        if self.console is not None:
+            self.console.print(text, end="", style="bold cyan")
+            self.console.file.flush()
+        else:
+            stream = self.stream or sys.stdout
+            stream.write(text)
+            stream.flush()
+
+
+class _Quit(Exception):
+    pass
+
+
+def run_lines(session: QuizSession, *, out: Out, reader: LineReader,
+              header: str = "", saved_to: str | None = None) -> tuple[Summary, bool]:
+    """Run ``session`` to the end; return its summary and whether Ctrl-C stopped it."""
+    if header:
+        out.line(header, "bold")
+    if session.time_limit_s is not None:
+        out.line(f"Time limit: {_clock(session.time_limit_s)}. When it runs out the session "
+                 "ends and what you have answered counts.")
+    out.line(COMMANDS + " End of input (Ctrl-D) also stops; answers so far are saved.", "dim")
+    interrupted = False
+    status = None
+    try:
+        while (item := session.next()) is not None:
+            _ask_item(session, item, out, reader)
+        if session.expired:
+            status = "timed-out"
+    except _Quit:
+        status = "stopped"
+    except InputTimeout:
+        out.line("")
+        out.line("Time is up: the session ends here.", "bold yellow")
+        status = "timed-out"
+    except KeyboardInterrupt:
+        out.line("")
+        out.line("Interrupted.", "bold yellow")
+        interrupted, status = True, "stopped"
+    summary = session.finish(status)
+    print_summary(summary, out, saved_to=saved_to)
+    return summary, interrupted
+
+
+def _read(session: QuizSession, out: Out, reader: LineReader, prompt: str = "> ") -> str:
+    out.prompt(prompt)
+    line = reader.readline(session.time_left())
+    if line is None:
+        out.line("")
+        out.line("End of input.", "dim")
+        raise _Quit
+    if reader.fd is None or not os.isatty(reader.fd):
+        out.line("")  # no echo from a pipe: end the prompt line ourselves
+    return line
+
+
+def _ask_item(session: QuizSession, item, out: Out, reader: LineReader) -> None:
+    n, total = session.position
+    tag = " · generated" if item.generated else ""
+    left = session.time_left()
+    clock = f" · {_clock(left)} left" if left is not None else ""
+    out.line("")
+    out.line(f"Question {n}/{total} · {item.section}{tag}{clock}", "bold")
+    if item.title:
+        out.line(item.title, "bold")
+    out.line(item.setup)
+    while True:
+        ask = session.ask
+        if ask.prompt:
+            out.line(ask.prompt)
+        if not item.generated:  # a generated part lists its options in its instructions
+            for choice in ask.choices:
+                out.line(f"  {choice}")
+        out.line(ask.instructions, "dim")
+        while True:
+            text = _read(session, out, reader)
+            command = text.strip().lower()
+            if command in (":quit", ":q"):
+                raise _Quit
+            if command in (":skip", ":s"):
+                session.skip()
+                out.line("Skipped (not saved).", "dim")
+                return
+            if command in (":hint", ":h", "?"):
+                out.line(f"Hint: {item.hint}" if item.hint else "No hint for this one.", "yellow")
+                continue
+            fb = session.submit(text)
+            if fb.expired:
+                raise InputTimeout
+            if not fb.valid:
+                out.line(f"Not an answer: {fb.hint}", "yellow")
+                continue
+            break
+        if fb.needs_rating:
+            fb = _self_rate(session, fb, out, reader)
+        if fb.done:
+            _show_feedback(fb, out)
+            return
+
+
+def _self_rate(session: QuizSession, fb: Feedback, out: Out, reader: LineReader) -> Feedback:
+    from tutor.quiz.scheduler import parse_rating
+
+    out.line("Model answer: " + fb.expected[0], "bold")
+    if fb.key_points:
+        out.line("A full answer mentions:")
+        for point in fb.key_points:
+            out.line(f"  - {point}")
+    out.line("How did you do? 1 Again (missed it), 2 Hard, 3 Good, 4 Easy.", "dim")
+    while True:
+        text = _read(session, out, reader)
+        if text.strip().lower() in (":quit", ":q"):
+            raise _Quit
+        rating = parse_rating(text)
+        if rating is not None:
+            return session.rate(int(rating))
+        out.line("Not a rating: type 1, 2, 3 or 4 (or again, hard, good, easy).", "yellow")
+
+
+_RATING = {1: "Again", 2: "Hard", 3: "Good", 4: "Easy"}
+
+
+def _show_feedback(fb: Feedback, out: Out) -> None:
+    if not fb.saved:
+        out.line(f"Warning: this answer was NOT saved ({fb.error}).", "bold red")
+    if not fb.reveal:
+        out.line("Recorded.", "dim")
+        return
+    if fb.correct is True:
+        out.line("Correct.", "bold green")
+    elif fb.correct is False:
+        out.line("Wrong.", "bold red")
+    else:
+        out.line(f"Rated {_RATING.get(fb.rating, '?')}.", "bold")
+    several = len(fb.verdicts) > 1
+    for i, v in enumerate(fb.verdicts):
+        if fb.correct is None:
+            break
+        label = f"({chr(97 + i)}) " if several else ""
+        out.line(f"{label}{v.reason}", "green" if v.correct else "red")
+        if v.hint and not v.correct:
+            out.line(f"Hint: {v.hint}", "yellow")
+    for line in fb.explanation:
+        out.line(line)
+    if fb.trace_command:
+        out.line(f"See it step by step: {fb.trace_command}", "cyan")
+    if fb.due is not None:
+        out.line(f"Next review: {_when(fb.due)}.", "dim")
+
+
+def _when(due: datetime) -> str:
+    from tutor.store import utcnow
+
+    delta = (due - utcnow()).total_seconds()
+    if delta < 3600:
+        m = max(1, round(delta / 60))
+        return f"in {m} minute{'s' * (m != 1)}"
+    if delta < 86400:
+        h = round(delta / 3600)
+        return f"in {h} hour{'s' * (h != 1)}"
+    return f"on {due.astimezone():%a %d %b %Y}"
+
+
+def _clock(seconds: float) -> str:
+    s = int(round(seconds))
+    return f"{s // 60}:{s % 60:02d}"
+
+
+def print_summary(summary: Summary, out: Out, *, saved_to: str | None = None) -> None:
+    out.line("")
+    title = {"finished": "Session complete", "stopped": "Session stopped",
+             "timed-out": "Time is up"}.get(summary.status, "Session over")
+    out.line(f"{title} ({summary.mode}).", "bold")
+    out.line(f"Answered {summary.answered} of {summary.total}"
+             + (f", skipped {summary.skipped}" if summary.skipped else "")
+             + (f"; correct {summary.correct} of {summary.graded} marked"
+                f" ({100 * summary.correct / summary.graded:.0f}%)" if summary.graded else "")
+             + f"; time {_clock(summary.seconds)}.")
+    topics = summary.exam_per_topic if summary.mode == "mock" else summary.per_topic()
+    if topics:
+        out.line("By topic" + (" (unanswered count as wrong):" if summary.mode == "mock" else ":"))
+        for topic, (ok, n) in sorted(topics.items()):
+            out.line(f"  {topic:<16} {ok}/{n}")
+    if summary.mode == "mock":
+        total = sum(n for _, n in topics.values())
+        out.line(f"Mock exam score: {summary.correct}/{total}"
+                 + (f" ({100 * summary.correct / total:.0f}%)" if total else "") + ".", "bold")
+        wrong = [r for r in summary.results if r.correct is False]
+        if wrong:
+            out.line("To review:")
+            for r in wrong:
+                out.line(f"  {r.question_id}: you said {r.response!r}; answer "
+                         + "; ".join(r.expected))
+    if summary.unsaved:
+        out.line(f"{summary.unsaved} answer(s) could not be saved.", "bold red")
+    elif saved_to and summary.answered:
+        out.line(f"Progress saved in {saved_to}.", "dim")
+    if summary.seed is not None and summary.mode in ("practice", "mock"):
+        out.line(f"Seed {summary.seed} (use --seed {summary.seed} to get the same questions).",
+                 "dim")
+
+
+def make_out(styled: bool, stream: IO[str] | None = None) -> Out:
+    if not styled:
+        return Out(stream=stream)
+    from rich.console import Console
+
+    return Out(console=Console(highlight=False, file=stream))
+
+
+Runner = Callable[..., tuple[Summary, bool]]

@@ -1,0 +1,145 @@
+"""The numbers behind ``attn-tutor stats``: due cards, per-topic accuracy and mastery, mock
+exams and the daily-goal rolling average. Plain data (see docs/stats-json.md for the schema).
+
+Definitions:
+
+* **accuracy** — correct / graded answers over every mode (mock exams included); self-graded
+  answers are not counted. ``None`` when nothing was graded.
+* **mastery** — mean FSRS retrievability now over *all* items of the topic, unseen items
+  counting 0, so it grows with both coverage and memory (0–1).
+* **daily average** — answers per day over the last 7 local days including today (days
+  without answers count 0), compared with a goal. Not a streak: a missed day lowers the
+  average a little instead of resetting anything.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime, timedelta
+from typing import Any
+
+from tutor.quiz.bank import EXAM_TOPICS, SECTIONS, Question
+from tutor.store import Store, local_day
+
+SCHEMA = 1
+DEFAULT_GOAL = 20
+WINDOW_DAYS = 7
+
+
+def compute(store: Store, bank: Sequence[Question], *, now: datetime | None = None,
+            goal: int = DEFAULT_GOAL, generated: bool = True) -> dict[str, Any]:
+    """Everything ``stats`` shows, as JSON-ready data."""
+    from tutor.quiz.generators import FAMILIES
+    from tutor.quiz.scheduler import make_scheduler, retrievability
+
+    now = now or store.now()
+    sch = make_scheduler()
+    # every item the tutor can ask: question id -> (section, exam topics)
+    items: dict[str, tuple[str, tuple[str, ...]]] = {q.id: (q.section, q.exam_topics) for q in bank}
+    if generated:
+        for fam in FAMILIES.values():
+            items[fam.question_id] = (fam.section, fam.exam_topics)
+    cards = {c.question_id: c for c in store.cards()}
+    qstats = store.question_stats()
+    soon = now + timedelta(days=1)
+
+    def topic_row(tid: str, members: list[str]) -> dict[str, Any]:
+        graded = sum(qstats[q].graded for q in members if q in qstats)
+        correct = sum(qstats[q].correct for q in members if q in qstats)
+        seen = [q for q in members if q in cards or q in qstats]
+        r = [retrievability(cards[q].card, now, sch) if q in cards else 0.0 for q in members]
+        return {
+            "id": tid,
+            "questions": len(members),
+            "seen": len(seen),
+            "answers": sum(qstats[q].answers for q in members if q in qstats),
+            "graded": graded,
+            "correct": correct,
+            "accuracy": round(correct / graded, 4) if graded else None,
+            "mastery": round(sum(r) / len(r), 4) if r else None,
+            "due": sum(1 for q in members if q in cards and cards[q].due <= now),
+        }
+
+    by_section = {s: [q for q, (sec, _) in items.items() if sec == s] for s in SECTIONS}
+    by_exam = {e: [q for q, (_, ex) in items.items() if e in ex] for e in EXAM_TOPICS}
+    known = [c for q, c in cards.items() if q in items]
+
+    today = local_day(now)
+    start = today - timedelta(days=WINDOW_DAYS - 1)
+    counts = store.daily_counts(since=start)
+    days = [{"date": (start + timedelta(days=i)).isoformat(),
+             "answers": counts.get((start + timedelta(days=i)).isoformat(), 0)}
+            for i in range(WINDOW_DAYS)]
+    average = sum(d["answers"] for d in days) / WINDOW_DAYS
+
+    return {
+        "schema": SCHEMA,
+        "generated_at": _iso(now),
+        "store": {"path": str(store.path) if store.path else None,
+                  "persistent": store.persistent, "warnings": list(store.warnings)},
+        "due": {
+            "now": sum(1 for c in known if c.due <= now),
+            "next_24h": sum(1 for c in known if now < c.due <= soon),
+            "seen": sum(1 for q in items if q in cards or q in qstats),
+            "unseen": sum(1 for q in items if q not in cards and q not in qstats),
+            "total": len(items),
+        },
+        "topics": [topic_row(s, by_section[s]) for s in SECTIONS],
+        "exam_topics": [topic_row(e, by_exam[e]) for e in EXAM_TOPICS],
+        "mock_exams": [{
+            "id": m.id,
+            "started_at": _iso(m.started_at),
+            "finished_at": _iso(m.finished_at) if m.finished_at else None,
+            "questions": m.n_questions,
+            "answered": m.answered,
+            "correct": m.correct,
+            "score": round(m.correct / m.n_questions, 4) if m.n_questions else None,
+            "time_limit_s": m.time_limit_s,
+            "status": m.status,
+            "per_topic": {k: {"correct": v[0], "questions": v[1]} for k, v in m.per_topic.items()},
+        } for m in store.mock_exams()],
+        "daily": {"goal": goal, "window_days": WINDOW_DAYS, "days": days,
+                  "average": round(average, 2), "met": average >= goal},
+        "lessons_opened": {k: _iso(v) for k, v in sorted(store.lessons_opened().items())},
+    }
+
+
+def _iso(at: datetime) -> str:
+    return at.isoformat().replace("+00:00", "Z")
+
+
+def render_text(data: dict[str, Any]) -> list[str]:
+    """The human-readable report, one string per line."""
+    d = data["due"]
+    out = [f"Due now: {d['now']}   due in the next 24 h: {d['next_24h']}   "
+           f"seen {d['seen']} of {d['total']} questions"]
+    out.append("")
+    out.append(f"{'Topic':<22}{'seen':>9}{'accuracy':>10}{'mastery':>9}{'due':>5}")
+    for rows, title in ((data["topics"], None), (data["exam_topics"], "Exam topics")):
+        if title:
+            out.append("")
+            out.append(title)
+        for r in rows:
+            acc = "—" if r["accuracy"] is None else f"{100 * r['accuracy']:.0f}%"
+            mastery = "—" if r["mastery"] is None else f"{100 * r['mastery']:.0f}%"
+            out.append(f"{r['id']:<22}{r['seen']:>4}/{r['questions']:<4}{acc:>10}{mastery:>9}"
+                       f"{r['due']:>5}")
+    out.append("")
+    out.append("Mastery = mean recall probability now (FSRS), unseen questions counting 0.")
+    daily = data["daily"]
+    bar = " ".join(str(x["answers"]) for x in daily["days"])
+    verdict = "on target" if daily["met"] else "below target"
+    out.append(f"Daily goal: {daily['average']:g} answers/day over the last {daily['window_days']} "
+               f"days (goal {daily['goal']}, {verdict}); per day, oldest first: {bar}")
+    mocks = data["mock_exams"]
+    out.append("")
+    if not mocks:
+        out.append("Mock exams: none yet (attn-tutor quiz --mode mock).")
+    else:
+        out.append("Mock exams:")
+        for m in mocks[-10:]:
+            score = "—" if m["score"] is None else f"{100 * m['score']:.0f}%"
+            when = datetime.fromisoformat(m["started_at"].replace("Z", "+00:00")).astimezone()
+            out.append(f"  {when:%Y-%m-%d %H:%M}  {m['correct']}/{m['questions']}"
+                       f" ({score})  {m['status']}")
+    return out
