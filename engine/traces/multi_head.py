@@ -67,7 +67,7 @@ def build(tokens: list[str], d_model: int, heads: int, seed: int) -> Trace:
         "Concatenate and mix",
         "MultiHead = concat(head₁, …, head_h) W_O",
         lines(f"concat = {v(concat, 4)}", f"output = concat W_O = {v(out, 4)}"),
-        {"concat": concat, "output": out},
+        {"W_O": W_O, "concat": concat, "output": out},
         "W_O lets every output coordinate draw on every head.",
     ))
 

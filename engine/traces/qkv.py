@@ -153,4 +153,13 @@ def build(tokens: list[str], X: np.ndarray, W_Q: np.ndarray, W_K: np.ndarray, W_
                     "is just (α₁, α₂).",
                 kind="arithmetic"),
         ]
+        if f"{ex[0]:.2f}" != "1.79" or f"{ex.sum():.2f}" != "3.79":
+            trace.errata.append(Erratum(
+                where="§5 worked example, exponentials",
+                printed="e^0.58 ≈ 1.79, sum = 3.79",
+                computed=f"e^{n(scores[0])} = {ex[0]:.3f}, sum = {ex.sum():.3f}",
+                why="The notes exponentiate the rounded score 0.58 (e^0.58 = 1.786); with "
+                    f"1/√3 = {n(scores[0])} the exponential is {ex[0]:.3f}. A last-digit "
+                    "rounding effect, unlike the weights.",
+                kind="rounding"))
     return trace

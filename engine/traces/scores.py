@@ -18,6 +18,11 @@ from engine.traces._common import dot_terms, fixed, lines, n, p, sub, v
 
 _K = [[0.3, 0.8], [0.9, 0.1], [-0.4, 0.6]]
 
+# What the notes print, to three decimals.
+_PRINTED = {"score₁": -0.007, "score₂": 0.305, "score₃": -0.227, "e^score₁": 0.993,
+            "e^score₂": 1.357, "e^score₃": 0.797, "Σ e^score": 3.147, "α₁": 0.316, "α₂": 0.431,
+            "α₃": 0.253}
+
 INPUTS = [
     InputSpec("Q", "vector", [0.5, -0.2], "the query vector", shape=("d_k",)),
     InputSpec("K", "matrix", _K, "keys, one per row", shape=("n", "d_k")),
@@ -107,15 +112,20 @@ def build(Q: np.ndarray, K: np.ndarray, V: np.ndarray | None) -> Trace:
         heatmaps=[HeatmapData("Attention weights of Q", weights[None, :], ["Q"], keys)],
     )
     if same_as_defaults(INPUTS, {"Q": Q, "K": K, "V": V}, "Q", "K"):
-        trace.errata.append(Erratum(
-            where="§6 worked example, steps 1–2",
-            printed="score₂ ≈ 0.305, e^score₂ ≈ 1.357, Σ e^score = 3.147",
-            computed=f"score₂ = {fixed(scores[1], 3)}, e^score₂ = {fixed(exps[1], 3)}, "
-                     f"Σ e^score = {fixed(total, 3)}",
-            why="The notes divide by 1.41 instead of √2 = 1.41421…, which nudges the third "
-                "decimal; the final weights 0.316 / 0.431 / 0.253 still round the same.",
-            kind="rounding",
-        ))
+        computed = {"score₁": scores[0], "score₂": scores[1], "score₃": scores[2],
+                    "e^score₁": exps[0], "e^score₂": exps[1], "e^score₃": exps[2], "Σ e^score": total,
+                    "α₁": weights[0], "α₂": weights[1], "α₃": weights[2]}
+        moved = [k for k, printed in _PRINTED.items() if fixed(computed[k], 3) != f"{printed:.3f}"]
+        if moved:
+            trace.errata.append(Erratum(
+                where="§6 worked example (scalar scores)",
+                printed=", ".join(f"{k} ≈ {_PRINTED[k]:.3f}" for k in moved),
+                computed=", ".join(f"{k} = {fixed(computed[k], 3)}" for k in moved),
+                why="The notes divide by 1.41 instead of √2 = 1.41421… and then carry their "
+                    "three-decimal exponentials into the division; the last digit moves. "
+                    f"α₃ = {n(weights[2], 5)} rounds to {fixed(weights[2], 3)}.",
+                kind="rounding",
+            ))
         trace.steps[0].note += " The notes use 1.41; the extra digits move a few third decimals."
     if not values_given:
         trace.steps[-1].note += " The notes give no value vectors, so here V is a copy of K."

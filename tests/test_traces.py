@@ -1,0 +1,413 @@
+"""Every trace: builds from the notes' defaults, agrees with the fused engine functions,
+serialises to the documented JSON, and gets the worked examples' numbers right.
+
+Expected values come from the notes (where they are right), from hand calculation with
+``math``, or from short independent NumPy — never from the traces' own output.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+
+import numpy as np
+import pytest
+
+from engine.trace import InputSpec, coerce_inputs, same_as_defaults
+from engine.traces import REGISTRY, build, get_info, input_specs, list_traces
+
+NAMES = list(REGISTRY)
+TOP_KEYS = {"schema", "name", "title", "section", "source", "summary", "inputs", "steps", "result",
+            "fused", "agrees", "errata", "heatmaps"}
+STEP_KEYS = {"index", "title", "formula", "substitution", "values", "note"}
+
+
+def softmax(x):
+    e = np.exp(np.asarray(x, float) - np.max(x))
+    return e / e.sum()
+
+
+@pytest.fixture(scope="module")
+def traces():
+    return {name: build(name) for name in NAMES}
+
+
+def test_registry_has_the_23_names_of_the_issue():
+    assert NAMES == [
+        "encoder", "decoder-step", "bottleneck", "teacher-forcing", "dynamic-context", "qkv",
+        "self-attention", "scores", "cross-attention", "scoring-compare", "scaling", "masking",
+        "multi-head", "positional-encoding", "pooling", "greedy-vs-beam", "beam-search", "top-k",
+        "nucleus", "temperature", "heatmap-reading", "cross-entropy", "training-step"]
+    assert [t.section for t in list_traces()] == sorted(t.section for t in list_traces())
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_defaults_build_and_agree_with_the_fused_functions(traces, name):
+    t = traces[name]
+    assert t.name == name and t.section == get_info(name).section
+    assert t.fused, "every trace checks itself against a one-call engine function"
+    assert t.disagreements() == []
+    assert len(t.steps) >= 4
+    for step in t.steps:
+        assert step.title and step.formula and step.substitution and step.note
+    assert t.source in ("notes", "notes+built", "built")
+    assert t.summary
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_json_round_trips_with_the_documented_keys(traces, name):
+    data = json.loads(json.dumps(traces[name].to_dict(), allow_nan=False))
+    assert set(data) == TOP_KEYS
+    assert data["name"] == name and data["agrees"] is True
+    assert [s["index"] for s in data["steps"]] == list(range(1, len(data["steps"]) + 1))
+    for step in data["steps"]:
+        assert set(step) == STEP_KEYS
+    for e in data["errata"]:
+        assert set(e) == {"where", "printed", "computed", "why", "kind"}
+        assert e["kind"] in ("arithmetic", "rounding", "miscount", "inconsistency", "wording")
+    for h in data["heatmaps"]:
+        assert len(h["weights"]) == len(h["rows"]) and len(h["weights"][0]) == len(h["cols"])
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_every_default_input_is_accepted_back(name):
+    specs = input_specs(name)
+    values = coerce_inputs(specs, {})
+    assert same_as_defaults(specs, values)
+
+
+WEIGHT_TRACES = ["dynamic-context", "qkv", "self-attention", "scores", "cross-attention", "masking",
+                 "multi-head", "pooling", "heatmap-reading", "training-step", "top-k", "nucleus",
+                 "temperature"]
+
+
+@pytest.mark.parametrize("name", WEIGHT_TRACES)
+def test_attention_weights_come_with_labelled_heatmaps(traces, name):
+    hm = traces[name].heatmaps
+    assert hm
+    for h in hm:
+        w = np.asarray(h.weights)
+        assert w.shape == (len(h.row_labels), len(h.col_labels))
+        assert np.all(w >= 0) and np.allclose(w.sum(axis=1)[w.sum(axis=1) > 0], 1.0)
+
+
+# --------------------------------------------------------------------------- §1–§3
+
+
+def test_encoder_matches_the_notes_and_hand_tanh(traces):
+    t = traces["encoder"]
+    X = [[0.5, 0.1, -0.3, 0.2], [0.2, -0.4, 0.1, 0.5], [-0.1, 0.3, 0.4, -0.2]]
+    h = [0.0, 0.0, 0.0]
+    for x in X:
+        h = [math.tanh(x[i] + 0.5 * h[i]) for i in range(3)]
+    assert np.allclose(t.result["C"], h)
+    assert np.allclose(t.result["H"][0], [math.tanh(0.5), math.tanh(0.1), math.tanh(-0.3)])
+    assert np.array_equal(np.round(t.result["C"], 2), [0.10, 0.13, 0.36])  # the notes' C
+    # the rounding erratum: 0.5 × the printed H_2 does not give the printed W_HH H_2
+    (e,) = t.errata
+    assert e.kind == "rounding" and "[0.20, -0.17, -0.02]" in e.printed
+    assert "[0.21, -0.17, -0.03]" in e.computed
+    note = t.steps[-1].note
+    assert "[0.41, -0.34, -0.04]" in note and "[0.11, 0.13, 0.35]" in note
+
+
+def test_encoder_errata_disappear_with_other_inputs():
+    t = build("encoder", {"b": [0.1, 0, 0]})
+    assert t.errata == [] and t.source == "user"
+    assert math.isclose(t.result["H"][0][0], math.tanh(0.6))
+
+
+def test_decoder_step_recomputes_by_hand(traces):
+    t = traces["decoder-step"]
+    w = t.steps[0].values
+    C, h_prev = np.array([0.10, 0.13, 0.36]), np.zeros(3)
+    y = w["Y_prev"]
+    h = np.tanh(w["W_HH"] @ h_prev + w["W_HY"] @ y + w["W_HC"] @ C + w["b"])
+    probs = softmax(w["W_O"] @ h)
+    assert np.allclose(t.result["probs"], probs)
+    assert t.result["prediction"] == ["le", "chat", "assis", "<eos>"][int(np.argmax(probs))]
+    assert y[0] == 1 and y.sum() == 1  # <start> is fed first
+
+
+def test_decoder_step_prev_token_changes_the_state():
+    a, b = build("decoder-step"), build("decoder-step", {"prev": "chat"})
+    assert not np.allclose(a.result["H"], b.result["H"])
+    with pytest.raises(ValueError, match=r"^input prev: got 'dog', expected one of the vocabulary"):
+        build("decoder-step", {"prev": "dog"})
+
+
+def test_bottleneck_counts_17_words_and_prefers_recent_ones(traces):
+    t = traces["bottleneck"]
+    assert t.result["T"] == 17
+    (e,) = t.errata
+    assert e.kind == "miscount" and "19" in e.printed and e.computed == "17 words"
+    infl = t.result["influence"]
+    assert infl[-1] > infl[-5] > infl[0]
+    reach = t.steps[2].values["reach_of_first_word"]
+    assert reach[-1] < reach[0] / 100
+    other = build("bottleneck", {"review": "not recommended terrible product"})
+    assert other.errata == [] and other.result["T"] == 4
+
+
+def test_teacher_forcing_timelines(traces):
+    t = traces["teacher-forcing"]
+    target = ["The", "cat", "sat"]
+    fed_free = t.result["fed_free"]
+    pred_free = t.result["predicted_free"]
+    # free running feeds its own guesses; they leave the target after the first wrong one
+    assert fed_free == ["<start>"] + pred_free[:-1]
+    assert pred_free[0] != "The" and fed_free[1] != "The"
+    gaps = [s.values["state_gap"] for s in t.steps[1:4]]
+    assert gaps[0] == 0 and gaps[1] > 0 and gaps[2] > 0
+    assert "<start> The cat" in t.steps[-1].substitution
+    (e,) = t.errata
+    assert "5" in e.printed and "7 output words" in e.computed
+
+
+# --------------------------------------------------------------------------- §4–§7
+
+
+def test_dynamic_context_is_the_weighted_sum_of_states(traces):
+    t = traces["dynamic-context"]
+    X = t.steps[0].values["X"]
+    H, h = [], np.zeros(3)
+    for x in X:  # the §1 encoder: W_HX = [I | 0], W_HH = 0.5 I
+        h = np.tanh(x[:3] + 0.5 * h)
+        H.append(h)
+    alpha = np.array([[0.6, 0.3, 0.1], [0.2, 0.1, 0.7], [0.1, 0.8, 0.1]])
+    assert np.allclose(t.result["contexts"], alpha @ np.array(H))
+    kinds = sorted(e.kind for e in t.errata)
+    assert kinds == ["inconsistency", "wording"]
+    assert any("[my 0.1, feet 0.2, hurt 0.7]" in e.printed for e in t.errata)
+
+
+def test_dynamic_context_rejects_rows_that_are_not_distributions():
+    with pytest.raises(ValueError, match=r"^input weights: row 1 \(j'\) sums to 1.5"):
+        build("dynamic-context", {"weights": [[1, 0.5, 0], [0, 1, 0], [0, 0, 1]]})
+
+
+def test_qkv_softmax_and_erratum(traces):
+    t = traces["qkv"]
+    e1 = math.exp(1 / math.sqrt(3))
+    expected = [e1 / (e1 + 2), 1 / (e1 + 2), 1 / (e1 + 2)]
+    assert np.allclose(t.result["weights"], expected)
+    assert np.allclose(t.result["output"], expected[:2])
+    assert np.allclose(t.result["query"], [0, 1, 0])
+    soft, out, rounding = t.errata
+    assert "0.64" in soft.printed and "0.471, 0.264, 0.264" in soft.computed
+    assert "[0.64, 0.18]" in out.printed and "[0.471, 0.264]" in out.computed
+    assert rounding.kind == "rounding" and f"{e1:.3f}" == "1.781" and "1.781" in rounding.computed
+
+
+def test_qkv_override_changes_every_number_and_drops_the_erratum():
+    W_V = [[0, 1], [1, 0], [0, 0], [0, 0]]
+    t = build("qkv", {"W_V": W_V})
+    e1 = math.exp(1 / math.sqrt(3))
+    assert np.allclose(t.result["output"], [1 / (e1 + 2), e1 / (e1 + 2)])
+    assert t.errata == [] and t.source == "user"
+    t3 = build("qkv", {"position": 3})
+    assert np.allclose(t3.result["weights"], [1 / (e1 + 2), 1 / (e1 + 2), e1 / (e1 + 2)])
+    assert t3.errata == []
+
+
+def test_self_attention_rows(traces):
+    t = traces["self-attention"]
+    e1 = math.exp(1 / math.sqrt(3))
+    a, b = e1 / (e1 + 2), 1 / (e1 + 2)
+    assert np.allclose(t.result["A"], [[b, a, b], [a, b, b], [b, b, a]])
+    assert t.steps[-1].values["focus"] == ["love", "I", "cats"]
+    assert len(t.errata) == 1
+
+
+def test_scores_match_the_notes_weights_and_the_rounding_erratum(traces):
+    t = traces["scores"]
+    s = [-0.01 / math.sqrt(2), 0.43 / math.sqrt(2), -0.32 / math.sqrt(2)]
+    assert np.allclose(t.result["scores"], s)
+    # the notes print 0.316, 0.431, 0.253; exactly, α₃ = 0.25351 rounds to 0.254
+    assert np.array_equal(np.round(t.result["weights"], 3), [0.316, 0.431, 0.254])
+    (e,) = t.errata
+    assert e.kind == "rounding" and "0.305" in e.printed and "score₂ = 0.304" in e.computed
+    assert "3.146" in e.computed and "1.355" in e.computed and "α₃ = 0.254" in e.computed
+    assert "α₁" not in e.printed and "α₂" not in e.printed  # those two match the notes
+
+
+def test_cross_attention_spotlight_and_token_count(traces):
+    t = traces["cross-attention"]
+    w = t.result["weights"]
+    assert math.isclose(w[0][4], 0.85) and math.isclose(w[0][1], 0.05)
+    assert np.allclose(np.delete(w[0], [1, 4]), 0.0125)
+    assert np.allclose(w[1], 0.1)
+    H = t.steps[1].values["V"]
+    assert np.allclose(t.result["contexts"], w @ H)
+    miscount = next(e for e in t.errata if e.kind == "miscount")
+    assert "H₆" in miscount.printed and "H₅" in miscount.computed
+
+
+# --------------------------------------------------------------------------- §8–§9
+
+
+def test_scoring_compare_matches_the_notes(traces):
+    t = traces["scoring-compare"]
+    assert math.isclose(t.result["scaled"], 1 / math.sqrt(3))
+    add = 2 * math.tanh(1) + math.tanh(-2)
+    assert math.isclose(t.result["additive"], add)
+    assert round(t.result["scaled"], 2) == 0.58 and round(add, 2) == 0.56
+    assert t.errata == []
+
+
+def test_scaling_variance_grows_with_d_k(traces):
+    t = traces["scaling"]
+    mc = t.result["monte_carlo"]
+    assert np.allclose(mc, [1, 4, 16, 64, 256], rtol=0.1)
+    assert np.allclose(t.steps[2].values["monte_carlo_scaled"], 1, rtol=0.1)
+    assert t.result["weights_raw"].max() > 0.999 > 0.9 > t.result["weights_scaled"].max()
+    v = t.steps[-1].values
+    assert v["grad_norm_raw"] < v["grad_norm_scaled"] / 100
+
+
+def test_masking_gives_exact_zeros(traces):
+    t = traces["masking"]
+    A = t.result["A"]
+    assert np.all(A[:, 3:] == 0.0)  # padding columns
+    assert np.all(np.triu(A, k=1) == 0.0)  # causal: nothing above the diagonal
+    assert np.allclose(A.sum(axis=1), 1.0)
+    empty = build("masking", {"length": 0, "causal": False})
+    assert np.all(empty.result["A"] == 0) and np.all(empty.result["Z"] == 0)
+
+
+def test_multi_head_by_naive_numpy(traces):
+    t = traces["multi-head"]
+    v0, vlast = t.steps[0].values, t.steps[-1].values
+    Q, K, V = v0["Q"], v0["K"], v0["V"]
+    heads = []
+    for h in range(2):
+        c = slice(2 * h, 2 * h + 2)
+        S = Q[:, c] @ K[:, c].T / math.sqrt(2)
+        A = np.array([softmax(row) for row in S])
+        heads.append(A @ V[:, c])
+    assert np.allclose(t.result["output"], np.concatenate(heads, axis=1) @ vlast["W_O"])
+    with pytest.raises(ValueError, match=r"^input heads: got 3, expected a divisor of d_model = 4"):
+        build("multi-head", {"heads": 3})
+
+
+def test_positional_encoding_by_hand(traces):
+    PE = traces["positional-encoding"].result["PE"]
+    assert np.allclose(PE[0], [0, 1, 0, 1, 0, 1])
+    w1 = 1 / 10000 ** (2 / 6)
+    assert np.allclose(PE[1], [math.sin(1), math.cos(1), math.sin(w1), math.cos(w1),
+                               math.sin(1e-4 ** (4 / 6)), math.cos(1e-4 ** (4 / 6))])
+    G = PE @ PE.T
+    assert math.isclose(G[0, 1], G[2, 3]) and math.isclose(G[0, 2], G[1, 3])
+
+
+def test_pooling_matches_the_notes(traces):
+    t = traces["pooling"]
+    assert t.result["max"] == 100 and math.isclose(t.result["mean"], 23.4)
+    assert math.isclose(t.result["attention"], 9.5)
+    (e,) = t.errata
+    assert e.kind == "wording" and "4.25" in e.computed and "52.6%" in e.computed
+    other = build("pooling", {"weights": [0.2, 0.2, 0.2, 0.2, 0.2]})
+    assert math.isclose(other.result["attention"], 23.4) and other.errata == []
+
+
+# --------------------------------------------------------------------------- §10
+
+
+def test_greedy_vs_beam_exact_tie(traces):
+    t = traces["greedy-vs-beam"]
+    assert t.result["greedy"] == ["the", "cat"]
+    assert math.isclose(t.result["greedy_logp"], math.log(0.24))
+    assert t.result["beam"] == ["the cat", "a dog"]
+    assert np.allclose(t.result["beam_logps"], math.log(0.24))
+    tie, verdict = t.errata
+    assert "-1.42" in tie.printed and "-1.4271" in tie.computed and "tie" in tie.computed
+    assert "missed" in verdict.printed
+
+
+def test_greedy_vs_beam_with_other_numbers_finds_the_better_sentence():
+    t = build("greedy-vs-beam", {"after_a": [0.1, 0.85]})
+    assert t.result["beam"][0] == "a dog"
+    assert math.isclose(t.result["beam_logps"][0], math.log(0.3 * 0.85))
+    assert t.errata == []
+
+
+def test_beam_search_pool_and_length_penalty():
+    t = build("beam-search")
+    assert t.result["n_best"] == ["the cat </s>", "a dog </s>"]
+    assert np.allclose(t.result["scores"], math.log(0.24))
+    hf = build("beam-search", {"length_penalty": "hf", "beam_width": 3})
+    assert np.allclose(hf.result["scores"], [math.log(0.24) / 3] * 2 + [math.log(0.2) / 3])
+
+
+def test_top_k_keeps_ties_and_renormalises(traces):
+    t = traces["top-k"]
+    assert np.allclose(t.result["probs_top_k"], [4 / 7, 3 / 7, 0, 0])
+    tied = build("top-k", {"probs": [0.4, 0.3, 0.3, 0.0], "k": 2})
+    assert np.allclose(tied.result["probs_top_k"], [0.4, 0.3, 0.3, 0])
+    assert traces["top-k"].errata[0].kind == "inconsistency"
+
+
+def test_nucleus_keeps_the_word_that_reaches_p(traces):
+    assert np.allclose(traces["nucleus"].result["probs_top_p"], [4 / 9, 3 / 9, 2 / 9, 0])
+    assert np.allclose(build("nucleus", {"p": 0.5}).result["probs_top_p"], [4 / 7, 3 / 7, 0, 0])
+    assert "exceeds" in traces["nucleus"].steps[0].note
+
+
+def test_temperature_by_hand(traces):
+    P = traces["temperature"].result["probs"]
+    p = np.array([0.4, 0.3, 0.2, 0.1])
+    assert np.allclose(P[1], p)
+    assert np.allclose(P[0], p ** 2 / (p ** 2).sum())
+    assert np.allclose(P[2], np.sqrt(p) / np.sqrt(p).sum())
+
+
+# --------------------------------------------------------------------------- §11–§12
+
+
+def test_heatmap_reading_errata_and_alignment(traces):
+    t = traces["heatmap-reading"]
+    assert t.result["alignment"] == ["my", "hurt", "feet", "feet", "feet"]
+    assert np.asarray(t.heatmaps[0].weights).shape == (5, 3)
+    text = " ".join(e.printed + " " + e.computed for e in t.errata)
+    assert "3×3" in text and "4 × 3" in text
+    assert "mal → feet 0.8, hurt 0.1" in text
+    assert "[0.1, 0.2, 0.7]" in text and "[0.2, 0.1, 0.7]" in text
+    assert "aux pieds" in text
+
+
+def test_cross_entropy_matches_the_notes(traces):
+    t = traces["cross-entropy"]
+    assert np.allclose(t.result["losses"], [-math.log(0.6), -math.log(0.8)])
+    assert round(t.result["L"], 3) == 0.734
+    assert np.allclose(t.result["grad"], [[-0.4, 0.3, 0.1], [0.1, 0.1, -0.2]])
+    assert round(t.steps[-1].values["L_trained"], 2) == 0.02
+
+
+def test_training_step_lowers_the_loss(traces):
+    t = traces["training-step"]
+    v = t.steps[0].values
+    C = v["C"]
+    dZ = t.steps[2].values["dZ"]
+    assert np.allclose(t.result["dW_O"], dZ.T @ C)
+    assert np.allclose(dZ.sum(axis=1), 0)
+    assert t.result["L_after"] < t.result["L"]
+    chk = t.steps[3].values
+    assert math.isclose(chk["analytic"], chk["finite_difference"], rel_tol=1e-6)
+
+
+# --------------------------------------------------------------------------- model
+
+
+def test_coerce_inputs_names_the_changed_input_on_a_size_clash():
+    specs = input_specs("scores")
+    with pytest.raises(ValueError, match=r"^input Q: has d_k = 3 \(shape \(3,\)\), but K has d_k = 2"):
+        coerce_inputs(specs, {"Q": [1, 2, 3]})
+
+
+def test_word_and_optional_inputs():
+    spec = InputSpec("w", "word", "a", "one word")
+    assert spec.coerce(" cat ") == "cat"
+    with pytest.raises(ValueError, match="expected one word"):
+        spec.coerce("two words")
+    opt = InputSpec("V", "matrix", None, "optional", optional=True)
+    assert opt.coerce(None) is None
