@@ -30,9 +30,9 @@ def _number(token: str, where: str) -> float:
     try:
         value = float(token)
     except ValueError:
-        raise UserError(f"{where}: {token!r} is not a number") from None
+        raise UserError(f"{where}: got {token!r}, expected a number") from None
     if not math.isfinite(value):
-        raise UserError(f"{where}: {token!r} is not a finite number")
+        raise UserError(f"{where}: got {token!r}, expected a finite number")
     return value
 
 
@@ -64,10 +64,10 @@ def parse_value(text: str, where: str = "value") -> Any:
             bad = next(t for t in tokens if not _is_float(t))
             if all(not _is_float(t) for t in tokens):
                 return [t for t in tokens]
-            raise UserError(f"{where}: {bad!r} is not a number") from None
+            raise UserError(f"{where}: got {bad!r} in {text!r}, expected numbers separated by commas") from None
         return tokens if len(tokens) > 1 else text
     if any(not math.isfinite(v) for v in numbers):
-        raise UserError(f"{where}: {text!r} contains a value that is not a finite number")
+        raise UserError(f"{where}: got {text!r}, expected finite numbers (no inf or nan)")
     return numbers[0] if len(numbers) == 1 and "," not in text else numbers
 
 

@@ -1,0 +1,84 @@
+"""``--set NAME=VALUE`` and ``--file inputs.toml`` parsing: data only, never evaluated."""
+
+from __future__ import annotations
+
+import pytest
+
+from tutor.errors import UserError
+from tutor.inputs import gather_inputs, load_input_file, parse_sets, parse_value
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("0.5", 0.5),
+    ("-1e-3", -0.001),
+    ("1, 0, -1", [1.0, 0.0, -1.0]),
+    ("1 0 -1", [1.0, 0.0, -1.0]),
+    ("[1, 0, -1]", [1, 0, -1]),
+    ("1,0,-1; 0,1,-1", [[1.0, 0.0, -1.0], [0.0, 1.0, -1.0]]),
+    ("[[1,0,-1],[0,1,-1]]", [[1, 0, -1], [0, 1, -1]]),
+    ("my feet hurt", ["my", "feet", "hurt"]),
+    ('["my", "feet"]', ["my", "feet"]),
+    ("the,cat", ["the", "cat"]),
+    ("<start>", "<start>"),
+    ("true", True),
+    ("False", False),
+])
+def test_parse_value(text, expected):
+    assert parse_value(text) == expected
+
+
+@pytest.mark.parametrize("text, message", [
+    ("", "value: empty value; expected a number, a list like '1,0,-1' or a matrix like '1,0; 0,1'"),
+    ("1,a", "value: got 'a' in '1,a', expected numbers separated by commas"),
+    ("1,a; 2,3", "value: got 'a', expected a number"),
+    ("1,0;;0,1", "value: empty row in '1,0;;0,1'; expected rows like '1,0; 0,1'"),
+    ("inf", "value: got 'inf', expected finite numbers (no inf or nan)"),
+    ("1, nan", "value: got '1, nan', expected finite numbers (no inf or nan)"),
+    ("[1, 2", "value: could not read '[1, 2' as JSON (Expecting ',' delimiter at column 6)"),
+    ('{"a": 1}', "value: expected a number, list or matrix, got a JSON object"),
+    ("[1, NaN]", "value: contains a value that is not a finite number"),
+])
+def test_parse_value_errors_are_one_line(text, message):
+    with pytest.raises(UserError) as err:
+        parse_value(text)
+    assert str(err.value) == message
+
+
+def test_nothing_is_evaluated():
+    assert parse_value("__import__('os')") == "__import__('os')"
+    assert parse_value("2+2") == "2+2"
+
+
+def test_parse_sets():
+    assert parse_sets(["Q=1,0,-1", "K = [0,1,-1]", "tokens=I love cats"]) == {
+        "Q": [1.0, 0.0, -1.0], "K": [0, 1, -1], "tokens": ["I", "love", "cats"]}
+    with pytest.raises(UserError, match=r"^--set 'Q': expected NAME=VALUE"):
+        parse_sets(["Q"])
+    with pytest.raises(UserError, match=r"^--set '1x=2': '1x' is not an input name"):
+        parse_sets(["1x=2"])
+
+
+def test_input_file_and_precedence(tmp_path):
+    f = tmp_path / "inputs.toml"
+    f.write_text('Q = [1, 0, -1]\nK = "0,1,-1; 1,1,1"\ntokens = ["a", "b"]\nposition = 2\n')
+    assert load_input_file(f) == {"Q": [1, 0, -1], "K": [[0.0, 1.0, -1.0], [1.0, 1.0, 1.0]],
+                                  "tokens": ["a", "b"], "position": 2}
+    assert gather_inputs(["position=3"], f)["position"] == 3.0
+
+
+@pytest.mark.parametrize("body, message", [
+    ("Q = [1, 0", "not valid TOML"),
+    ("[table]\nQ = 1\n", "[table] is a table; expected top-level NAME = value lines"),
+])
+def test_input_file_errors(tmp_path, body, message):
+    f = tmp_path / "bad.toml"
+    f.write_text(body)
+    with pytest.raises(UserError) as err:
+        load_input_file(f)
+    assert str(err.value).startswith(f"--file {f}: ") and message in str(err.value)
+    assert "\n" not in str(err.value)
+
+
+def test_missing_input_file(tmp_path):
+    with pytest.raises(UserError, match="no such file; expected a TOML file of NAME = value lines"):
+        load_input_file(tmp_path / "nope.toml")
