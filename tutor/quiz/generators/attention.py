@@ -48,8 +48,10 @@ def make_context_vector(rng: np.random.Generator) -> dict:
             "C_t = " + " + ".join(f"{num(a)}·{vec(h)}" for a, h in zip(alpha, H)),
             f"C_t = {vec(C)}",
             "A fresh C_t at every decoder step is what removes the fixed-context bottleneck.",
+            "(The trace uses your weights with hidden states of its own: it takes no H input.)",
         ),
-        trace_inputs={"H": set_value(H), "alpha": set_value(alpha)},
+        trace_inputs={"source": "h1 h2 h3", "target": "y_t", "weights": set_value(alpha[None, :])},
+        trace_exact=False,
         data={"H": H, "alpha": alpha},
     )
 
@@ -115,6 +117,6 @@ def make_pooling(rng: np.random.Generator) -> dict:
             "attention = " + " + ".join(f"{num(a)}·{num(v)}" for a, v in zip(alpha, V))
             + f" = {num(att)}",
         ),
-        trace_inputs={"V": set_value(V), "weights": set_value(alpha)},
+        trace_inputs={"values": set_value(V), "weights": set_value(alpha)},
         data={"V": V, "alpha": alpha},
     )

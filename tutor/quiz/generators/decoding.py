@@ -18,49 +18,60 @@ _TOKENS = ("cat", "dog", "mat", "sat", "the", "on")
 
 
 def make_beam_search(rng: np.random.Generator) -> dict:
-    from engine.decoding import TableModel, beam_search
+    """The lecture's table (§10) with fresh numbers: "the" and "a" lead after step 1, each is
+    followed by cat / dog (the rest of its row is "<other>"), "an" and "some" by "<other>"."""
+    from engine.decoding import TableModel, beam_search, greedy_decode
+    from engine.decoding.lecture import ROWS, VOCAB
 
+    want_differ = rng.random() < 0.6  # usually greedy misses the beam's answer
     while True:
-        p1 = simplex(rng, 4)
-        if len(set(p1)) < 4:
-            continue
-        order = np.argsort(-p1)
-        given = [_FIRST[i] for i in order[:3]]  # rows for the best three first words
-        rows = {("<s>",): dict(zip(_FIRST, p1))}
-        for w in given:
-            rows[(w,)] = dict(zip(_SECOND, simplex(rng, 3)))
-        model = TableModel.from_rows(("<s>", "</s>") + _FIRST + _SECOND, rows, bos="<s>",
-                                     eos="</s>")
-        result = beam_search(model, beam_width=2, max_length=2, record="ranked")
-        scores = sorted((h.logp for h in result.n_best), reverse=True)
-        if len(scores) >= 2 and scores[0] - scores[1] > 0.02 and not result.ties:
+        first = simplex(rng, 4)  # P(the), P(a), P(an), P(some)
+        if min(first[:2]) <= max(first[2:]) or first[0] == first[1]:
+            continue  # "the" and "a" must be the two best first words, without a tie
+        after = {}
+        for w in ("the", "a"):  # P(cat), P(dog); the rest (0–0.15) is <other>
+            rest = float(rng.choice([0.0, 0.05, 0.1, 0.15]))
+            cat = float(grid(rng, 0.05, 0.95 - rest, 0.05))
+            after[w] = np.round([cat, 1.0 - rest - cat], 6)
+        rows = {k: dict(v) for k, v in ROWS.items()}
+        rows[("<s>",)] = dict(zip(_FIRST, first))
+        for w, (cat, dog) in after.items():
+            rows[(w,)] = {"cat": cat, "dog": dog, "<other>": round(1 - cat - dog, 6)}
+        model = TableModel.from_rows(VOCAB, rows, bos="<s>", eos="</s>")
+        beam = beam_search(model, beam_width=2, max_length=2)
+        g = greedy_decode(model, max_length=2)
+        greedy = g.hypothesis
+        ranked = sorted((h.logp for h in beam.n_best), reverse=True)
+        clear = len(ranked) < 2 or ranked[0] - ranked[1] > 0.02
+        if (clear and not beam.ties and not any(st.tied for st in g.steps)
+                and "<other>" not in beam.best.words and "<other>" not in greedy.words
+                and (beam.best.words[:2] != greedy.words[:2]) == want_differ):
             break
-    best = result.best
-    options = tuple(f"{a} {b}" for a in given for b in _SECOND)
-    kept = [_FIRST[i] for i in order[:2]]
-    table = "\n".join(f"  after {w!r}: " + ", ".join(f"P({b}) = {num(rows[(w,)][b])}" for b in _SECOND)
-                      for w in given)
-    first = ", ".join(f"P({w}) = {num(p)}" for w, p in zip(_FIRST, p1))
+    best = beam.best
+    options = tuple(f"{a} {b}" for a in ("the", "a") for b in ("cat", "dog"))
+    table = "\n".join(f"  after {w!r}: P(cat) = {num(c)}, P(dog) = {num(d)} "
+                      f"(the rest of the row is other words)" for w, (c, d) in after.items())
     return dict(
-        prompt=(f"Beam search with K = 2 over two steps.\n  step 1: {first}\n{table}\n"
-                "Scores are cumulative natural-log probabilities."),
+        prompt=("Beam search with K = 2 over two words.\n  step 1: "
+                + ", ".join(f"P({w}) = {num(p)}" for w, p in zip(_FIRST, first))
+                + f"\n{table}\nScores are cumulative natural-log probabilities."),
         parts=(
             Part("(a) Which two-word sequence does beam search return?", "choice",
                  best.text, options=options),
             Part("(b) Its cumulative log-probability?", "number", float(best.logp), tolerance=0.01),
+            Part("(c) And what does greedy decoding return?", "choice",
+                 " ".join(greedy.words[:2]), options=options),
         ),
         solution=(
-            f"Step 1 keeps the K = 2 best first words: {kept[0]!r} and {kept[1]!r} "
-            f"({given[2]!r} is pruned even if it has a strong continuation).",
-            "Step 2 extends both: cum = ln P(w1) + ln P(w2 | w1); keep the best.",
-            f"Winner: {best.text!r} with {num(best.logp)}"
-            + (f"; runner-up {result.n_best[1].text!r} with {num(result.n_best[1].logp)}."
-               if len(result.n_best) > 1 else "."),
+            "Step 1 keeps the K = 2 best first words, 'the' and 'a'.",
+            "Step 2: cum = ln P(w1) + ln P(w2 | w1) for every continuation; keep the best two.",
+            "  " + ", ".join(f"{h.text}: {num(h.logp)}" for h in beam.n_best),
+            f"Beam search returns {best.text!r}; greedy commits to the best first word and "
+            f"returns {' '.join(greedy.words[:2])!r}.",
         ),
-        trace_inputs={"step1": set_value(p1), **{f"after_{w}": set_value(list(rows[(w,)].values()))
-                                                  for w in given}},
-        data={"first": _FIRST, "second": _SECOND, "p1": p1,
-              "rows": {w: np.array([rows[(w,)][b] for b in _SECOND]) for w in given}},
+        trace_inputs={"first": set_value(first), "after_the": set_value(after["the"]),
+                      "after_a": set_value(after["a"])},
+        data={"first": first, "after": after},
     )
 
 
@@ -94,8 +105,11 @@ def make_length_normalised_beam(rng: np.random.Generator) -> dict:
             f"Σ ln p: A = {num(la)}, B = {num(lb)} → {raw} (raw sums favour short outputs)",
             f"normalised: A = {num(la)} / {len(pa)}^{num(alpha)} = {num(sa)}, "
             f"B = {num(lb)} / {len(pb)}^{num(alpha)} = {num(sb)} → {norm}",
+            "(The trace shows the same normalisation inside a beam search on the lecture's "
+            "table; it takes no hypotheses of your own.)",
         ),
-        trace_inputs={"A": set_value(pa), "B": set_value(pb), "alpha": num(alpha)},
+        trace_inputs={"length_penalty": "hf", "alpha": num(alpha)},
+        trace_exact=False,
         data={"A": pa, "B": pb, "alpha": alpha},
     )
 
@@ -134,7 +148,7 @@ def make_top_k_set(rng: np.random.Generator) -> dict:
             + f", total mass {num(sum(x for w, x in zip(words, p) if w in kept))}",
             f"renormalised: {vec(q)}",
         ),
-        trace_inputs={"probs": set_value(p), "k": str(k)},
+        trace_inputs={"words": " ".join(words), "probs": set_value(p), "k": str(k)},
         data={"p": p, "words": words, "k": k},
     )
 
@@ -171,7 +185,7 @@ def make_nucleus_set(rng: np.random.Generator) -> dict:
             f"crosses p = {num(top_p)} is kept)",
             f"renormalised: {vec(q)}",
         ),
-        trace_inputs={"probs": set_value(p), "p": num(top_p)},
+        trace_inputs={"words": " ".join(words), "probs": set_value(p), "p": num(top_p)},
         data={"p": p, "words": words, "top_p": top_p},
     )
 
@@ -192,6 +206,7 @@ def make_temperature(rng: np.random.Generator) -> dict:
             f"P = softmax(z / T) = {vec(w)}",
             f"(at T = 1 it would be {vec(plain)}: T < 1 sharpens, T > 1 flattens)",
         ),
-        trace_inputs={"logits": set_value(z), "T": num(T)},
+        trace_inputs={"words": "w1 w2 w3", "logits": set_value(z),
+                      "temperatures": f"1,{num(T)}"},
         data={"z": z, "T": T},
     )

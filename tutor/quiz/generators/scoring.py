@@ -74,7 +74,8 @@ def make_softmax_weights(rng: np.random.Generator) -> dict:
             f"e^s = {vec(exps)}, Σ = {num(exps.sum())}",
             f"α = {vec(w)} (they sum to 1)",
         ),
-        trace_inputs={"logits": set_value(s), "T": "1"},
+        trace_inputs={"words": " ".join(f"k{j + 1}" for j in range(m)),
+                      "logits": set_value(s), "temperatures": "[1]"},
         data={"scores": s},
     )
 
@@ -102,8 +103,8 @@ def make_additive_score(rng: np.random.Generator) -> dict:
             f"sum = {vec(a + b)}, tanh(sum) = {vec(np.tanh(a + b))}",
             f"score = v · tanh(...) = {num(score)}",
         ),
-        trace_inputs={"Q": set_value(q), "K": set_value(k), "W_q": set_value(W_q),
-                      "W_k": set_value(W_k), "v": set_value(v)},
+        trace_inputs={"Q": set_value(q), "K": set_value(k), "W_Q": set_value(W_q),
+                      "W_K": set_value(W_k), "v": set_value(v)},
         data={"q": q, "k": k, "W_q": W_q, "W_k": W_k, "v": v},
     )
 
@@ -134,8 +135,13 @@ def make_masked_softmax(rng: np.random.Generator) -> dict:
             "Masked positions get weight exactly 0 (their score is treated as −∞);",
             f"softmax over the allowed scores {vec(kept)}:",
             f"α = {vec(w)}",
+            "(The trace applies the same kind of mask to scores of its own: it takes no scores "
+            "input.)",
         ),
-        trace_inputs={"scores": set_value(s), "mask": set_value(allowed.astype(int))},
+        trace_inputs=({"tokens": " ".join(["w"] * length + ["<pad>"] * (n - length)),
+                       "length": str(length), "causal": "false"} if kind == "padding" else
+                      {"tokens": "w1 w2 w3 w4", "length": str(n), "causal": "true"}),
+        trace_exact=False,
         data={"scores": s, "allowed": allowed},
     )
 
@@ -161,7 +167,8 @@ def make_dot_variance(rng: np.random.Generator) -> dict:
             f"Var(q·k) = d_k · σ_q²σ_k² = {d_k} · {num(var_q * var_k)} = {num(var_dot)} "
             f"(standard deviation {num(math.sqrt(var_dot))})",
             f"Var(q·k / √d_k) = {num(var_dot)} / {d_k} = {num(var_scaled)}: the same for every d_k.",
+            "The trace simulates unit-variance entries for this d_k (and d_k = 1 to compare).",
         ),
-        trace_inputs={"d_k": str(d_k)},
+        trace_inputs={"dims": f"1,{d_k}", "d_big": str(d_k)},
         data={"d_k": d_k, "var_q": var_q, "var_k": var_k},
     )

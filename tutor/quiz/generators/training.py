@@ -12,7 +12,7 @@ from tutor.quiz.generators._base import Part, mat, num, set_value, vec
 from tutor.quiz.generators.attention import simplex
 from tutor.quiz.generators.scoring import grid
 
-_WORDS = ("chat", "chien", "</s>")
+_WORDS = ("chat", "chien", "<EOS>")
 
 
 def make_rnn_step(rng: np.random.Generator) -> dict:
@@ -66,29 +66,31 @@ def make_cross_entropy_loss(rng: np.random.Generator) -> dict:
             "  = " + " + ".join(num(-np.log(p)) for p in picked) + f" = {num(total)}",
             f"mean = {num(total)} / {T} = {num(mean)} (frameworks often average; the notes sum)",
         ),
-        trace_inputs={"probs": set_value(P), "targets": set_value(targets)},
+        trace_inputs={"vocab": " ".join(_WORDS), "probs": set_value(P),
+                      "targets": " ".join(_WORDS[t] for t in targets)},
         data={"P": P, "targets": targets, "words": _WORDS},
     )
 
 
 def make_cross_entropy_gradient(rng: np.random.Generator) -> dict:
     from engine.loss import cross_entropy_grad
-    from engine.softmax import softmax
 
-    z = grid(rng, -2, 2, 0.1, 3)
+    p = simplex(rng, 3)  # the softmax output at one step
     y = int(rng.integers(0, 3))
-    g = cross_entropy_grad(z, y, reduction="sum")  # (3,)
-    p = softmax(z)
+    g = cross_entropy_grad(np.log(p), y, reduction="sum")  # (3,) w.r.t. the logits
     return dict(
-        prompt=(f"Logits z = {vec(z)} over the words ({', '.join(_WORDS)}); the true word is "
-                f"{_WORDS[y]!r}. L = −ln softmax(z)[true]."),
+        prompt=(f"At one decoder step the softmax over ({', '.join(_WORDS)}) gives "
+                f"P = {vec(p)}; the true word is {_WORDS[y]!r}. With L = −ln P(true word), what "
+                "is the gradient ∂L/∂z with respect to the logits z (the softmax's inputs)?"),
         parts=(Part("∂L/∂z (three numbers, in word order)?", "vector",
                     tuple(float(v) for v in g), tolerance=0.01),),
         solution=(
-            "∂L/∂z_w = P(w) − 1[w = true word]",
-            f"P = softmax(z) = {vec(p)}",
-            f"∂L/∂z = {vec(g)} (sums to 0; only the true word's entry is negative)",
+            "∂L/∂z_w = P(w) − 1[w = true word]  (softmax and cross-entropy together)",
+            f"= {vec(p)} − onehot({_WORDS[y]}) = {vec(g)}",
+            "It sums to 0; only the true word's entry is negative, so a gradient step raises "
+            "its logit and lowers the others in proportion to their probability.",
         ),
-        trace_inputs={"logits": set_value(z), "target": str(y)},
-        data={"z": z, "y": y, "words": _WORDS},
+        trace_inputs={"vocab": " ".join(_WORDS), "probs": set_value(p[None, :]),
+                      "targets": _WORDS[y]},
+        data={"P": p, "y": y, "words": _WORDS},
     )
