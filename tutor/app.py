@@ -21,6 +21,7 @@ from tutor.screens.heatmaps import HeatmapsScreen
 from tutor.screens.help import HelpScreen
 from tutor.screens.home import AREAS, HomeScreen
 from tutor.screens.learn import LearnScreen
+from tutor.screens.quiz import QuizScreen
 from tutor.screens.too_small import MIN_HEIGHT, MIN_WIDTH, TooSmallScreen
 from tutor.screens.trace import TraceScreen
 
@@ -61,6 +62,7 @@ class TutorApp(App):
             "learn": lambda: LearnScreen(self._start_item("learn")),
             "trace": lambda: TraceScreen(self._start_item("trace")),
             "heatmaps": lambda: HeatmapsScreen(self._start_item("heatmaps")),
+            "quiz": lambda: QuizScreen(**self._start_options("quiz")),  # type: ignore[arg-type]
         }
         for mode, factory in self.mode_factories.items():
             self.add_mode(mode, factory)
@@ -68,6 +70,9 @@ class TutorApp(App):
     def _start_item(self, mode: str) -> str | None:
         """The item the command line asked for, if the app was started in ``mode``."""
         return self.start.item if self.start.mode == mode else None
+
+    def _start_options(self, mode: str) -> dict:
+        return dict(self.start.options) if self.start.mode == mode else {}
 
     @property
     def available_modes(self) -> set[str]:
@@ -148,8 +153,6 @@ class TutorApp(App):
 
     def open_lesson(self, lesson_id: str) -> None:
         """Switch to the learn screen on ``lesson_id``."""
-        from tutor.screens.learn import LearnScreen
-
         self.switch_mode("learn")
 
         def show() -> None:
@@ -160,7 +163,13 @@ class TutorApp(App):
 
     def open_quiz(self, topics: tuple[str, ...] = (), mode: str = "practice") -> None:
         """Switch to the quiz screen, preset to ``mode`` and ``topics``."""
-        self.action_open_mode("quiz")
+        self.switch_mode("quiz")
+
+        def preset() -> None:
+            if isinstance(self.screen, QuizScreen):
+                self.screen.preset(tuple(topics), mode)
+
+        self.call_after_refresh(preset)
 
     def open_lab(self, experiment: str) -> None:
         """Switch to the lab screen with ``experiment`` selected."""

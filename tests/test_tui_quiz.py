@@ -1,0 +1,93 @@
+"""Quiz screen: answers are graded and stored, bad answers re-asked, ratings, mock timer."""
+
+from __future__ import annotations
+
+from tutor.app import StartAt, make_app
+from tutor.quiz.bank import load_bank
+from tutor.screens.quiz import QuizScreen, trace_target
+
+
+def _right_answer(item) -> str:
+    """The accepted answer of a bank question, typed as a student would."""
+    q = item.question
+    if q.kind == "mcq":
+        return "abcde"[q.answer]
+    if q.kind == "true_false":
+        return "true" if q.answer else "false"
+    return str(q.answer)
+
+
+async def _start(pilot, app):
+    await pilot.pause()
+    screen = app.screen
+    assert isinstance(screen, QuizScreen)
+    return screen
+
+
+async def test_answers_are_graded_saved_and_summarised():
+    options = (("mode", "practice"), ("count", 3), ("seed", 7), ("generated", False),
+               ("topics", ("qkv",)), ("autostart", True))
+    app = make_app(StartAt("quiz", options=options))
+    async with app.run_test(size=(100, 30)) as pilot:
+        screen = await _start(pilot, app)
+        answered = []
+        while screen.state != "summary":
+            if screen.state == "asking":
+                item = screen.session.current
+                await pilot.press(*_right_answer(item), "enter") if item.kind != "free" else None
+                if item.kind == "free":
+                    screen.query_one("#quiz-answer").value = "my own words"
+                    await pilot.press("enter")
+                answered.append(item.question_id)
+            elif screen.state == "rating":
+                await pilot.press("4")
+            elif screen.state == "feedback":
+                assert screen.feedback.saved
+                assert screen.feedback.correct in (True, None)
+                await pilot.press("enter")
+            await pilot.pause()
+        stored = [a.question_id for a in app.store.answers()]
+        assert stored == answered and len(stored) == 3
+        assert all(a.correct in (True, None) for a in app.store.answers())
+        assert {q.section for q in load_bank() if q.id in stored} == {"qkv"}
+
+
+async def test_invalid_answer_is_reasked_with_a_hint_and_digits_stay_in_the_field():
+    options = (("mode", "practice"), ("count", 1), ("seed", 1), ("generated", False),
+               ("topics", ("scoring",)), ("autostart", True))
+    app = make_app(StartAt("quiz", options=options))
+    async with app.run_test(size=(100, 30)) as pilot:
+        screen = await _start(pilot, app)
+        item = screen.session.current
+        bad = "zzz" if item.kind in ("mcq", "true_false") or item.question.is_numeric else ""
+        await pilot.press("9")  # a digit typed into the answer must not switch screens
+        assert app.screen is screen and screen.query_one("#quiz-answer").value == "9"
+        screen.query_one("#quiz-answer").value = bad
+        await pilot.press("enter")
+        if bad:
+            assert screen.state == "asking"
+            assert str(screen.query_one("#quiz-hint").render()).strip()
+        assert app.store.answers() == [] or not bad
+
+
+async def test_mock_exam_shows_its_timer_and_hides_correctness():
+    options = (("mode", "mock"), ("count", 2), ("seed", 3), ("generated", False), ("autostart", True))
+    app = make_app(StartAt("quiz", options=options))
+    async with app.run_test(size=(100, 30)) as pilot:
+        screen = await _start(pilot, app)
+        assert "left" in str(screen.query_one("#quiz-status").render())
+        await pilot.press(*_right_answer(screen.session.current), "enter")
+        await pilot.pause()
+        assert screen.state == "feedback" and screen.feedback.reveal is False
+        assert app.store.cards() == []  # a mock exam leaves the schedule alone
+        await pilot.press("escape")
+        await pilot.pause()
+        assert screen.state == "summary"
+        exams = app.store.mock_exams()
+        assert len(exams) == 1 and exams[0].answered == 1
+
+
+def test_trace_target_parses_the_worked_solution_command():
+    name, overrides = trace_target("attn-tutor trace scores --set Q='0.5, -0.2' --set d_k=2")
+    assert name == "scores" and overrides == {"Q": [0.5, -0.2], "d_k": 2.0}
+    assert trace_target("attn-tutor lesson qkv") is None
