@@ -35,8 +35,9 @@ def overview(trace: Trace) -> RenderableType:
         steps.add_row(f"{i}.", step.title)
     parts += [Text(""), Text("Steps", style="bold"), steps]
     if trace.errata:
-        parts += [Text(""), Text(f"{len(trace.errata)} erratum/errata at the end: the notes print "
-                                 "a different number", style="yellow")]
+        count = len(trace.errata)
+        parts += [Text(""), Text(f"{count} {'erratum' if count == 1 else 'errata'} at the end: "
+                                 "where the notes print something else", style="yellow")]
     return Panel(Group(*parts), title=f"[bold]{trace.name}[/] · {trace.title}",
                  subtitle=f"lecture §{trace.section}", border_style="blue")
 
