@@ -22,6 +22,7 @@ from tutor.screens.help import HelpScreen
 from tutor.screens.home import AREAS, HomeScreen
 from tutor.screens.learn import LearnScreen
 from tutor.screens.quiz import QuizScreen
+from tutor.screens.stats import StatsScreen
 from tutor.screens.too_small import MIN_HEIGHT, MIN_WIDTH, TooSmallScreen
 from tutor.screens.trace import TraceScreen
 
@@ -63,6 +64,7 @@ class TutorApp(App):
             "trace": lambda: TraceScreen(self._start_item("trace")),
             "heatmaps": lambda: HeatmapsScreen(self._start_item("heatmaps")),
             "quiz": lambda: QuizScreen(**self._start_options("quiz")),  # type: ignore[arg-type]
+            "stats": StatsScreen,
         }
         for mode, factory in self.mode_factories.items():
             self.add_mode(mode, factory)
