@@ -48,8 +48,23 @@ class HomeScreen(Screen):
                 )
             with Vertical(id="home-detail"):
                 yield Static(id="home-blurb")
+                yield Static(id="home-progress")
                 yield Static(id="engine-status")
         yield Footer()
+
+    def on_screen_resume(self) -> None:
+        self.query_one("#home-progress", Static).update(self.progress_line())
+
+    def progress_line(self) -> str:
+        """Where the student stands: lessons read, cards due now."""
+        try:
+            store = self.app.store  # type: ignore[attr-defined]
+            opened = len(store.lessons_opened())
+            due = len(store.due_cards())
+        except Exception as exc:  # noqa: BLE001 - home must paint even if progress cannot be read
+            return f"[dim]Progress unavailable: {exc}[/dim]"
+        due_text = f"[b]{due}[/b] card{'s' * (due != 1)} due for review (key 3)" if due else "no cards due"
+        return f"Lessons read: [b]{opened}[/b]/12 · {due_text}"
 
     def on_mount(self) -> None:
         self.query_one(OptionList).highlighted = 0
