@@ -267,10 +267,12 @@ def test_scaling_variance_grows_with_d_k(traces):
 
 def test_masking_gives_exact_zeros(traces):
     t = traces["masking"]
-    A = t.result["A"]
+    A, Z = t.result["A"], t.result["Z"]
     assert np.all(A[:, 3:] == 0.0)  # padding columns
     assert np.all(np.triu(A, k=1) == 0.0)  # causal: nothing above the diagonal
-    assert np.allclose(A.sum(axis=1), 1.0)
+    assert np.allclose(A[:3].sum(axis=1), 1.0)
+    assert np.all(A[3:] == 0.0) and np.all(Z[3:] == 0.0)  # padding rows: fully masked, zero out
+    assert "instead of 0/0 = NaN" in t.steps[-1].note
     empty = build("masking", {"length": 0, "causal": False})
     assert np.all(empty.result["A"] == 0) and np.all(empty.result["Z"] == 0)
 

@@ -2,7 +2,8 @@
 
 The notes only say that padding must be masked (and that GPT uses causal self-attention), so
 this is a seeded example: "the cat sat" padded to 5 tokens, self-attention with a padding
-mask, a causal mask, or both. Convention: True = may attend (PyTorch SDPA).
+mask (on keys and queries), a causal mask, or both. Convention: True = may attend (PyTorch
+SDPA); a row with nothing allowed gets zero weights and a zero output.
 """
 
 from __future__ import annotations
@@ -46,7 +47,7 @@ def build(tokens: list[str], length: int, causal: bool, d_k: int, seed: int) -> 
         {"padding": pad},
         "Padding only exists to make sequences the same length; nobody should look at it.",
     )]
-    mask = np.broadcast_to(pad, (m, m)).copy()
+    mask = pad[:, None] & pad[None, :]  # (n, n): a padding token neither asks nor answers
     if causal:
         cm = causal_mask(m)
         steps.append(Step(
@@ -60,10 +61,11 @@ def build(tokens: list[str], length: int, causal: bool, d_k: int, seed: int) -> 
         mask &= cm
     steps.append(Step(
         "Combined mask",
-        "maskᵢⱼ = padⱼ ∧ causalᵢⱼ" if causal else "maskᵢⱼ = padⱼ",
+        "maskᵢⱼ = padᵢ ∧ padⱼ ∧ causalᵢⱼ" if causal else "maskᵢⱼ = padᵢ ∧ padⱼ",
         "rows: " + _grid(mask),
         {"mask": mask},
-        "A cell must pass every mask to stay allowed.",
+        "A cell must pass every mask to stay allowed. Masking the padding rows too (padᵢ) means "
+        "a padding position asks nothing: its row is empty.",
     ))
 
     Q, K, V = X @ W_Q, X @ W_K, X @ W_V
@@ -83,7 +85,7 @@ def build(tokens: list[str], length: int, causal: bool, d_k: int, seed: int) -> 
             e = np.where(mask[i], np.exp(masked[i] - masked[i][mask[i]].max()), 0.0)
             A[i] = e / e.sum()
     Z = A @ V
-    empty = [tokens[i] for i in range(m) if not mask[i].any()]
+    empty = [f"{i + 1} ({tokens[i]})" for i in range(m) if not mask[i].any()]
     steps.append(Step(
         "Softmax and output",
         "αᵢ = softmax(s̃ᵢ),  Zᵢ = Σⱼ αᵢⱼ Vⱼ",
@@ -91,12 +93,12 @@ def build(tokens: list[str], length: int, causal: bool, d_k: int, seed: int) -> 
                 for i in range(m))),
         {"A": A, "Z": Z},
         "Masked cells are exactly 0, not merely small."
-        + (f" Rows with nothing allowed ({', '.join(empty)}) get all-zero weights and a zero "
-           "output, as PyTorch does." if empty else
-           " Rows of padding tokens still produce outputs; the loss ignores them later."),
+        + (f" Rows with nothing allowed (row {', '.join(empty)}) get all-zero weights and a zero "
+           "output, as PyTorch's scaled_dot_product_attention does, instead of 0/0 = NaN."
+           if empty else ""),
     ))
 
-    f_out, f_w = self_attention(X, W_Q, W_K, W_V, mask=pad[None, :], causal=causal)
+    f_out, f_w = self_attention(X, W_Q, W_K, W_V, mask=pad[:, None] & pad[None, :], causal=causal)
     return Trace(
         name="masking",
         title="Padding and causal masks",
