@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from tutor import store as st
+from tutor.store import opening, schema
 from tutor.store import open_store
 
 T0 = datetime(2026, 3, 2, 12, 0, tzinfo=timezone.utc)
@@ -241,12 +242,12 @@ def test_migration_upgrades_an_old_file(tmp_path, monkeypatch):
     with open_store(path) as s:
         s.record_answer("q", "qkv", correct=True, rating=3)
     extra = "CREATE TABLE notes (id INTEGER PRIMARY KEY, text TEXT); -- v2 for the test\n"
-    monkeypatch.setattr(st, "MIGRATIONS", st.MIGRATIONS + (extra,))
-    monkeypatch.setattr(st, "SCHEMA_VERSION", st.SCHEMA_VERSION + 1)
+    monkeypatch.setattr(schema, "MIGRATIONS", schema.MIGRATIONS + (extra,))
+    monkeypatch.setattr(schema, "SCHEMA_VERSION", schema.SCHEMA_VERSION + 1)
     with open_store(path) as s:
         assert s.warnings == [] and len(s.answers()) == 1
     con = sqlite3.connect(path)
-    assert con.execute("PRAGMA user_version").fetchone()[0] == st.SCHEMA_VERSION
+    assert con.execute("PRAGMA user_version").fetchone()[0] == schema.SCHEMA_VERSION
     con.execute("SELECT * FROM notes")
     con.close()
 
@@ -256,7 +257,7 @@ def test_read_only_fallback_logic_without_chmod(tmp_path, monkeypatch):
     path = tmp_path / "progress.sqlite3"
     with open_store(path) as s:
         s.record_answer("old", "qkv", correct=True, rating=3)
-    monkeypatch.setattr(st, "_writable", lambda p: False)
+    monkeypatch.setattr(opening, "_writable", lambda p: False)
     with open_store(path) as s:
         assert not s.persistent and "read-only" in s.warnings[0]
         assert [a.question_id for a in s.answers()] == ["old"]
@@ -270,7 +271,7 @@ def test_sqlite_failure_on_open_falls_back(tmp_path, monkeypatch):
     def boom(path):
         raise sqlite3.OperationalError("attempt to write a readonly database")
 
-    monkeypatch.setattr(st, "_create", boom)
+    monkeypatch.setattr(opening, "_create", boom)
     with open_store(tmp_path / "progress.sqlite3") as s:
         assert not s.persistent and "readonly database" in s.warnings[0]
         s.record_answer("q", "qkv", correct=True, rating=3)

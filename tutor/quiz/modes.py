@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING
 
@@ -187,6 +187,8 @@ class _LazyProblem:
         self._real: Problem | None = None
 
     def __getattr__(self, name: str):
+        if name.startswith("_"):  # never build the problem for copy/pickle probes
+            raise AttributeError(name)
         if self._real is None:
             from tutor.quiz.generators import generate
 

@@ -15,7 +15,6 @@ import codecs
 import os
 import select
 import sys
-from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 from typing import IO, Any
@@ -307,5 +306,3 @@ def make_out(styled: bool, stream: IO[str] | None = None) -> Out:
 
     return Out(console=Console(highlight=False, file=stream))
 
-
-Runner = Callable[..., tuple[Summary, bool]]
