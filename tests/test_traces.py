@@ -77,6 +77,7 @@ def test_every_default_input_is_accepted_back(name):
 
 
 WEIGHT_TRACES = ["dynamic-context", "qkv", "self-attention", "scores", "cross-attention", "masking",
+                 "scaling",
                  "multi-head", "pooling", "heatmap-reading", "training-step", "top-k", "nucleus",
                  "temperature"]
 

@@ -14,8 +14,8 @@ import numpy as np
 
 from engine.scoring import dot_scores, scaled_dot_scores
 from engine.softmax import softmax
-from engine.trace import InputSpec, Step, Trace, source_of
-from engine.traces._common import lines, n, v
+from engine.trace import HeatmapData, InputSpec, Step, Trace, source_of
+from engine.traces._common import lines, n, sub, v
 
 INPUTS = [
     InputSpec("dims", "vector", [1, 4, 16, 64, 256], "key sizes d_k to compare", low=1,
@@ -115,5 +115,8 @@ def build(dims: np.ndarray, samples: int, d_big: int, n_keys: int, seed: int) ->
         source=source_of(INPUTS, inputs, "built"),
         summary="Var(q·k) = d_k, checked by a seeded Monte Carlo; then what an unscaled softmax "
                 "does at a large d_k.",
+        heatmaps=[HeatmapData(f"One query over {n_keys} keys at d_k = {d_big}",
+                              np.vstack([a_raw, a_scaled]), ["q·k", "q·k / √d_k"],
+                              [f"K{sub(j + 1)}" for j in range(n_keys)])],
     )
     return trace
