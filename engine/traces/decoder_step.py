@@ -42,7 +42,7 @@ def build(C: np.ndarray, H_prev: np.ndarray, vocab: list[str], prev: str, seed: 
         "W_HH⁽ᵈ⁾ ∈ ℝ^(d_h×d_h), W_HY ∈ ℝ^(d_h×d_y), W_HC ∈ ℝ^(d_h×d_h), W_O ∈ ℝ^(V×d_h)",
         lines(f"d_h = {d_h}; outputs V = {V} ({', '.join(vocab)})",
               f"inputs d_y = {len(readable)} ({', '.join(readable)})",
-              f"Y{sub('t-1')} = one-hot(\"{prev}\") = {v(y)}"),
+              f"Yₜ₋₁ = one-hot(\"{prev}\") = {v(y)}"),
         {"W_HH": W_HH, "W_HY": W_HY, "W_HC": W_HC, "b": b, "W_O": W_O, "Y_prev": y},
         f"Seeded random weights (seed {seed}), rounded to one decimal so you can redo the step "
         "by hand. The decoder has its own parameters, separate from the encoder's.",

@@ -24,15 +24,18 @@ _WORDS = {
     "α": "alpha", "β": "beta", "γ": "gamma", "δ": "delta", "η": "eta",
     "θ": "theta", "λ": "lambda", "μ": "mu", "π": "pi", "σ": "sigma", "τ": "tau",
     "Σ": "sum", "∑": "sum", "Π": "prod", "∏": "prod", "Δ": "Delta", "∇": "grad", "∂": "d", "ŷ": "y_hat", "Ŷ": "Y_hat",
-    "·": "*", "×": "x", "≈": "~", "→": "->", "←": "<-", "⇒": "=>", "⇔": "<=>", "↔": "<->", "≤": "<=", "≥": ">=",
+    "·": "*", "≈": "~", "→": "->", "←": "<-", "⇒": "=>", "⇔": "<=>", "↔": "<->", "≤": "<=", "≥": ">=",
     "≠": "!=", "−": "-", "…": "...", "—": "--", "–": "-", "’": "'", "‘": "'", "“": '"',
-    "”": '"', "∈": " in ", "ℝ": "R", "∞": "inf", "‖": "||", "⟨": "<", "⟩": ">", "⊙": "(*)",
+    "”": '"', "ℝ": "R", "∞": "inf", "‖": "||", "⟨": "<", "⟩": ">", "⊙": "(*)",
     "∝": "~", "′": "'", "″": "''", "⌊": "floor(", "⌋": ")", "ε": "eps", "ω": "omega", "φ": "phi",
     "ρ": "rho", "ξ": "xi", "ℓ": "l", "κ": "kappa", "χ": "chi", "ψ": "psi", "ζ": "zeta", "ν": "nu",
     "Ω": "Omega", "Θ": "Theta", "Λ": "Lambda", "Φ": "Phi", "Ψ": "Psi", "Γ": "Gamma", "§": "section ", "✓": "ok", "✗": "x", "√": "sqrt", "⌈": "ceil(", "⌉": ")",
-    "ᵢ": "_i", "°": " deg", "±": "+/-", "∘": "o", "⁄": "/", "≡": "==", "∧": "and", "∨": "or",
+    "ᵢ": "_i", "°": " deg", "±": "+/-", "∘": "o", "⁄": "/", "≡": "==",
     "¬": "not ", "∀": "for all ", "▸": ">", "•": "*", "│": "|", "─": "-",
 }
+
+# words that need spaces around them unless the text already has them: "3×4" → "3 x 4"
+_SPACED = {"×": "x", "∈": "in", "∉": "not in", "∧": "and", "∨": "or"}
 
 _SQRT = re.compile(r"√(\(|[A-Za-z0-9_.{}]+)")
 
@@ -62,9 +65,13 @@ def asciify(text: str) -> str:
     text = _runs(text, _SUPERSCRIPTS, "^")
     text = _SQRT.sub(lambda m: "sqrt(" if m.group(1) == "(" else f"sqrt({m.group(1)})", text)
     out = []
-    for ch in text:
+    for k, ch in enumerate(text):
         if ch.isascii():
             out.append(ch)
+        elif ch in _SPACED:
+            before = k > 0 and not text[k - 1].isspace()
+            after = k + 1 < len(text) and not text[k + 1].isspace()
+            out.append((" " if before else "") + _SPACED[ch] + (" " if after else ""))
         elif ch in _WORDS:
             out.append(_WORDS[ch])
         elif unicodedata.combining(ch):
