@@ -15,11 +15,22 @@ output accumulator O:
 Memory beyond the inputs and the output is one (B_q, B_k) tile per thread, so it does not
 grow with n², and the result equals softmax(Q Kᵀ · scale) V up to rounding.
 
-Two things make it fast on a CPU: the two block products go to BLAS (numba's ``np.dot`` with
-an ``out`` array, which calls scipy's OpenBLAS without allocating), and the exponential is a
-branch-free polynomial that LLVM vectorises (``math.exp`` in a loop does not vectorise and
-costs several times more). BLAS runs single-threaded inside the parallel loop over query
-blocks, so the two levels of threading do not fight over the cores.
+What makes it fast on a CPU (each step measured on a 2-core AVX-512 Xeon, see
+``benchmarks/README.md``):
+
+- The block products go to BLAS through numba's own bridge to scipy's OpenBLAS
+  (``numba_xxgemm``, what ``np.dot(a, b, out)`` calls) with beta = 1, so ``P V_blk`` is added
+  straight into O. ``P V_blk`` is cut into 64 × 128 pieces, small enough for OpenBLAS's
+  unpacked small-matrix kernels, which skip re-packing P on every call.
+- Scores are kept in base 2: log₂e is folded into the scale once, so exp(S − m) becomes
+  2^(S − m) = 2^k · 2^f with k = round(S − m) and |f| ≤ ½. A degree-5 (float32) or 12
+  (float64) polynomial gives 2^f, and 2^k is built from k's bits. The loop is branch-free
+  and vectorises; ``math.exp`` in a loop does not. A masked score (−inf) gives exactly 0.
+- The row max is a chain of ``llvm.maxnum`` calls flagged ``nnan`` (inputs are checked
+  finite; −inf from the masks is not NaN), which LLVM vectorises as a reduction; a plain
+  ``a if a > b else b`` loop stays scalar and cost more than the exponential.
+- The loop over (batch, query block) runs in parallel with BLAS single-threaded inside it,
+  so the two levels of threading do not fight over the cores.
 
 Masks follow the rest of the engine (and PyTorch SDPA): ``causal=True`` lets query i see keys
 j ≤ i (top-left aligned when L ≠ S); ``key_padding`` marks real keys with True; a query that
@@ -31,116 +42,179 @@ from __future__ import annotations
 import math
 
 import numpy as np
+from llvmlite import ir
 from numba import prange, types
-from numba.extending import overload
+from numba.core import cgutils
+from numba.extending import intrinsic, overload
 
 from engine._jit import jit, pjit
 from engine._validate import as_bool, as_float, check_positive_int, check_scalar, result_dtype
 
 BLOCK_Q = 128
 BLOCK_K = 512
+PV_ROWS = 64     # P V_blk is computed in (PV_ROWS, PV_KEYS) pieces: dv·64·128 ≤ 10⁶ keeps
+PV_KEYS = 128    # OpenBLAS (SkylakeX kernels) on its small-matrix path for d_v ≤ 122
+LOG2E = 1.4426950408889634
+LN2 = 0.6931471805599453
 
 
-# --------------------------------------------------------------------------- vectorised exp
+# --------------------------------------------------------------------------- LLVM helpers
 
-@jit(fma=True)
-def _exp_shifted_f32(x, n, mx, out, kbuf):
-    """out[j] = exp(x[j] − mx) for j < n (≤ 0 expected); −inf → 0. Rel. error < 3e-7.
+@intrinsic
+def _fmax(typingctx, a, b):
+    """``llvm.maxnum(a, b)`` flagged nnan/nsz, so a loop of them vectorises as a reduction."""
+    if a != b or a not in (types.float32, types.float64):
+        return None
 
-    Cody–Waite range reduction x = k·ln2 + r with |r| ≤ ln2/2, a degree-6 Taylor polynomial
-    for eʳ, then 2ᵏ built from its exponent bits. The rounding of k uses the 1.5·2²³ trick, so
-    this function must not be compiled with ``reassoc``.
+    def codegen(context, builder, signature, args):
+        ty = args[0].type
+        fn = builder.module.declare_intrinsic("llvm.maxnum", [ty], ir.FunctionType(ty, [ty, ty]))
+        return builder.call(fn, args, fastmath=("nnan", "nsz"))
+
+    return a(a, b), codegen
+
+
+@intrinsic
+def _pow2_round(typingctx, t):
+    """2^k as a float, for t = v + 1.5·2²³ (float32) or v + 1.5·2⁵² (float64).
+
+    Adding the magic constant leaves k = round(v) in t's low mantissa bits; shifting them into
+    the exponent field and adding the bias gives 2^k with integer operations only, so it
+    vectorises. k = −127 (float32) / −1023 (float64) gives exactly 0.0.
     """
+    if t not in (types.float32, types.float64):
+        return None
+    shift, bias, width = (52, 1023, 64) if t == types.float64 else (23, 127, 32)
+
+    def codegen(context, builder, signature, args):
+        ity = ir.IntType(width)
+        bits = builder.shl(builder.bitcast(args[0], ity), ir.Constant(ity, shift))
+        return builder.bitcast(builder.add(bits, ir.Constant(ity, bias << shift)),
+                               context.get_value_type(t))
+
+    return t(t), codegen
+
+
+_CHAR = ir.IntType(8)
+_VOIDP = ir.IntType(8).as_pointer()
+
+
+@intrinsic
+def _gemm(typingctx, A, B, C, trans_b, alpha, beta):
+    """C = alpha · A · op(B) + beta · C, with op(B) = Bᵀ when trans_b.
+
+    A (m, k), B (k, n) or (n, k), C (m, n): 2-D row-major views whose rows may be strided but
+    whose columns are contiguous. Calls ``numba_xxgemm``, numba's bridge to scipy's BLAS that
+    ``np.dot(a, b, out)`` uses too, but passes beta, so a product can be accumulated into C.
+    Row-major C = A op(B) is the column-major product Cᵀ = op(B)ᵀ Aᵀ.
+    """
+    arrays = (A, B, C)
+    if not all(isinstance(x, types.Array) and x.ndim == 2 for x in arrays):
+        return None
+    if not A.dtype == B.dtype == C.dtype or A.dtype not in (types.float32, types.float64):
+        return None
+    from numba.np.linalg import ensure_blas
+
+    ensure_blas()  # scipy provides the BLAS; fail at compile time, not with a wrong result
+    dtype = A.dtype
+    kind = ord("s" if dtype == types.float32 else "d")
+
+    def codegen(context, builder, signature, args):
+        a, b, c, tb, al, be = args
+        views = [context.make_array(x)(context, builder, v) for x, v in zip(arrays, (a, b, c))]
+        size = context.get_constant(types.intp, context.get_abi_sizeof(context.get_value_type(dtype)))
+        shapes = [cgutils.unpack_tuple(builder, v.shape, 2) for v in views]
+        lds = [builder.sdiv(cgutils.unpack_tuple(builder, v.strides, 2)[0], size) for v in views]
+        m, k = shapes[0]
+        n = builder.select(tb, shapes[1][0], shapes[1][1])
+        trans = builder.select(tb, ir.Constant(_CHAR, ord("t")), ir.Constant(_CHAR, ord("n")))
+        slots = [cgutils.alloca_once_value(builder, context.cast(builder, v, t, dtype))
+                 for v, t in ((al, signature.args[4]), (be, signature.args[5]))]
+        fnty = ir.FunctionType(ir.IntType(32), [
+            _CHAR, _CHAR, _CHAR, cgutils.intp_t, cgutils.intp_t, cgutils.intp_t,
+            _VOIDP, _VOIDP, cgutils.intp_t, _VOIDP, cgutils.intp_t, _VOIDP, _VOIDP, cgutils.intp_t])
+        fn = cgutils.get_or_insert_function(builder.module, fnty, "numba_xxgemm")
+        ptr = [builder.bitcast(v.data, _VOIDP) for v in views]
+        builder.call(fn, (
+            ir.Constant(_CHAR, kind), trans, ir.Constant(_CHAR, ord("n")), n, m, k,
+            builder.bitcast(slots[0], _VOIDP), ptr[1], lds[1], ptr[0], lds[0],
+            builder.bitcast(slots[1], _VOIDP), ptr[2], lds[2]))
+        return context.get_dummy_value()
+
+    return types.void(A, B, C, trans_b, alpha, beta), codegen
+
+
+# --------------------------------------------------------------------------- row operations
+
+# Base-2 exponential, in place. Compiled with ``contract`` (FMA) only: ``reassoc`` would let
+# LLVM fold (v + M) − M into v and break the rounding.
+@jit(fma=True)
+def _exp2_inplace_f32(x, n, mx):
+    """x[j] ← 2^(x[j] − mx) for j < n (mx ≥ the finite x[j]); −inf → 0. Rel. error < 3e-7."""
     for j in range(n):
         v = x[j] - mx
-        v = v if v > np.float32(-87.0) else np.float32(-87.0)
-        t = v * np.float32(1.4426950408889634) + np.float32(12582912.0)
-        k = t - np.float32(12582912.0)
-        r = v - k * np.float32(0.693145751953125)
-        r = r - k * np.float32(1.428606765330187e-06)
-        p = np.float32(1.0 / 720.0)
-        p = p * r + np.float32(1.0 / 120.0)
-        p = p * r + np.float32(1.0 / 24.0)
-        p = p * r + np.float32(1.0 / 6.0)
-        p = p * r + np.float32(0.5)
-        p = p * r + np.float32(1.0)
-        p = p * r + np.float32(1.0)
-        out[j] = p
-        kbuf[j] = (np.int32(k) + np.int32(127)) << 23
-    scale = kbuf.view(np.float32)
-    for j in range(n):
-        keep = x[j] - mx > np.float32(-87.0)
-        out[j] = out[j] * scale[j] if keep else np.float32(0.0)
+        v = v if v > np.float32(-127.0) else np.float32(-127.0)
+        t = v + np.float32(12582912.0)                     # 1.5·2²³: rounds v to an integer
+        f = v - (t - np.float32(12582912.0))               # v − round(v), |f| ≤ ½, exact
+        p = np.float32(0.0013266971800476313)              # near-minimax 2^f on [−½, ½]
+        p = p * f + np.float32(0.009675460867583752)
+        p = p * f + np.float32(0.05550742521882057)
+        p = p * f + np.float32(0.24022121727466583)
+        p = p * f + np.float32(0.6931469440460205)
+        p = p * f + np.float32(1.0000001192092896)
+        x[j] = p * _pow2_round(t)
 
 
 @jit(fma=True)
-def _exp_shifted_f64(x, n, mx, out, kbuf):
-    """float64 twin of :func:`_exp_shifted_f32` (degree-11 polynomial, rel. error < 1e-15)."""
+def _exp2_inplace_f64(x, n, mx):
+    """float64 twin of :func:`_exp2_inplace_f32`: Taylor series of 2^f to degree 12 (< 3e-16)."""
     for j in range(n):
         v = x[j] - mx
-        v = v if v > -708.0 else -708.0
-        t = v * 1.4426950408889634 + 6755399441055744.0
-        k = t - 6755399441055744.0
-        r = v - k * 0.6931471803691238
-        r = r - k * 1.9082149292705877e-10
-        p = 1.0 / 39916800.0
-        p = p * r + 1.0 / 3628800.0
-        p = p * r + 1.0 / 362880.0
-        p = p * r + 1.0 / 40320.0
-        p = p * r + 1.0 / 5040.0
-        p = p * r + 1.0 / 720.0
-        p = p * r + 1.0 / 120.0
-        p = p * r + 1.0 / 24.0
-        p = p * r + 1.0 / 6.0
-        p = p * r + 0.5
-        p = p * r + 1.0
-        p = p * r + 1.0
-        out[j] = p
-        kbuf[j] = (np.int64(k) + np.int64(1023)) << 52
-    scale = kbuf.view(np.float64)
-    for j in range(n):
-        keep = x[j] - mx > -708.0
-        out[j] = out[j] * scale[j] if keep else 0.0
+        v = v if v > -1023.0 else -1023.0
+        t = v + 6755399441055744.0                         # 1.5·2⁵²
+        f = v - (t - 6755399441055744.0)
+        p = 2.5678435993488206e-11                         # (ln 2)^i / i!
+        p = p * f + 4.4455382718708116e-10
+        p = p * f + 7.054911620801123e-09
+        p = p * f + 1.01780860092397e-07
+        p = p * f + 1.321548679014431e-06
+        p = p * f + 1.5252733804059841e-05
+        p = p * f + 0.0001540353039338161
+        p = p * f + 0.0013333558146428443
+        p = p * f + 0.009618129107628477
+        p = p * f + 0.05550410866482158
+        p = p * f + 0.24022650695910072
+        p = p * f + 0.6931471805599453
+        p = p * f + 1.0
+        x[j] = p * _pow2_round(t)
 
 
-def _exp_shifted(x, n, mx, out, kbuf):  # pragma: no cover - replaced by the overload in numba
+def _exp2_inplace(x, n, mx):  # pragma: no cover - replaced by the overload in numba
     raise NotImplementedError
 
 
-def _exponent_buffer(n, x):  # pragma: no cover - replaced by the overload in numba
-    raise NotImplementedError
-
-
-@overload(_exponent_buffer, jit_options={"cache": True})
-def _exponent_buffer_overload(n, x):
-    """Scratch integers as wide as x's float type (int32 for float32, int64 for float64)."""
+@overload(_exp2_inplace, jit_options={"cache": True})
+def _exp2_inplace_overload(x, n, mx):
     if x.dtype == types.float32:
-        return lambda n, x: np.empty(n, np.int32)
-    return lambda n, x: np.empty(n, np.int64)
+        return lambda x, n, mx: _exp2_inplace_f32(x, n, mx)
+    return lambda x, n, mx: _exp2_inplace_f64(x, n, mx)
 
 
-@overload(_exp_shifted, jit_options={"cache": True})
-def _exp_shifted_overload(x, n, mx, out, kbuf):
-    if x.dtype == types.float32:
-        return lambda x, n, mx, out, kbuf: _exp_shifted_f32(x, n, mx, out, kbuf)
-    return lambda x, n, mx, out, kbuf: _exp_shifted_f64(x, n, mx, out, kbuf)
-
-
-# Reductions may be reordered (reassoc) and assume no NaN (inputs are checked finite; -inf
+# Reductions may be reordered (reassoc) and assume no NaN (inputs are checked finite; −inf
 # from masks is fine because ninf is not set).
 @jit(fastmath={"reassoc", "nsz", "nnan", "contract"})
 def _row_max(x, n, start):
     """max(start, x[0..n)) — vectorised."""
     m = start
     for j in range(n):
-        m = x[j] if x[j] > m else m
+        m = _fmax(m, x[j])
     return m
 
 
 @jit(fastmath={"reassoc", "nsz", "nnan", "contract"})
 def _row_sum(x, n):
-    """Σ x[0..n) — vectorised."""
-    s = x[0] * 0
+    """Σ x[0..n) in x's dtype — vectorised."""
+    s = x[0] - x[0]
     for j in range(n):
         s += x[j]
     return s
@@ -149,10 +223,11 @@ def _row_sum(x, n):
 # --------------------------------------------------------------------------- the kernel
 
 @pjit(fma=True)
-def _flash_kernel(Q, K, V, scale, causal, key_ok, has_pad, bq_size, bk_size, out):
+def _flash_kernel(Q, K, V, scale2, causal, key_ok, has_pad, bq_size, bk_size, out):
     """out (B, L, d_v) = softmax(Q Kᵀ · scale, masked) V for Q (B, L, d), K (B, S, d), V (B, S, d_v).
 
-    key_ok (B, S) marks real keys when has_pad. Parallel over (batch, query block).
+    scale2 = scale · log₂e (scores in base 2). key_ok (B, S) marks real keys when has_pad.
+    Parallel over (batch, query block).
     """
     B, L, d = Q.shape
     S = K.shape[1]
@@ -161,56 +236,80 @@ def _flash_kernel(Q, K, V, scale, causal, key_ok, has_pad, bq_size, bk_size, out
     neg_inf = -np.inf
     for task in prange(B * nqb):
         b = task // nqb
-        i0 = (task % nqb) * bq_size
+        t = task % nqb
+        # Threads take contiguous runs of tasks; alternating first and last query blocks
+        # gives each run a fair share of the long (late) rows when causal.
+        qb = t // 2 if t % 2 == 0 else nqb - 1 - t // 2
+        i0 = qb * bq_size
         i1 = min(L, i0 + bq_size)
         bq = i1 - i0
-        m = np.empty(bq, Q.dtype)                          # (B_q,) running max
+        m = np.empty(bq, Q.dtype)                          # (B_q,) running max, base 2
         m[:] = neg_inf
         l = np.zeros(bq, Q.dtype)                          # (B_q,) running sum
         acc = np.zeros((bq, dv), Q.dtype)                  # (B_q, d_v) unnormalised output
-        pv = np.empty((bq, dv), Q.dtype)                   # (B_q, d_v) this block's P V
-        s_flat = np.empty(bq * bk_size, Q.dtype)           # score tile, reshaped per block
-        p_flat = np.empty(bq * bk_size, Q.dtype)           # exp tile
-        kbuf = _exponent_buffer(bk_size, Q)
-        q_blk = np.ascontiguousarray(Q[b, i0:i1]) * scale  # (B_q, d), scale folded into Q
+        s_flat = np.empty(bq * bk_size, Q.dtype)           # score tile, then P in place
+        q_blk = np.ascontiguousarray(Q[b, i0:i1]) * scale2  # (B_q, d), scale folded into Q
         k_end = min(S, i1) if causal else S                # causal: keys past the last query are unseen
         for k0 in range(0, k_end, bk_size):
             k1 = min(k_end, k0 + bk_size)
             bk = k1 - k0
-            s = s_flat[: bq * bk].reshape(bq, bk)           # (B_q, B_k)
-            p = p_flat[: bq * bk].reshape(bq, bk)           # (B_q, B_k)
-            np.dot(q_blk, K[b, k0:k1].T, s)                 # BLAS: scores of this block
-            partial = (causal and k1 - 1 > i0) or has_pad
-            if partial:
+            s = s_flat[: bq * bk].reshape(bq, bk)          # (B_q, B_k)
+            _gemm(q_blk, K[b, k0:k1], s, True, 1.0, 0.0)   # S = Q_blk K_blkᵀ (BLAS)
+            if (causal and k1 - 1 > i0) or has_pad:
                 for i in range(bq):
                     for j in range(bk):
                         if (causal and k0 + j > i0 + i) or (has_pad and not key_ok[b, k0 + j]):
                             s[i, j] = neg_inf
             for i in range(bq):
-                m_new = _row_max(s[i], bk, m[i])
-                if m_new == neg_inf:                        # nothing visible yet in this row
+                m_old = m[i]
+                m_new = _row_max(s[i], bk, m_old)
+                if m_new == neg_inf:                       # nothing visible yet: P row = 0
+                    s[i, :] = 0.0
                     continue
-                corr = math.exp(m[i] - m_new)               # exp(−inf) = 0 on the first block
-                _exp_shifted(s[i], bk, m_new, p[i], kbuf)
-                l[i] = l[i] * corr + _row_sum(p[i], bk)
-                for c in range(dv):
-                    acc[i, c] *= corr
-                m[i] = m_new
-            np.dot(p, V[b, k0:k1], pv)                      # BLAS: (B_q, B_k) @ (B_k, d_v)
-            for i in range(bq):
-                for c in range(dv):
-                    acc[i, c] += pv[i, c]
+                _exp2_inplace(s[i], bk, m_new)             # P = 2^(S − m')
+                rs = _row_sum(s[i], bk)
+                if m_new > m_old:                          # rescale by 2^(m − m'); 0 on the first block
+                    corr = math.exp((m_old - m_new) * LN2)
+                    l[i] = l[i] * corr + rs
+                    for c in range(dv):
+                        acc[i, c] *= corr
+                    m[i] = m_new
+                else:
+                    l[i] += rs
+            for r0 in range(0, bq, PV_ROWS):               # O += P V_blk (BLAS, small pieces)
+                r1 = min(bq, r0 + PV_ROWS)
+                for c0 in range(0, bk, PV_KEYS):
+                    c1 = min(bk, c0 + PV_KEYS)
+                    _gemm(s[r0:r1, c0:c1], V[b, k0 + c0:k0 + c1], acc[r0:r1], False, 1.0, 1.0)
         for i in range(bq):
             if l[i] > 0:
                 inv = 1.0 / l[i]
                 for c in range(dv):
                     out[b, i0 + i, c] = acc[i, c] * inv
-            else:                                           # fully masked row → zero output
+            else:                                          # fully masked row → zero output
                 for c in range(dv):
                     out[b, i0 + i, c] = 0.0
 
 
 # --------------------------------------------------------------------------- public API
+
+_blas_limiter = None
+
+
+def _single_threaded_blas():
+    """A context that keeps BLAS on one thread inside the parallel loop (~15 µs to enter).
+
+    scipy's OpenBLAS (the library the kernel calls) is loaded first so the controller sees
+    it; ``threadpool_limits(1)`` would rescan every loaded library on each call (~1 ms).
+    """
+    global _blas_limiter
+    if _blas_limiter is None:
+        import scipy.linalg.cython_blas  # noqa: F401 - loads the BLAS the kernel calls
+        from threadpoolctl import ThreadpoolController
+
+        _blas_limiter = ThreadpoolController()
+    return _blas_limiter.limit(limits=1, user_api="blas")
+
 
 def flash_attention(
     Q: object,
@@ -265,8 +364,6 @@ def flash_attention(
         key_ok = as_bool(key_padding, "key_padding", shape=(S,) if squeeze else (B, S))
         key_ok, has_pad = np.ascontiguousarray(key_ok.reshape(B, S)), True
     out = np.empty((B, L, v.shape[2]), dtype)
-    from threadpoolctl import threadpool_limits
-
-    with threadpool_limits(1, user_api="blas"):
-        _flash_kernel(q, k, v, dtype.type(sc), bool(causal), key_ok, has_pad, bq, bk, out)
+    with _single_threaded_blas():
+        _flash_kernel(q, k, v, dtype.type(sc * LOG2E), bool(causal), key_ok, has_pad, bq, bk, out)
     return out[0] if squeeze else out

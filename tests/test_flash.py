@@ -1,4 +1,6 @@
-"""The tiled kernel equals plain attention: float32 to 1e-5, float64 to 1e-12, every mask."""
+"""The tiled kernel equals plain attention: float32 to 1e-5, float64 to 1e-12, every mask.
+
+Also its building blocks: the base-2 exponential and the accumulating BLAS call."""
 
 from __future__ import annotations
 
@@ -6,9 +8,10 @@ import math
 
 import numpy as np
 import pytest
+from numba import njit
 
 from engine.attention import attention
-from engine.flash import flash_attention
+from engine.flash import _exp2_inplace, _gemm, flash_attention
 from tests import reference as ref
 
 SHAPES = [(1, 1, 1, 1), (5, 7, 3, 2), (33, 70, 8, 5), (130, 260, 16, 8)]
@@ -90,3 +93,59 @@ def test_extreme_scores_do_not_overflow():
 def test_bad_input_names_the_argument(kwargs, message):
     with pytest.raises(ValueError, match=message):
         flash_attention(**kwargs)
+
+
+def test_rows_that_see_keys_only_in_later_blocks():
+    # every query row sees nothing in the first three key blocks, then some keys: the empty
+    # blocks must add nothing (their P rows are zeroed, not left over from the last block)
+    rng = np.random.default_rng(11)
+    Q, K, V = rng.standard_normal((40, 6)), rng.standard_normal((100, 6)), rng.standard_normal((100, 3))
+    pad = np.zeros(100, bool)
+    pad[48:] = rng.random(52) > 0.5
+    got = flash_attention(Q, K, V, key_padding=pad, block_q=8, block_k=16)
+    want, _ = ref.attention_2d(Q, K, V, _mask(40, 100, False, pad))
+    np.testing.assert_allclose(got, want, rtol=0, atol=1e-12)
+
+
+def test_causal_with_many_query_blocks_matches_reference():
+    # more query blocks than threads, unequal work per block (the task order interleaves them)
+    rng = np.random.default_rng(12)
+    Q, K, V = (rng.standard_normal((257, 5)).astype(np.float32) for _ in range(3))
+    got = flash_attention(Q, K, V, causal=True, block_q=16, block_k=24)
+    want, _ = ref.attention_2d(Q, K, V, _mask(257, 257, True, None))
+    np.testing.assert_allclose(got, want, rtol=0, atol=1e-5)
+
+
+@pytest.mark.parametrize(("dtype", "rel", "lowest"), [(np.float32, 3e-7, -127), (np.float64, 5e-16, -1023)])
+def test_base2_exponential_accuracy(dtype, rel, lowest):
+    call = njit(lambda x, mx: _exp2_inplace(x, x.size, mx))
+    x = np.linspace(-126.0, 0.0, 100_001).astype(dtype)
+    y = x.copy()
+    call(y, dtype(0.0))
+    want = np.exp2(x.astype(np.float64))  # 2^x in float64 as the reference
+    assert np.max(np.abs(y / want - 1)) < rel
+    # masked scores (−inf) and arguments at or below the smallest exponent give exactly zero
+    z = np.array([-np.inf, lowest + 5, 2 * lowest, 5.0], dtype)
+    call(z, dtype(5.0))
+    assert z[:3].tolist() == [0.0, 0.0, 0.0]
+    assert z[3] == pytest.approx(1.0, rel=rel)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_gemm_helper_accumulates_on_strided_views(dtype):
+    @njit
+    def run(A, B, Bt, C, C2):
+        _gemm(A[1:4, :5], B[:5, 2:6], C[1:4, 1:5], False, 2.0, 1.0)  # C += 2 A B
+        _gemm(A[1:4, :5], Bt[2:6, :5], C2[:, :4], True, 1.0, 0.0)    # C2 = A Btᵀ
+
+    rng = np.random.default_rng(5)
+    A, B = rng.standard_normal((6, 7)).astype(dtype), rng.standard_normal((7, 8)).astype(dtype)
+    Bt = np.ascontiguousarray(B.T)
+    C, C2 = np.ones((5, 6), dtype), np.full((3, 6), 7.0, dtype)
+    want, want2 = C.copy(), C2.copy()
+    want[1:4, 1:5] += 2 * A[1:4, :5] @ B[:5, 2:6]
+    want2[:, :4] = A[1:4, :5] @ B[:5, 2:6]
+    run(A, B, Bt, C, C2)
+    tol = 1e-5 if dtype == np.float32 else 1e-13
+    np.testing.assert_allclose(C, want, rtol=0, atol=tol)
+    np.testing.assert_allclose(C2, want2, rtol=0, atol=tol)
