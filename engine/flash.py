@@ -43,7 +43,7 @@ import math
 
 import numpy as np
 from llvmlite import ir
-from numba import prange, types
+from numba import get_num_threads, prange, set_num_threads, types
 from numba.core import cgutils
 from numba.extending import intrinsic, overload
 
@@ -364,6 +364,13 @@ def flash_attention(
         key_ok = as_bool(key_padding, "key_padding", shape=(S,) if squeeze else (B, S))
         key_ok, has_pad = np.ascontiguousarray(key_ok.reshape(B, S)), True
     out = np.empty((B, L, v.shape[2]), dtype)
-    with _single_threaded_blas():
-        _flash_kernel(q, k, v, dtype.type(sc * LOG2E), bool(causal), key_ok, has_pad, bq, bk, out)
+    # No more threads than tasks: an idle thread still has to reach the end-of-loop barrier,
+    # which on a busy machine can cost a scheduler tick (~10 ms) for a 0.1 ms problem.
+    threads = get_num_threads()
+    set_num_threads(max(1, min(threads, B * -(-L // bq))))
+    try:
+        with _single_threaded_blas():
+            _flash_kernel(q, k, v, dtype.type(sc * LOG2E), bool(causal), key_ok, has_pad, bq, bk, out)
+    finally:
+        set_num_threads(threads)
     return out[0] if squeeze else out
