@@ -48,6 +48,8 @@ def run(lesson_id: str | None, *, plain: bool = False, exam: bool = False) -> No
     if exam or lesson_id == EXAM:
         from tutor.content import exam_document
 
+        if _open_tui(EXAM, plain):
+            return
         _show(exam_document(), plain=plain)
         return
     if lesson_id is None:
@@ -92,11 +94,26 @@ def listing() -> str:
 
 
 def show_lesson(lesson: Lesson, *, plain: bool = False) -> None:
-    """Show one lesson (pager on a terminal, plain text otherwise) and record it as opened."""
+    """Show one lesson (the TUI's Learn screen on a terminal, plain text otherwise)."""
     from tutor.content import lesson_document
+
+    if _open_tui(lesson.id, plain):
+        return  # the Learn screen records the lesson as read
 
     _show(lesson_document(lesson), plain=plain)
     mark_opened(lesson.id)
+
+
+def _open_tui(page: str, plain: bool) -> bool:
+    """Open the TUI's Learn screen on ``page`` when we are on a terminal; True if it ran."""
+    from tutor.terminal import is_interactive
+
+    if plain or not is_interactive():
+        return False
+    from tutor.app import StartAt, run_app
+
+    run_app(StartAt("learn", page))
+    return True
 
 
 # --------------------------------------------------------------------------- progress
