@@ -151,36 +151,14 @@ def test_bad_input_is_one_line_and_exit_2(args, message):
     assert lines[0].startswith("attn-tutor: error: " + message)
 
 
-def test_on_a_terminal_the_stepper_runs(monkeypatch):
+def test_on_a_terminal_the_tui_opens_on_the_same_inputs(monkeypatch):
     import tutor.commands.trace as cmd
 
     seen = []
     monkeypatch.setattr(cmd, "_on_terminal", lambda: True)
-    monkeypatch.setattr(cmd, "show_interactive", lambda trace: seen.append(trace.name))
-    assert run("qkv").exit_code == 0 and seen == ["qkv"]
-
-
-def test_stepper_pages_forward_back_and_quits():
-    from tutor.render.stepper import step_through
-
-    keys = iter(["n", "\r", "b", "x", "n", "n", "q"])
-    buf = io.StringIO()
-    console = Console(file=buf, width=100, color_system=None)
-    visited = step_through(build("scores"), console, read=lambda: next(keys))
-    text = buf.getvalue()
-    assert visited == 6  # start, n, Enter, b, n, n; the unknown key and q add nothing
-    assert "Step 1/6 · Scale factor" in text and "Step 3/6" in text and "Step 4/6" not in text
-
-
-def test_stepper_ends_after_the_last_page():
-    from tutor.render.stepper import step_through
-
-    t = build("pooling")
-    buf = io.StringIO()
-    pages = len(t.steps) + 2
-    visited = step_through(t, Console(file=buf, width=100, color_system=None),
-                           read=lambda: "n")
-    assert visited == pages and "Result" in buf.getvalue() and "Erratum 1" in buf.getvalue()
+    monkeypatch.setattr(cmd, "show_interactive", lambda trace, overrides: seen.append((trace.name, overrides)))
+    assert run("qkv", "--set", "position=3").exit_code == 0
+    assert seen == [("qkv", {"position": 3.0})]
 
 
 def test_command_module_imports_only_typer():

@@ -69,3 +69,10 @@ def test_value_to_text_matches_set_syntax():
     assert value_to_text([[1.0, 0.0], [0.5, -2.0]]) == "1, 0; 0.5, -2"
     assert value_to_text(["my", "feet", "hurt"]) == "my feet hurt"
     assert value_to_text(0.25) == "0.25"
+
+
+async def test_started_with_overrides_from_the_command_line():
+    app = make_app(StartAt("trace", "qkv", options=(("overrides", {"position": 3}),)))
+    async with app.run_test(size=(100, 30)) as pilot:
+        screen = await _open(pilot, app)
+        assert screen.trace.inputs["position"] == 3 and not screen.trace.errata

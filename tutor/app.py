@@ -61,7 +61,7 @@ class TutorApp(App):
         self.mode_factories: dict[str, Callable[[], Screen]] = {
             "home": HomeScreen,
             "learn": lambda: LearnScreen(self._start_item("learn")),
-            "trace": lambda: TraceScreen(self._start_item("trace")),
+            "trace": lambda: TraceScreen(self._start_item("trace"), **self._start_options("trace")),
             "heatmaps": lambda: HeatmapsScreen(self._start_item("heatmaps")),
             "quiz": lambda: QuizScreen(**self._start_options("quiz")),  # type: ignore[arg-type]
             "stats": StatsScreen,

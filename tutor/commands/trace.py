@@ -94,14 +94,14 @@ def run(name: str | None, *, plain: bool = False, as_json: bool = False, markdow
     elif step is not None:
         _print_rich_step(trace, step)
     else:
-        show_interactive(trace)
+        show_interactive(trace, overrides)
 
 
-def show_interactive(trace) -> None:
-    """Page through a trace on a terminal (the TUI's trace screen will take this over)."""
-    from tutor.render.stepper import step_through
+def show_interactive(trace, overrides: dict) -> None:
+    """On a terminal: the TUI's trace screen, on these very inputs."""
+    from tutor.app import StartAt, run_app
 
-    step_through(trace, _console())
+    run_app(StartAt("trace", trace.name, options=(("overrides", overrides),)))
 
 
 # --------------------------------------------------------------------------- helpers

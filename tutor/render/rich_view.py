@@ -80,7 +80,7 @@ def summary(trace: Trace) -> RenderableType:
 
 
 def pages(trace: Trace) -> list[RenderableType]:
-    """Everything the interactive stepper pages through, in order."""
+    """Every page of a trace in order: overview, one per step, the result (the TUI pages these)."""
     return [overview(trace)] + [step_panel(trace, i) for i in range(len(trace.steps))] + [summary(trace)]
 
 

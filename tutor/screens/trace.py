@@ -29,10 +29,10 @@ class TraceScreen(Screen):
         Binding("r", "reset", "Defaults", show=False),
     ]
 
-    def __init__(self, name: str | None = None) -> None:
+    def __init__(self, name: str | None = None, overrides: dict[str, Any] | None = None) -> None:
         super().__init__()
         self.trace_name = name or DEFAULT_TRACE
-        self.overrides: dict[str, Any] = {}
+        self.overrides: dict[str, Any] = dict(overrides or {})
         self.trace = None
         self.page = 0
 
@@ -48,7 +48,7 @@ class TraceScreen(Screen):
         yield Footer()
 
     def on_mount(self) -> None:
-        self.load(self.trace_name, {})
+        self.load(self.trace_name, self.overrides)
 
     # -- building ---------------------------------------------------------------------
     def load(self, name: str, overrides: dict[str, Any], page: int = 0) -> None:
