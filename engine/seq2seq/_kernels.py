@@ -1,0 +1,644 @@
+"""Numba kernels of the lab's seq2seq: forward and backward through time, Adam, clipping.
+
+Each forward step sits next to its backward step (micrograd style). Everything is batched and
+time-major, so each recurrence step is a few small matrix products (BLAS through scipy):
+
+    encoder    →h_{t} = cell(X_t, →h_{t-1})   (and ←h_t = cell(X_t, ←h_{t+1}) if bidirectional)
+    annotations H_i = →h_i  or  [→h_i ; ←h_i]              Ann (S+1, B, dA), Ann[i+1] = H_i
+    decoder    s_0 = →h_T,   s_t = cell([E_y[y_{t-1}] ; C_t], s_{t-1})           (lecture §1)
+    output     log P(Y_t) = log_softmax(s_t W_O + b_O)                            (V,)
+
+with C_t = C = H_T (fixed context, §2) or Bahdanau's additive attention (§4, §8):
+
+    e_ti = vᵀ tanh(W_q s_{t-1} + W_k H_i),   α_t = softmax(e_t),   C_t = Σ_i α_ti H_i
+
+Weights are stored input-major, ``x @ W``, so ``W_x`` is (d_in, G·d) with G = 3 gates
+[r, z, n] for the GRU (PyTorch's equations and gate order) and G = 1 for the tanh RNN
+H_t = tanh(W_HX X_t + W_HH H_{t-1} + b) of the notes. All parameters live in one flat
+vector ``theta``; ``offs`` holds the start of each slot below, so Adam, clipping and the
+gradient check see a single array.
+
+Padding: a source position t ≥ src_len[b] leaves the encoder state unchanged (so the last
+state is each sequence's own H_T) and gets attention weight 0; a target position
+t ≥ tgt_len[b] adds nothing to the loss.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from engine._jit import jit
+
+# slots of the flat parameter vector, in storage order
+ENC_EMBED, ENC_WX, ENC_WH, ENC_BX, ENC_BH = 0, 1, 2, 3, 4
+ENC_WX_B, ENC_WH_B, ENC_BX_B, ENC_BH_B = 5, 6, 7, 8          # right-to-left direction
+DEC_EMBED, DEC_WY, DEC_WC, DEC_WH, DEC_BX, DEC_BH = 9, 10, 11, 12, 13, 14
+ATT_WQ, ATT_WK, ATT_V, OUT_W, OUT_B = 15, 16, 17, 18, 19
+N_SLOTS = 20
+
+# entries of the ``dims`` vector
+D_V, D_E, D_H, D_A, D_CELL, D_ATTN, D_BI = 0, 1, 2, 3, 4, 5, 6
+GRU, RNN = 0, 1
+
+BOS = 1  # start token fed to the decoder's first step (see engine.lab's vocabulary)
+
+
+@jit
+def _tanh(x):
+    """tanh(x) = 1 - 2 / (e^{2x} + 1): one exp, ~4x faster than libm's tanh in a loop."""
+    return 1.0 - 2.0 / (math.exp(2.0 * x) + 1.0)
+
+
+@jit
+def _sigmoid(x):
+    return 1.0 / (1.0 + math.exp(-x))
+
+
+@jit
+def _mat(theta, offs, k, rows, cols):
+    return theta[offs[k]:offs[k + 1]].reshape((rows, cols))
+
+
+@jit
+def _vec(theta, offs, k):
+    return theta[offs[k]:offs[k + 1]]
+
+
+# ---------------------------------------------------------------------------- the cell
+
+
+@jit
+def _cell_forward(cell, gx, gh, h_prev, h_new, r, z, n, ghn):
+    """One recurrent step for a batch. gx = x W_x + b_x, gh = h W_h + b_h: (B, G·d).
+
+    GRU:  r = σ(gx_r + gh_r)   z = σ(gx_z + gh_z)   n = tanh(gx_n + r ⊙ gh_n)
+          h' = (1 - z) ⊙ n + z ⊙ h
+    RNN:  h' = tanh(gx + gh)          (n caches h'; r, z unused)
+    """
+    B, d = h_prev.shape
+    if cell == GRU:
+        for b in range(B):
+            for j in range(d):
+                rr = _sigmoid(gx[b, j] + gh[b, j])
+                zz = _sigmoid(gx[b, d + j] + gh[b, d + j])
+                nn = _tanh(gx[b, 2 * d + j] + rr * gh[b, 2 * d + j])
+                r[b, j] = rr
+                z[b, j] = zz
+                n[b, j] = nn
+                ghn[b, j] = gh[b, 2 * d + j]
+                h_new[b, j] = (1.0 - zz) * nn + zz * h_prev[b, j]
+    else:
+        for b in range(B):
+            for j in range(d):
+                hh = _tanh(gx[b, j] + gh[b, j])
+                n[b, j] = hh
+                h_new[b, j] = hh
+
+
+@jit
+def _cell_backward(cell, dh, h_prev, r, z, n, ghn, dgx, dgh, dh_prev):
+    """Backward of :func:`_cell_forward` given dL/dh' (B, d).
+
+    Writes dL/dgx and dL/dgh (B, G·d) and the direct part of dL/dh (z ⊙ dh' for the GRU,
+    0 for the RNN); the caller adds the path through W_h (dgh W_hᵀ).
+    """
+    B, d = dh.shape
+    if cell == GRU:
+        for b in range(B):
+            for j in range(d):
+                g = dh[b, j]
+                rr = r[b, j]
+                zz = z[b, j]
+                nn = n[b, j]
+                dn = g * (1.0 - zz)                      # h' = (1-z) n + z h
+                dz = g * (h_prev[b, j] - nn)
+                dh_prev[b, j] = g * zz
+                da_n = dn * (1.0 - nn * nn)              # n = tanh(a_n)
+                da_z = dz * zz * (1.0 - zz)              # z = σ(a_z)
+                da_r = da_n * ghn[b, j] * rr * (1.0 - rr)  # a_n = gx_n + r gh_n
+                dgx[b, j] = da_r
+                dgx[b, d + j] = da_z
+                dgx[b, 2 * d + j] = da_n
+                dgh[b, j] = da_r
+                dgh[b, d + j] = da_z
+                dgh[b, 2 * d + j] = da_n * rr
+    else:
+        for b in range(B):
+            for j in range(d):
+                da = dh[b, j] * (1.0 - n[b, j] * n[b, j])
+                dgx[b, j] = da
+                dgh[b, j] = da
+                dh_prev[b, j] = 0.0
+
+
+@jit
+def _add_colsum(out, x):
+    """out (N,) += Σ_rows x (R, N): the bias gradient."""
+    R, N = x.shape
+    for i in range(R):
+        for j in range(N):
+            out[j] += x[i, j]
+
+
+# ---------------------------------------------------------------------------- encoder
+
+
+@jit
+def _embed(theta, offs, dims, src, X):
+    """X (S, B, e): X_t = E_x[src[:, t]], the embedding of each source token."""
+    E = _mat(theta, offs, ENC_EMBED, dims[D_V], dims[D_E])
+    B, S = src.shape
+    for t in range(S):
+        for b in range(B):
+            X[t, b, :] = E[src[b, t]]
+
+
+@jit
+def _encode_dir(theta, offs, dims, slot, reverse, src_len, X, Hs, cache):
+    """One direction of the encoder. slot = ENC_WX (left to right) or ENC_WX_B (right to left).
+
+    Left to right:  Hs[t+1] = cell(X_t, Hs[t]),   Hs[0] = 0.
+    Right to left:  Hs[t] = cell(X_t, Hs[t+1]),   Hs[S] = 0.
+    A padded step (t ≥ src_len[b]) copies the state, so Hs[S] (resp. Hs[0]) is the last state.
+    cache (4, S, B, d) keeps r, z, n, gh_n of every step for the backward pass.
+    """
+    e, d, cell = dims[D_E], dims[D_H], dims[D_CELL]
+    G = 3 if cell == GRU else 1
+    Wx = _mat(theta, offs, slot, e, G * d)          # (e, G d)   W_HX
+    Wh = _mat(theta, offs, slot + 1, d, G * d)      # (d, G d)   W_HH
+    bx = _vec(theta, offs, slot + 2)
+    bh = _vec(theta, offs, slot + 3)
+    S, B = X.shape[0], X.shape[1]
+    first = S if reverse else 0
+    Hs[first] = 0.0
+    for k in range(S):
+        t = S - 1 - k if reverse else k
+        prev = t + 1 if reverse else t
+        new = t if reverse else t + 1
+        gx = np.dot(X[t], Wx) + bx                  # (B, G d)  W_HX X_t + b
+        gh = np.dot(Hs[prev], Wh) + bh              # (B, G d)  W_HH H_{t-1}
+        _cell_forward(cell, gx, gh, Hs[prev], Hs[new], cache[0, t], cache[1, t], cache[2, t], cache[3, t])
+        for b in range(B):
+            if t >= src_len[b]:                     # padding: keep the state unchanged
+                Hs[new, b, :] = Hs[prev, b, :]
+
+
+@jit
+def _encode_dir_backward(theta, offs, dims, slot, reverse, src_len, X, Hs, cache, dHs, grad, dX):
+    """BPTT through one direction; dHs (S+1, B, d) holds dL/dH from the decoder side.
+
+    Adds the weight gradients into ``grad`` and dL/dX_t into dX (S, B, e).
+    """
+    e, d, cell = dims[D_E], dims[D_H], dims[D_CELL]
+    G = 3 if cell == GRU else 1
+    Wx = _mat(theta, offs, slot, e, G * d)
+    Wh = _mat(theta, offs, slot + 1, d, G * d)
+    gWx = _mat(grad, offs, slot, e, G * d)
+    gWh = _mat(grad, offs, slot + 1, d, G * d)
+    gbx = _vec(grad, offs, slot + 2)
+    gbh = _vec(grad, offs, slot + 3)
+    S, B = X.shape[0], X.shape[1]
+    dh = np.zeros((B, d))
+    dh_cell = np.empty((B, d))
+    carry = np.empty((B, d))
+    dgx = np.empty((B, G * d))
+    dgh = np.empty((B, G * d))
+    dh_prev = np.empty((B, d))
+    for k in range(S):                              # the forward steps in reverse order
+        t = k if reverse else S - 1 - k
+        prev = t + 1 if reverse else t
+        new = t if reverse else t + 1
+        dh += dHs[new]
+        for b in range(B):
+            if t < src_len[b]:
+                dh_cell[b] = dh[b]
+                carry[b] = 0.0
+            else:                                   # this step only copied the state
+                dh_cell[b] = 0.0
+                carry[b] = dh[b]
+        _cell_backward(cell, dh_cell, Hs[prev], cache[0, t], cache[1, t], cache[2, t], cache[3, t],
+                       dgx, dgh, dh_prev)
+        gWh += np.dot(Hs[prev].T, dgh)              # (d, G d)
+        _add_colsum(gbh, dgh)
+        dh_prev += np.dot(dgh, Wh.T)                # (B, d)
+        gWx += np.dot(X[t].T, dgx)                  # (e, G d)
+        _add_colsum(gbx, dgx)
+        dX[t] += np.dot(dgx, Wx.T)                  # (B, e)
+        dh[:] = dh_prev + carry                     # (the initial state is 0: no parameter)
+
+
+@jit
+def _encode(theta, offs, dims, src, src_len, X, Hf, Hb, cf, cb, Ann, C):
+    """Run the encoder; fill the annotations the decoder reads.
+
+    Ann (S+1, B, dA): Ann[i+1] = H_i, the annotation of source position i:
+        unidirectional   H_i = →h_i                       (dA = d)
+        bidirectional    H_i = [→h_i ; ←h_i]              (dA = 2d, Bahdanau et al. 2014)
+    C (B, dA): the fixed context, C = H_T = →h_T (or [→h_T ; ←h_1]).
+    Hf, Hb (S+1, B, d): the two directions' states; cf, cb (4, S, B, d) their gate caches.
+    """
+    d, bi = dims[D_H], dims[D_BI]
+    S = src.shape[1]
+    _embed(theta, offs, dims, src, X)
+    _encode_dir(theta, offs, dims, ENC_WX, False, src_len, X, Hf, cf)
+    Ann[0] = 0.0
+    Ann[1:, :, :d] = Hf[1:]
+    C[:, :d] = Hf[S]
+    if bi:
+        _encode_dir(theta, offs, dims, ENC_WX_B, True, src_len, X, Hb, cb)
+        Ann[1:, :, d:] = Hb[:S]
+        C[:, d:] = Hb[0]
+
+
+@jit
+def _encode_backward(theta, offs, dims, src, src_len, X, Hf, Hb, cf, cb, dAnn, dC, ds0, grad):
+    """Backward of :func:`_encode`: dAnn (S+1, B, dA), dC (B, dA) and dL/ds_0 (B, d) → grad."""
+    V, e, d, bi = dims[D_V], dims[D_E], dims[D_H], dims[D_BI]
+    B, S = src.shape
+    dX = np.zeros((S, B, e))
+    dH = np.zeros((S + 1, B, d))
+    dH[1:] += dAnn[1:, :, :d]
+    dH[S] += dC[:, :d] + ds0                        # s_0 = →h_T
+    _encode_dir_backward(theta, offs, dims, ENC_WX, False, src_len, X, Hf, cf, dH, grad, dX)
+    if bi:
+        dH[:] = 0.0
+        dH[:S] += dAnn[1:, :, d:]
+        dH[0] += dC[:, d:]
+        _encode_dir_backward(theta, offs, dims, ENC_WX_B, True, src_len, X, Hb, cb, dH, grad, dX)
+    gE = _mat(grad, offs, ENC_EMBED, V, e)
+    for t in range(S):
+        for b in range(B):
+            gE[src[b, t]] += dX[t, b]
+
+
+# ---------------------------------------------------------------------------- decoder step
+
+
+@jit
+def _attend(Wq, v, s_prev, Ann, K, src_len, q, U, alpha, ctx):
+    """Bahdanau attention for one decoder step (query s_{t-1}, keys and values H_i).
+
+    q = s_{t-1} W_q (B, a); U[b, i] = tanh(q_b + K[i, b]) (B, S, a); e_bi = v·U[b, i];
+    α = softmax over the first src_len[b] positions (0 beyond); C_t = Σ_i α_bi H_i (B, dA).
+    """
+    B, S, a = U.shape
+    dA = ctx.shape[1]
+    q[:] = np.dot(s_prev, Wq)                       # (B, a)
+    for b in range(B):
+        L = src_len[b]
+        m = -np.inf
+        for i in range(L):
+            acc = 0.0
+            for k in range(a):
+                u = _tanh(q[b, k] + K[i, b, k])
+                U[b, i, k] = u
+                acc += v[k] * u
+            alpha[b, i] = acc                       # e_bi, the score
+            if acc > m:
+                m = acc
+        total = 0.0
+        for i in range(L):
+            ex = math.exp(alpha[b, i] - m)
+            alpha[b, i] = ex
+            total += ex
+        for i in range(L):
+            alpha[b, i] /= total
+        for i in range(L, S):
+            alpha[b, i] = 0.0
+        for j in range(dA):
+            ctx[b, j] = 0.0
+        for i in range(L):
+            w = alpha[b, i]
+            for j in range(dA):
+                ctx[b, j] += w * Ann[i + 1, b, j]
+
+
+@jit
+def _attend_backward(Wq, v, s_prev, Ann, src_len, U, alpha, dctx, dq, dK, dAnn, gWq, gv, ds_prev):
+    """Backward of :func:`_attend`: dC_t (B, dA) → dK (S, B, a), dAnn, gW_q, gv, ds_{t-1}."""
+    B, S, a = U.shape
+    dA = dctx.shape[1]
+    dalpha = np.empty(S)
+    for b in range(B):
+        L = src_len[b]
+        dot = 0.0
+        for i in range(L):                          # C_t = Σ α_i H_i
+            acc = 0.0
+            w = alpha[b, i]
+            for j in range(dA):
+                acc += dctx[b, j] * Ann[i + 1, b, j]
+                dAnn[i + 1, b, j] += w * dctx[b, j]
+            dalpha[i] = acc
+            dot += w * acc
+        for k in range(a):
+            dq[b, k] = 0.0
+        for i in range(L):                          # softmax: de_i = α_i (dα_i - Σ_j α_j dα_j)
+            de = alpha[b, i] * (dalpha[i] - dot)
+            for k in range(a):                      # e_i = v·tanh(q + K_i)
+                u = U[b, i, k]
+                gv[k] += de * u
+                dpre = de * v[k] * (1.0 - u * u)
+                dq[b, k] += dpre
+                dK[i, b, k] += dpre
+    gWq += np.dot(s_prev.T, dq)                     # (d, a)
+    ds_prev += np.dot(dq, Wq.T)                     # (B, d)
+
+
+@jit
+def _decoder_step(theta, offs, dims, s_prev, tokens, Ann, K, C, src_len,
+                  Y, ctx, q, U, alpha, s_new, r, z, n, ghn, logp):
+    """One decoder step for a batch: previous state s_prev (B, d), input tokens (B,).
+
+    Fills Y (B, e), the context ctx (B, dA), the attention caches q (B, a), U (B, S, a),
+    α (B, S), s_new (B, d), the gate caches and logp (B, V) = log_softmax(s_new W_O + b_O).
+    The fixed-context decoder uses ctx = C at every step.
+    """
+    V, e, d, A, cell, attn = dims[D_V], dims[D_E], dims[D_H], dims[D_A], dims[D_CELL], dims[D_ATTN]
+    G = 3 if cell == GRU else 1
+    dA = C.shape[1]
+    E = _mat(theta, offs, DEC_EMBED, V, e)
+    Wy = _mat(theta, offs, DEC_WY, e, G * d)        # W_HY
+    Wc = _mat(theta, offs, DEC_WC, dA, G * d)       # W_HC
+    Wh = _mat(theta, offs, DEC_WH, d, G * d)        # W_HH^(d)
+    bx = _vec(theta, offs, DEC_BX)
+    bh = _vec(theta, offs, DEC_BH)
+    Wo = _mat(theta, offs, OUT_W, d, V)             # W_O (stored transposed)
+    bo = _vec(theta, offs, OUT_B)
+    B = s_prev.shape[0]
+    for b in range(B):
+        Y[b, :] = E[tokens[b]]                      # Y_{t-1} as an embedding
+    if attn:
+        Wq = _mat(theta, offs, ATT_WQ, d, A)
+        v = _vec(theta, offs, ATT_V)
+        _attend(Wq, v, s_prev, Ann, K, src_len, q, U, alpha, ctx)
+    else:
+        ctx[:] = C                                  # C = H_T, the same at every step
+    gx = np.dot(Y, Wy) + np.dot(ctx, Wc) + bx       # (B, G d)  W_HY Y + W_HC C + b
+    gh = np.dot(s_prev, Wh) + bh                    # (B, G d)  W_HH H_{t-1}
+    _cell_forward(cell, gx, gh, s_prev, s_new, r, z, n, ghn)
+    logits = np.dot(s_new, Wo) + bo                 # (B, V)
+    for b in range(B):                              # log-softmax per row
+        m = -np.inf
+        for w in range(V):
+            if logits[b, w] > m:
+                m = logits[b, w]
+        total = 0.0
+        for w in range(V):
+            total += math.exp(logits[b, w] - m)
+        lse = m + math.log(total)
+        for w in range(V):
+            logp[b, w] = logits[b, w] - lse
+
+
+@jit
+def _keys(theta, offs, dims, Ann):
+    """K = H W_k for every source position: (S, B, a), computed once per batch."""
+    A = dims[D_A]
+    S, B, dA = Ann.shape[0] - 1, Ann.shape[1], Ann.shape[2]
+    if not dims[D_ATTN]:
+        return np.zeros((S, B, 1))
+    Wk = _mat(theta, offs, ATT_WK, dA, A)
+    return np.dot(Ann[1:].reshape((S * B, dA)), Wk).reshape((S, B, A))
+
+
+@jit
+def _argmax(row):
+    best = 0
+    for w in range(1, row.shape[0]):
+        if row[w] > row[best]:
+            best = w
+    return best
+
+
+@jit
+def _annotation_dim(dims):
+    return 2 * dims[D_H] if dims[D_BI] else dims[D_H]
+
+
+# ---------------------------------------------------------------------------- training pass
+
+
+@jit
+def _loss_and_grad(theta, offs, dims, src, src_len, tgt, tgt_len, coins, ratio,
+                   want_grad, grad, dec_in, pred):
+    """Forward (with teacher forcing) and, if want_grad, backward through time.
+
+    Args (B sequences, S source and T target positions):
+        src (B, S), src_len (B,): source tokens and lengths (≥ 1).
+        tgt (B, T), tgt_len (B,): targets, ending with EOS; positions ≥ tgt_len are padding.
+        coins (T, B) in [0, 1): step t > 0 feeds the ground truth tgt[b, t-1] when
+            coins[t, b] < ratio, else the model's own argmax prediction from step t-1.
+        grad (P,): receives dL/dθ (overwritten) when want_grad.
+        dec_in (B, T), pred (B, T): receive the decoder inputs used and the argmax outputs.
+
+    Returns:
+        L = (1/B) Σ_b Σ_{t < tgt_len[b]} -log P(tgt[b, t]): cross-entropy summed over steps,
+        averaged over the batch; padding ignored.
+    """
+    V, e, d, A, cell, attn = dims[D_V], dims[D_E], dims[D_H], dims[D_A], dims[D_CELL], dims[D_ATTN]
+    G = 3 if cell == GRU else 1
+    dA = _annotation_dim(dims)
+    B, S = src.shape
+    T = tgt.shape[1]
+    Aa = A if attn else 1
+
+    # ---- encoder forward
+    X = np.empty((S, B, e))
+    Hf = np.empty((S + 1, B, d))
+    Hb = np.zeros((S + 1, B, d))
+    cf = np.zeros((4, S, B, d))
+    cb = np.zeros((4, S, B, d))
+    Ann = np.empty((S + 1, B, dA))
+    C = np.empty((B, dA))
+    _encode(theta, offs, dims, src, src_len, X, Hf, Hb, cf, cb, Ann, C)
+    K = _keys(theta, offs, dims, Ann)               # (S, B, a)
+
+    # ---- decoder forward, one step at a time (the input of step t may be step t-1's output)
+    Y = np.empty((T, B, e))
+    Cx = np.empty((T, B, dA))
+    Qa = np.empty((T, B, Aa))
+    U = np.empty((T, B, S, Aa)) if attn else np.empty((T, B, 1, 1))
+    Al = np.zeros((T, B, S))
+    Sd = np.empty((T + 1, B, d))
+    dc = np.zeros((4, T, B, d))                     # decoder gate caches r, z, n, gh_n
+    LP = np.empty((T, B, V))
+    tokens = np.empty(B, np.int64)
+    Sd[0] = Hf[S]                                   # the decoder starts from H_T
+    loss = 0.0
+    for t in range(T):
+        for b in range(B):
+            if t == 0:
+                tokens[b] = BOS
+            elif coins[t, b] < ratio:               # teacher forcing: the ground truth
+                tokens[b] = tgt[b, t - 1]
+            else:                                   # free running: the model's own guess
+                tokens[b] = pred[b, t - 1]
+            dec_in[b, t] = tokens[b]
+        _decoder_step(theta, offs, dims, Sd[t], tokens, Ann, K, C, src_len,
+                      Y[t], Cx[t], Qa[t], U[t], Al[t], Sd[t + 1],
+                      dc[0, t], dc[1, t], dc[2, t], dc[3, t], LP[t])
+        for b in range(B):
+            pred[b, t] = _argmax(LP[t, b])
+            if t < tgt_len[b]:
+                loss -= LP[t, b, tgt[b, t]]         # L_t = -log P(y_t)
+    loss /= B
+    if not want_grad:
+        return loss
+
+    # ---- decoder backward
+    grad[:] = 0.0
+    Ed_g = _mat(grad, offs, DEC_EMBED, V, e)
+    Wy = _mat(theta, offs, DEC_WY, e, G * d)
+    Wc = _mat(theta, offs, DEC_WC, dA, G * d)
+    Wh = _mat(theta, offs, DEC_WH, d, G * d)
+    Wo = _mat(theta, offs, OUT_W, d, V)
+    gWy = _mat(grad, offs, DEC_WY, e, G * d)
+    gWc = _mat(grad, offs, DEC_WC, dA, G * d)
+    gWh = _mat(grad, offs, DEC_WH, d, G * d)
+    gbx = _vec(grad, offs, DEC_BX)
+    gbh = _vec(grad, offs, DEC_BH)
+    gWo = _mat(grad, offs, OUT_W, d, V)
+    gbo = _vec(grad, offs, OUT_B)
+    dAnn = np.zeros((S + 1, B, dA))
+    dK = np.zeros((S, B, Aa))
+    dC = np.zeros((B, dA))                          # fixed context: Σ_t dL/dC_t
+    ds = np.zeros((B, d))                           # dL/dSd[t+1] from later steps
+    dlog = np.empty((B, V))
+    dgx = np.empty((B, G * d))
+    dgh = np.empty((B, G * d))
+    ds_prev = np.empty((B, d))
+    dq = np.empty((B, Aa))
+    inv_b = 1.0 / B
+    if attn:
+        Wq = _mat(theta, offs, ATT_WQ, d, A)
+        v = _vec(theta, offs, ATT_V)
+        gWq = _mat(grad, offs, ATT_WQ, d, A)
+        gv = _vec(grad, offs, ATT_V)
+    else:
+        Wq = np.zeros((d, 1))
+        v = np.zeros(1)
+        gWq = np.zeros((d, 1))
+        gv = np.zeros(1)
+    for t in range(T - 1, -1, -1):
+        for b in range(B):                          # dL/dz = P - onehot(y), per sequence / B
+            if t < tgt_len[b]:
+                for w in range(V):
+                    dlog[b, w] = math.exp(LP[t, b, w]) * inv_b
+                dlog[b, tgt[b, t]] -= inv_b
+            else:
+                dlog[b, :] = 0.0
+        gWo += np.dot(Sd[t + 1].T, dlog)            # (d, V)
+        _add_colsum(gbo, dlog)
+        ds += np.dot(dlog, Wo.T)                    # (B, d)
+        _cell_backward(cell, ds, Sd[t], dc[0, t], dc[1, t], dc[2, t], dc[3, t], dgx, dgh, ds_prev)
+        gWh += np.dot(Sd[t].T, dgh)
+        _add_colsum(gbh, dgh)
+        ds_prev += np.dot(dgh, Wh.T)
+        gWy += np.dot(Y[t].T, dgx)
+        _add_colsum(gbx, dgx)
+        dY = np.dot(dgx, Wy.T)                      # (B, e)
+        for b in range(B):
+            Ed_g[dec_in[b, t]] += dY[b]
+        gWc += np.dot(Cx[t].T, dgx)
+        dctx = np.dot(dgx, Wc.T)                    # (B, dA)
+        if attn:
+            _attend_backward(Wq, v, Sd[t], Ann, src_len, U[t], Al[t], dctx, dq, dK, dAnn,
+                             gWq, gv, ds_prev)
+        else:
+            dC += dctx
+        ds[:] = ds_prev
+    if attn:                                        # K = H W_k
+        Wk = _mat(theta, offs, ATT_WK, dA, A)
+        gWk = _mat(grad, offs, ATT_WK, dA, A)
+        H2 = Ann[1:].reshape((S * B, dA))
+        dK2 = dK.reshape((S * B, A))
+        gWk += np.dot(H2.T, dK2)
+        dAnn[1:] += np.dot(dK2, Wk.T).reshape((S, B, dA))
+
+    # ---- encoder backward (ds is now dL/ds_0, and s_0 = →h_T)
+    _encode_backward(theta, offs, dims, src, src_len, X, Hf, Hb, cf, cb, dAnn, dC, ds, grad)
+    return loss
+
+
+# ---------------------------------------------------------------------------- inference
+
+
+@jit
+def _prepare_decoding(theta, offs, dims, src, src_len):
+    """Annotations (S+1, B, dA), keys (S, B, a), fixed context C (B, dA) and s_0 (B, d)."""
+    e, d = dims[D_E], dims[D_H]
+    dA = _annotation_dim(dims)
+    B, S = src.shape
+    X = np.empty((S, B, e))
+    Hf = np.empty((S + 1, B, d))
+    Hb = np.zeros((S + 1, B, d))
+    cf = np.empty((4, S, B, d))
+    cb = np.empty((4, S, B, d))
+    Ann = np.empty((S + 1, B, dA))
+    C = np.empty((B, dA))
+    _encode(theta, offs, dims, src, src_len, X, Hf, Hb, cf, cb, Ann, C)
+    return Ann, _keys(theta, offs, dims, Ann), C, Hf[S].copy()
+
+
+@jit
+def _step(theta, offs, dims, s_prev, tokens, Ann, K, C, src_len):
+    """One decoding step: (s_{t-1} (B, d), tokens (B,)) → (log P (B, V), s_t (B, d), α (B, S))."""
+    V, e, d, A, attn = dims[D_V], dims[D_E], dims[D_H], dims[D_A], dims[D_ATTN]
+    B = s_prev.shape[0]
+    S = Ann.shape[0] - 1
+    Aa = A if attn else 1
+    Y = np.empty((B, e))
+    ctx = np.empty((B, C.shape[1]))
+    q = np.empty((B, Aa))
+    U = np.empty((B, S, Aa)) if attn else np.empty((B, 1, 1))
+    al = np.zeros((B, S))
+    s_new = np.empty((B, d))
+    gates = np.empty((4, B, d))
+    lp = np.empty((B, V))
+    _decoder_step(theta, offs, dims, s_prev, tokens, Ann, K, C, src_len,
+                  Y, ctx, q, U, al, s_new, gates[0], gates[1], gates[2], gates[3], lp)
+    return lp, s_new, al
+
+
+@jit
+def _greedy(theta, offs, dims, src, src_len, T, keep_alpha, pred, alpha_out):
+    """Free-running greedy decoding for T steps: pred (B, T); α (B, T, S) if keep_alpha."""
+    B = src.shape[0]
+    Ann, K, C, s = _prepare_decoding(theta, offs, dims, src, src_len)
+    tokens = np.full(B, BOS, np.int64)
+    for t in range(T):
+        lp, s, al = _step(theta, offs, dims, s, tokens, Ann, K, C, src_len)
+        for b in range(B):
+            tokens[b] = _argmax(lp[b])              # the model's own guess is the next input
+            pred[b, t] = tokens[b]
+            if keep_alpha:
+                alpha_out[b, t, :] = al[b]
+
+
+# ---------------------------------------------------------------------------- optimiser
+
+
+@jit
+def _clip_and_adam(theta, grad, m, v, step, lr, beta1, beta2, eps, max_norm):
+    """Clip grad to global norm ≤ max_norm (if > 0), then one Adam step; returns the norm.
+
+    m ← β1 m + (1-β1) g,  v ← β2 v + (1-β2) g²,  θ ← θ - lr · m̂ / (√v̂ + ε)
+    with bias corrections m̂ = m / (1 - β1^step), v̂ = v / (1 - β2^step) (Kingma & Ba 2015).
+    """
+    sq = 0.0
+    for i in range(grad.shape[0]):
+        sq += grad[i] * grad[i]
+    norm = math.sqrt(sq)
+    scale = 1.0
+    if max_norm > 0.0 and norm > max_norm:
+        scale = max_norm / norm
+    c1 = 1.0 - beta1 ** step
+    c2 = 1.0 - beta2 ** step
+    for i in range(theta.shape[0]):
+        g = grad[i] * scale
+        m[i] = beta1 * m[i] + (1.0 - beta1) * g
+        v[i] = beta2 * v[i] + (1.0 - beta2) * g * g
+        theta[i] -= lr * (m[i] / c1) / (math.sqrt(v[i] / c2) + eps)
+    return norm

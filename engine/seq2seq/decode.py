@@ -1,0 +1,109 @@
+"""Inference with a trained model: batched greedy decoding and a step function.
+
+Greedy decoding is free running (lecture §3, §10): each step's argmax is the next step's
+input; nothing from the target is used. :func:`step_function` exposes the model in the
+decoding engine's protocol ``step(state, token) -> (log_probs, new_state)`` so greedy,
+beam search and sampling in :mod:`engine.decoding` can drive it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from engine._validate import as_int, check_positive_int
+from engine.seq2seq import _kernels as K
+from engine.seq2seq.model import Seq2Seq
+
+
+def _sources(model: Seq2Seq, src: object, src_len: object | None) -> tuple[np.ndarray, np.ndarray]:
+    s = as_int(src, "src", low=0, high=model.config.vocab_size)
+    if s.ndim == 1:
+        s = s[None, :]
+    if s.ndim != 2 or s.shape[1] == 0:
+        raise ValueError(f"src: expected shape (B, S) or (S,), got shape {s.shape}")
+    if src_len is None:
+        lens = np.full(s.shape[0], s.shape[1], np.int64)
+    else:
+        lens = as_int(np.atleast_1d(np.asarray(src_len)), "src_len", ndim=1, low=1, high=s.shape[1] + 1)
+        if lens.shape != (s.shape[0],):
+            raise ValueError(f"src_len: expected shape ({s.shape[0]},), got shape {lens.shape}")
+    return np.ascontiguousarray(s), lens
+
+
+def greedy_decode(model: Seq2Seq, src: object, steps: int, src_len: object | None = None,
+                  keep_attention: bool = False) -> tuple[np.ndarray, np.ndarray | None]:
+    """Free-running greedy decoding of ``steps`` tokens for a batch of sources.
+
+    Args:
+        model: a trained model.
+        src: (B, S) source tokens (or one (S,) sequence).
+        steps: how many tokens to generate (EOS does not stop it; compare up to your length).
+        src_len: (B,) real lengths, default S for all.
+        keep_attention: also return the attention weights.
+
+    Returns:
+        (tokens (B, steps), α (B, steps, S) or None). For the fixed-context model α is
+        all zeros: there is nothing to attend with.
+    """
+    s, lens = _sources(model, src, src_len)
+    steps = check_positive_int(steps, "steps")
+    B, S = s.shape
+    pred = np.zeros((B, steps), np.int64)
+    alpha = np.zeros((B, steps, S) if keep_attention else (1, 1, 1))
+    K._greedy(model.theta, model._offs, model._dims, s, lens, steps, keep_attention, pred, alpha)
+    return pred, (alpha if keep_attention else None)
+
+
+@dataclass(frozen=True)
+class DecoderState:
+    """The decoder's state between steps: hidden state s_t (d,) and the last attention (S,)."""
+
+    hidden: np.ndarray
+    attention: np.ndarray
+
+
+class Seq2SeqStepModel:
+    """A trained model conditioned on one source sequence, as a step model.
+
+    Implements :class:`engine.decoding.StepModel`: ``vocab``, ``bos_token``, ``eos_token``,
+    ``initial_state`` and ``step(state, token) -> (log_probs (V,), new_state)``. States are
+    immutable, so beam search may branch from any of them; ``state.attention`` holds the
+    weights the step used (all zero for the fixed-context model).
+    """
+
+    def __init__(self, model: Seq2Seq, src: object, vocab: tuple[str, ...],
+                 bos_token: int = K.BOS, eos_token: int | None = None) -> None:
+        s, lens = _sources(model, src, None)
+        if s.shape[0] != 1:
+            raise ValueError(f"src: expected one sequence (S,), got shape {s.shape}")
+        if len(vocab) != model.config.vocab_size:
+            raise ValueError(f"vocab: expected {model.config.vocab_size} words (the model's V), got {len(vocab)}")
+        self.vocab = tuple(vocab)
+        self.bos_token = bos_token
+        self.eos_token = eos_token
+        self._theta, self._offs, self._dims = model.theta.copy(), model._offs, model._dims
+        self._lens = lens
+        self._ann, self._keys, self._ctx, s0 = K._prepare_decoding(self._theta, self._offs,
+                                                                   self._dims, s, lens)
+        self.initial_state = DecoderState(s0[0].copy(), np.zeros(s.shape[1]))
+
+    def step(self, state: DecoderState, token: int) -> tuple[np.ndarray, DecoderState]:
+        """Feed ``token`` after ``state``; log P(next) (V,) and the new state."""
+        tok = int(token)
+        if not 0 <= tok < len(self.vocab):
+            raise ValueError(f"token: expected an id in [0, {len(self.vocab)}), got {tok}")
+        lp, s_new, al = K._step(self._theta, self._offs, self._dims, state.hidden[None, :],
+                                np.array([tok], np.int64), self._ann, self._keys, self._ctx,
+                                self._lens)
+        return lp[0], DecoderState(s_new[0], al[0])
+
+
+def step_function(model: Seq2Seq, src: object, vocab: tuple[str, ...] | None = None,
+                  eos_token: int | None = None) -> Seq2SeqStepModel:
+    """The model, conditioned on one source sequence (S,), for :mod:`engine.decoding`:
+    ``greedy_decode(step_function(model, src, vocab, eos), max_length)`` or ``beam_search``.
+    ``vocab`` defaults to the token ids as strings."""
+    words = tuple(vocab) if vocab is not None else tuple(str(i) for i in range(model.config.vocab_size))
+    return Seq2SeqStepModel(model, src, words, K.BOS, eos_token)

@@ -1,0 +1,144 @@
+"""Loss, gradient, teacher forcing, Adam with global-norm clipping: one training step.
+
+The loss is the lecture's (§3, §12): categorical cross-entropy summed over the decoder
+steps of each sequence, padding ignored, averaged over the sequences of a batch.
+The teacher-forcing ratio mixes ground truth and the model's own predictions per step
+(scheduled sampling, Bengio et al. 2015): 1.0 is pure teacher forcing, 0.0 free running.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from engine._validate import as_int, check_scalar
+from engine.seq2seq import _kernels as K
+from engine.seq2seq.model import Seq2Seq
+
+
+@dataclass(frozen=True)
+class Batch:
+    """A padded batch, batch-major: B sequences.
+
+    Attributes:
+        src: (B, S) source tokens; src_len (B,) how many are real (≥ 1).
+        tgt: (B, T) target tokens, each ending with EOS; tgt_len (B,) how many are real.
+    """
+
+    src: np.ndarray
+    src_len: np.ndarray
+    tgt: np.ndarray
+    tgt_len: np.ndarray
+
+    @property
+    def size(self) -> int:
+        return int(self.src.shape[0])
+
+    @property
+    def n_tokens(self) -> int:
+        return int(self.tgt_len.sum())
+
+
+def check_batch(batch: Batch, vocab_size: int) -> Batch:
+    """Validated, contiguous int64 copy of ``batch`` (ValueError naming the bad field)."""
+    src = as_int(batch.src, "src", ndim=2, low=0, high=vocab_size)
+    tgt = as_int(batch.tgt, "tgt", ndim=2, low=0, high=vocab_size)
+    B = src.shape[0]
+    if B == 0 or src.shape[1] == 0 or tgt.shape[1] == 0:
+        raise ValueError(f"src/tgt: expected non-empty (B, S) and (B, T), got {src.shape} and {tgt.shape}")
+    if tgt.shape[0] != B:
+        raise ValueError(f"tgt: expected shape ({B}, T) (B from src), got shape {tgt.shape}")
+    src_len = as_int(batch.src_len, "src_len", ndim=1, low=1, high=src.shape[1] + 1)
+    tgt_len = as_int(batch.tgt_len, "tgt_len", ndim=1, low=1, high=tgt.shape[1] + 1)
+    if src_len.shape != (B,) or tgt_len.shape != (B,):
+        raise ValueError(f"src_len/tgt_len: expected shape ({B},), got {src_len.shape} and {tgt_len.shape}")
+    return Batch(src, src_len, tgt, tgt_len)
+
+
+@dataclass(frozen=True)
+class StepResult:
+    """What one forward(-backward) pass saw.
+
+    Attributes:
+        loss: cross-entropy summed over steps, mean over the batch.
+        decoder_inputs: (B, T) token fed at each decoder step (BOS first).
+        predictions: (B, T) argmax output at each step.
+        grad_norm: global gradient norm before clipping (NaN when no gradient was taken).
+    """
+
+    loss: float
+    decoder_inputs: np.ndarray
+    predictions: np.ndarray
+    grad_norm: float = float("nan")
+
+
+def _coins(T: int, B: int, rng: np.random.Generator | int | None) -> np.ndarray:
+    gen = rng if isinstance(rng, np.random.Generator) else np.random.default_rng(rng)
+    return gen.random((T, B))
+
+
+def loss_and_grad(model: Seq2Seq, batch: Batch, teacher_forcing_ratio: float = 1.0,
+                  rng: np.random.Generator | int | None = 0,
+                  want_grad: bool = True) -> tuple[StepResult, np.ndarray | None]:
+    """Forward pass, and backward through time when ``want_grad``.
+
+    Args:
+        model: the model (its ``theta`` is read, not changed).
+        batch: a padded batch (see :class:`Batch`).
+        teacher_forcing_ratio: probability that a decoder step after the first is fed the
+            ground-truth previous token instead of the model's own argmax prediction;
+            drawn independently per sequence and step from ``rng``.
+        rng: a Generator or seed for those draws.
+        want_grad: compute dL/dθ too.
+
+    Returns:
+        (result, grad): grad is a flat array shaped like ``model.theta`` (None without it).
+    """
+    b = check_batch(batch, model.config.vocab_size)
+    ratio = check_scalar(teacher_forcing_ratio, "teacher_forcing_ratio", low=0.0, high=1.0)
+    B, T = b.tgt.shape
+    coins = _coins(T, B, rng)
+    grad = np.empty_like(model.theta)
+    dec_in = np.zeros((B, T), np.int64)
+    pred = np.zeros((B, T), np.int64)
+    loss = K._loss_and_grad(model.theta, model._offs, model._dims, b.src, b.src_len, b.tgt,
+                            b.tgt_len, coins, ratio, want_grad, grad, dec_in, pred)
+    return StepResult(float(loss), dec_in, pred), (grad if want_grad else None)
+
+
+class Adam:
+    """Adam (Kingma & Ba 2015) with global-norm gradient clipping, on a flat vector.
+
+    Args:
+        n_params: size of the parameter vector.
+        lr: learning rate.
+        betas: (β1, β2).
+        eps: ε in the denominator.
+        max_grad_norm: clip the gradient to this global L2 norm first (0 = no clipping).
+    """
+
+    def __init__(self, n_params: int, lr: float = 3e-3, betas: tuple[float, float] = (0.9, 0.999),
+                 eps: float = 1e-8, max_grad_norm: float = 5.0) -> None:
+        self.lr = check_scalar(lr, "lr", low=0.0, low_open=True)
+        self.beta1 = check_scalar(betas[0], "betas[0]", low=0.0, high=1.0, high_open=True)
+        self.beta2 = check_scalar(betas[1], "betas[1]", low=0.0, high=1.0, high_open=True)
+        self.eps = check_scalar(eps, "eps", low=0.0, low_open=True)
+        self.max_grad_norm = check_scalar(max_grad_norm, "max_grad_norm", low=0.0)
+        self.m = np.zeros(n_params)
+        self.v = np.zeros(n_params)
+        self.steps = 0
+
+    def step(self, theta: np.ndarray, grad: np.ndarray) -> float:
+        """Update ``theta`` in place; returns the gradient norm before clipping."""
+        self.steps += 1
+        return float(K._clip_and_adam(theta, grad, self.m, self.v, float(self.steps), self.lr,
+                                      self.beta1, self.beta2, self.eps, self.max_grad_norm))
+
+
+def train_step(model: Seq2Seq, optimizer: Adam, batch: Batch, teacher_forcing_ratio: float = 1.0,
+               rng: np.random.Generator | int | None = 0) -> StepResult:
+    """One step: loss and gradient on ``batch``, clip, Adam update of ``model.theta``."""
+    res, grad = loss_and_grad(model, batch, teacher_forcing_ratio, rng)
+    norm = optimizer.step(model.theta, grad)
+    return StepResult(res.loss, res.decoder_inputs, res.predictions, norm)
