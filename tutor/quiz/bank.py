@@ -75,34 +75,10 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any, Literal
 
-SECTIONS: tuple[str, ...] = (
-    "encoder-decoder",
-    "context-vector",
-    "teacher-forcing",
-    "attention-intro",
-    "qkv",
-    "self-attention",
-    "cross-attention",
-    "scoring",
-    "pooling",
-    "decoding",
-    "visualisation",
-    "training",
-)
-"""Lesson ids in lecture order; every question links to one of them."""
+from tutor.content import EXAM_TOPICS, LESSON_IDS
 
-EXAM_TOPICS: tuple[str, ...] = (
-    "exam-encoder-decoder",
-    "exam-bottleneck",
-    "exam-teacher-forcing",
-    "exam-attention",
-    "exam-qkv",
-    "exam-self-vs-cross",
-    "exam-scaled-dot",
-    "exam-decoding",
-    "exam-cross-entropy",
-)
-"""The nine "Exam Revision Notes" topics of the lecture."""
+SECTIONS: tuple[str, ...] = LESSON_IDS
+"""Lesson ids in lecture order; every question links to one of them."""
 
 KINDS: tuple[str, ...] = ("mcq", "true_false", "fill", "free")
 
