@@ -50,9 +50,10 @@ class TutorApp(App):
         Binding("ctrl+q", "quit", "Quit"),
     ]
 
-    def __init__(self, start: StartAt | None = None) -> None:
+    def __init__(self, start: StartAt | None = None, *, warm_up: bool = True) -> None:
         super().__init__()
         self.start = start or StartAt()
+        self._warm_up = warm_up
         self.engine_status = "Engine: starting…"
         self._store = None
         self._too_small: TooSmallScreen | None = None
@@ -84,7 +85,8 @@ class TutorApp(App):
     def on_mount(self) -> None:
         mode = self.start.mode if self.start.mode in self.mode_factories else "home"
         self.switch_mode(mode)
-        self.warm_up()
+        if self._warm_up:
+            self.warm_up()
 
     @work(thread=True, exclusive=True, group="warmup")
     def warm_up(self) -> None:
@@ -243,9 +245,9 @@ def _palette():
     return TutorCommands
 
 
-def make_app(start: StartAt | None = None) -> TutorApp:
-    """The app factory shared by the CLI and the tests."""
-    return TutorApp(start)
+def make_app(start: StartAt | None = None, *, warm_up: bool = True) -> TutorApp:
+    """The app factory shared by the CLI and the tests (snapshots turn the timed warm-up off)."""
+    return TutorApp(start, warm_up=warm_up)
 
 
 def run_app(start: StartAt | None = None) -> None:
