@@ -1,0 +1,161 @@
+"""Benchmark: start-up budget — CLI start, warm-cache trace, numba compile and cache load.
+
+Run: ``python benchmarks/startup.py`` (``--runs 7``). Every number is the wall time of a fresh
+process (or of one step inside a fresh process), median of ``--runs`` unless noted:
+
+1. ``attn-tutor --help``                    budget 0.3 s (imports neither numba nor textual)
+2. ``attn-tutor trace qkv --json``          budget 1 s, numba cache warm (one run first)
+3. every engine kernel compiled from an empty cache: a child process with ``NUMBA_CACHE_DIR``
+   pointing at a new temporary directory imports numba, then makes the tiny calls of
+   ``tutor/warmup.py`` (what the TUI warms) plus the kernels that list leaves out, timing
+   each (import of the module + first call); then the same child again on the now-filled
+   cache, which is the cached load a user pays on every later start. One run each.
+
+The CLI is the ``attn-tutor`` script next to this Python (``python -m tutor`` if there is
+none). The machine's load average is printed with the results: on a shared machine, run it
+twice and keep the quieter run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _extra_calls():
+    """Kernels that tutor/warmup.py's list does not reach (or reaches in another dtype)."""
+    import importlib
+
+    import numpy as np
+
+    def call(module, name, *args, **kwargs):
+        return lambda: getattr(importlib.import_module(module), name)(*args, **kwargs)
+
+    x32 = np.ones((4, 3), np.float32)
+    return [
+        ("tiled attention float32", call("engine.flash", "flash_attention", x32, x32, x32)),
+        ("tiled attention causal+pad", call("engine.flash", "flash_attention", x32, x32, x32,
+                                            causal=True, key_padding=np.ones(4, bool))),
+        ("positional", call("engine.positional", "sinusoidal_encoding", 4, 6)),
+        ("beam candidates", call("engine.decoding", "top_candidates",
+                                 np.zeros(2), np.log(np.full((2, 5), 0.2)), 3)),
+    ]
+
+
+def child() -> None:
+    """In a fresh process: time `import numba`, then each warm-up call; print JSON."""
+    sys.path.insert(0, str(ROOT))
+    t0 = time.perf_counter()
+    import numba
+    import numba.core.registry  # noqa: F401 - what the first @jit would import anyway
+
+    timings = [("import numba", time.perf_counter() - t0)]
+    from tutor.warmup import _tiny_calls
+
+    for name, fn in _tiny_calls() + _extra_calls():
+        t0 = time.perf_counter()
+        try:
+            fn()
+        except Exception as exc:  # noqa: BLE001 - report, do not stop the benchmark
+            name += f" (failed: {type(exc).__name__}: {exc})"
+        timings.append((name, time.perf_counter() - t0))
+    # jitted functions in loaded engine modules that none of the calls compiled
+    from numba.core.dispatcher import Dispatcher
+
+    missed = sorted(
+        f"{mod_name}.{attr}" for mod_name, mod in list(sys.modules.items())
+        if mod_name.startswith("engine") and mod is not None
+        for attr, obj in vars(mod).items()
+        if isinstance(obj, Dispatcher) and obj.__module__ == mod_name and not obj.signatures)
+    print(json.dumps({"timings": timings, "missed": missed, "layer": _layer(numba)}))
+
+
+def _layer(numba) -> str:
+    try:
+        return numba.threading_layer()
+    except ValueError:
+        return "not started"
+
+
+def run_child(cache_dir: str) -> dict:
+    env = dict(os.environ, NUMBA_CACHE_DIR=cache_dir)
+    proc = subprocess.run([sys.executable, __file__, "--child"], capture_output=True, text=True,
+                          env=env, cwd=ROOT)
+    if proc.returncode != 0:
+        raise SystemExit(f"child failed:\n{proc.stderr}")
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def cli() -> list[str]:
+    script = Path(sys.executable).with_name("attn-tutor")
+    if script.exists():
+        return [str(script)]
+    found = shutil.which("attn-tutor")
+    return [found] if found else [sys.executable, "-m", "tutor"]
+
+
+def wall(cmd: list[str], runs: int) -> tuple[float, float]:
+    """(median, min) seconds of ``runs`` fresh processes; output discarded."""
+    times = []
+    for _ in range(runs):
+        t0 = time.perf_counter()
+        subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True,
+                       cwd=tempfile.gettempdir())
+        times.append(time.perf_counter() - t0)
+    return statistics.median(times), min(times)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--runs", type=int, default=7)
+    ap.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
+    args = ap.parse_args()
+    if args.child:
+        child()
+        return
+
+    load0 = os.getloadavg()
+    cmd = cli()
+    print(f"start-up benchmark; CLI = {' '.join(cmd)}; {os.cpu_count()} cores; "
+          f"load average {load0[0]:.2f} {load0[1]:.2f} {load0[2]:.2f}")
+    med, best = wall(cmd + ["--help"], args.runs)
+    print(f"attn-tutor --help:              median {med:.3f} s, min {best:.3f} s "
+          f"(budget 0.3 s){'' if med < 0.3 else '  OVER BUDGET'}")
+    wall(cmd + ["trace", "qkv", "--json"], 1)  # fill the numba cache if it is cold
+    med, best = wall(cmd + ["trace", "qkv", "--json"], args.runs)
+    print(f"attn-tutor trace qkv --json:    median {med:.3f} s, min {best:.3f} s "
+          f"(budget 1 s, warm cache){'' if med < 1 else '  OVER BUDGET'}")
+
+    with tempfile.TemporaryDirectory(prefix="attn-numba-cache-") as cache:
+        cold = run_child(cache)
+        warm = run_child(cache)
+    print()
+    print(f"engine kernels, one fresh process each (threading layer: {cold['layer']}):")
+    print(f"  {'step':<44} {'empty cache':>12} {'warm cache':>11}")
+    warm_t = dict(warm["timings"])
+    total_cold = total_warm = 0.0
+    for name, t in cold["timings"]:
+        w = warm_t.get(name, float("nan"))
+        print(f"  {name:<44} {t:>11.3f}s {w:>10.3f}s")
+        if name != "import numba":
+            total_cold += t
+            total_warm += w
+    print(f"  {'total after import numba':<44} {total_cold:>11.3f}s {total_warm:>10.3f}s")
+    if cold["missed"]:
+        print("  jitted functions none of these calls compiled: " + ", ".join(cold["missed"]))
+    load1 = os.getloadavg()
+    print(f"load average at end {load1[0]:.2f} {load1[1]:.2f} {load1[2]:.2f}")
+
+
+if __name__ == "__main__":
+    main()
