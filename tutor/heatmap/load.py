@@ -7,11 +7,11 @@ Formats, chosen by the file's extension:
     whose first line has tabs and no commas). Blank lines and lines starting with ``#`` are
     skipped. The first line is a **header** of column labels when a cell after its first is not
     a number; the first column holds **row labels** when every row's first cell is not a
-    number (so the notes' table, copied with its labels, loads as it is)::
+    number (so a table copied with its labels loads as it is)::
 
-        ,my,feet,hurt
-        ai,0.1,0.2,0.7
-        mal,0.1,0.8,0.1
+        ,I,am,student
+        je,0.7,0.2,0.1
+        suis,0.1,0.8,0.1
 
 ``.npy``
     A 2-D NumPy array of numbers (``np.save``); no pickles.
