@@ -139,6 +139,20 @@ def test_errata_state_printed_and_correct_values_and_point_to_the_trace(lesson_i
         assert text in errata, (lesson_id, text)
 
 
+def test_self_attention_errata_name_each_weight_the_notes_round_differently():
+    """The notes print α = 0.316, 0.431, 0.253; the lesson must not claim they all agree."""
+    from engine.traces import build
+
+    printed = [0.316, 0.431, 0.253]  # the notes' §6 scalar example
+    computed = build("scores").result["weights"]
+    errata = get_lesson("self-attention").part("Errata")
+    assert "agree to three decimals" not in errata
+    differ = [j for j in range(3) if f"{computed[j]:.3f}" != f"{printed[j]:.3f}"]
+    assert differ  # α_3 = 0.2535 → 0.254
+    for j in differ:
+        assert f"α_{j + 1}" in errata and f"{computed[j]:.3f}" in errata and f"{printed[j]:.3f}" in errata
+
+
 def test_the_guidance_lists_the_known_errata():
     guidance = load_exam_guidance()
     for trace in ("qkv", "greedy-vs-beam", "bottleneck", "heatmap-reading", "cross-attention"):
