@@ -12,16 +12,18 @@ output accumulator O:
     O    = O · exp(m − m') + P V_blk                   # rescale the old output, add the new
     out  = O / l                                       # after the last key block
 
-Memory beyond the inputs and the output is one (B_q, B_k) tile per thread, so it does not
-grow with n², and the result equals softmax(Q Kᵀ · scale) V up to rounding.
+Memory beyond the inputs and the output is one (B_q, B_k) tile per thread plus a transposed
+copy of K, so it grows like n·d, never n², and the result equals softmax(Q Kᵀ · scale) V up
+to rounding.
 
 What makes it fast on a CPU (each step measured on a 2-core AVX-512 Xeon, see
 ``benchmarks/README.md``):
 
 - The block products go to BLAS through numba's own bridge to scipy's OpenBLAS
   (``numba_xxgemm``, what ``np.dot(a, b, out)`` calls) with beta = 1, so ``P V_blk`` is added
-  straight into O. ``P V_blk`` is cut into 64 × 128 pieces, small enough for OpenBLAS's
-  unpacked small-matrix kernels, which skip re-packing P on every call.
+  straight into O. Both products are cut into 64 × 128 pieces, small enough for OpenBLAS's
+  unpacked small-matrix kernels, which skip re-packing the operands on every call; for the
+  scores the keys are first copied into transposed 128-key blocks (``_blocked_transpose``).
 - Scores are kept in base 2: log₂e is folded into the scale once, so exp(S − m) becomes
   2^(S − m) = 2^k · 2^f with k = round(S − m) and |f| ≤ ½. A degree-5 (float32) or 12
   (float64) polynomial gives 2^f, and 2^k is built from k's bits. The loop is branch-free
@@ -57,8 +59,11 @@ from engine._validate import as_bool, as_float, check_positive_int, check_scalar
 
 BLOCK_Q = 128
 BLOCK_K = 512
-PV_ROWS = 64     # P V_blk is computed in (PV_ROWS, PV_KEYS) pieces: dv·64·128 ≤ 10⁶ keeps
-PV_KEYS = 128    # OpenBLAS (SkylakeX kernels) on its small-matrix path for d_v ≤ 122
+# Both block products are computed in pieces of PIECE_ROWS queries × PIECE_KEYS keys: with
+# d·64·128 ≤ 10⁶ (d ≤ 122) OpenBLAS's SkylakeX build takes its small-matrix path, which reads
+# the operands in place instead of re-packing them on every call (~160 vs ~115 GFLOP/s here).
+PIECE_ROWS = 64
+PIECE_KEYS = 128
 LOG2E = 1.4426950408889634
 LN2 = 0.6931471805599453
 
@@ -228,15 +233,16 @@ def _row_sum(x, n):
 # --------------------------------------------------------------------------- the kernel
 
 @jit(fma=True)
-def _flash_kernel(Q, K, V, scale2, causal, key_ok, has_pad, bq_size, bk_size, out, first, step):
-    """out (B, L, d_v) = softmax(Q Kᵀ · scale, masked) V for Q (B, L, d), K (B, S, d), V (B, S, d_v).
+def _flash_kernel(Q, Kt, V, scale2, causal, key_ok, has_pad, bq_size, bk_size, out, first, step):
+    """out (B, L, d_v) = softmax(Q Kᵀ · scale, masked) V for Q (B, L, d), V (B, S, d_v) and the
+    keys K (B, S, d) given blocked and transposed: Kt[b, j // 128, :, j % 128] = K[b, j].
 
     Does tasks first, first + step, … of the B · ⌈L / B_q⌉ (batch, query block) tasks, so
     ``step`` threads share them (striding also evens out causal work). scale2 = scale · log₂e
     (scores in base 2); key_ok (B, S) marks real keys when has_pad.
     """
     B, L, d = Q.shape
-    S = K.shape[1]
+    S = V.shape[1]
     dv = V.shape[2]
     nqb = (L + bq_size - 1) // bq_size
     neg_inf = -np.inf
@@ -262,7 +268,16 @@ def _flash_kernel(Q, K, V, scale2, causal, key_ok, has_pad, bq_size, bk_size, ou
         for k0 in range(0, k_end, bk_size):
             k1 = min(k_end, k0 + bk_size)
             bk = k1 - k0
-            _gemm(q_blk[:bq], K[b, k0:k1], s[:bq, :bk], True, 1.0, 0.0)  # S = Q_blk K_blkᵀ
+            for r0 in range(0, bq, PIECE_ROWS):            # S = Q_blk K_blkᵀ (BLAS, small pieces
+                r1 = min(bq, r0 + PIECE_ROWS)              # that never cross a block of Kt)
+                j = k0
+                while j < k1:
+                    kb = j // PIECE_KEYS
+                    off = j - kb * PIECE_KEYS
+                    w = min(k1 - j, PIECE_KEYS - off)
+                    _gemm(q_blk[r0:r1], Kt[b, kb, :, off:off + w], s[r0:r1, j - k0:j - k0 + w],
+                          False, 1.0, 0.0)
+                    j += w
             if (causal and k1 - 1 > i0) or has_pad:
                 for i in range(bq):
                     for j in range(bk):
@@ -286,10 +301,10 @@ def _flash_kernel(Q, K, V, scale2, causal, key_ok, has_pad, bq_size, bk_size, ou
                     m[i] = m_new
                 else:
                     l[i] += rs
-            for r0 in range(0, bq, PV_ROWS):               # O += P V_blk (BLAS, small pieces)
-                r1 = min(bq, r0 + PV_ROWS)
-                for c0 in range(0, bk, PV_KEYS):
-                    c1 = min(bk, c0 + PV_KEYS)
+            for r0 in range(0, bq, PIECE_ROWS):            # O += P V_blk (BLAS, small pieces)
+                r1 = min(bq, r0 + PIECE_ROWS)
+                for c0 in range(0, bk, PIECE_KEYS):
+                    c1 = min(bk, c0 + PIECE_KEYS)
                     _gemm(s[r0:r1, c0:c1], V[b, k0 + c0:k0 + c1], acc[r0:r1], False, 1.0, 1.0)
         for i in range(bq):
             inv = 1.0 / l[i] if l[i] > 0 else 0.0          # fully masked row → zero output
@@ -303,6 +318,22 @@ _blas_limiter = None
 _pool = None
 _pool_size = 0
 _pool_lock = threading.Lock()
+
+
+def _blocked_transpose(k: np.ndarray) -> np.ndarray:
+    """Kt (B, ⌈S/128⌉, d, 128) with Kt[b, j // 128, :, j % 128] = k[b, j], zero-padded.
+
+    Transposed 128-key blocks let the scores be computed as plain (not transposed) small
+    products whose key operand has a short row stride: with Kᵀ as one (d, S) array the stride
+    would be S floats (16 KiB at S = 4096), and those reads collide in the cache.
+    """
+    B, S, d = k.shape
+    nkb, full = -(-S // PIECE_KEYS), S // PIECE_KEYS
+    kt = np.zeros((B, nkb, d, PIECE_KEYS), k.dtype)
+    kt[:, :full] = k[:, :full * PIECE_KEYS].reshape(B, full, PIECE_KEYS, d).transpose(0, 1, 3, 2)
+    if full < nkb:
+        kt[:, full, :, :S - full * PIECE_KEYS] = k[:, full * PIECE_KEYS:].transpose(0, 2, 1)
+    return kt
 
 
 def _thread_pool(size: int):
@@ -385,8 +416,9 @@ def flash_attention(
         key_ok = as_bool(key_padding, "key_padding", shape=(S,) if squeeze else (B, S))
         key_ok, has_pad = np.ascontiguousarray(key_ok.reshape(B, S)), True
     out = np.empty((B, L, v.shape[2]), dtype)
+    kt = _blocked_transpose(k)
     workers = max(1, min(get_num_threads(), B * -(-L // bq)))  # no more threads than tasks
-    args = (q, k, v, dtype.type(sc * LOG2E), bool(causal), key_ok, has_pad, bq, bk, out)
+    args = (q, kt, v, dtype.type(sc * LOG2E), bool(causal), key_ok, has_pad, bq, bk, out)
     with _single_threaded_blas():
         if workers == 1:
             _flash_kernel(*args, 0, 1)

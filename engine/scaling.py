@@ -71,13 +71,15 @@ def plain_memory(n: int, d: int, itemsize: int = 4) -> int:
 
 
 def tiled_memory(n: int, d: int, itemsize: int = 4, *, threads: int = 1,
-                 block_q: int = 128, block_k: int = 512) -> int:
-    """Bytes the tiled kernel allocates for one head: the (n, d) output plus, per running
-    task (at most ``threads`` at once), a (B_q, B_k) score tile, the (B_q, d) scaled queries,
-    the (B_q, d) accumulator and two (B_q,) running statistics."""
+                 block_q: int = 128, block_k: int = 512, key_block: int = 128) -> int:
+    """Bytes the tiled kernel allocates for one head: the (n, d) output, the keys copied into
+    transposed blocks of ``key_block`` (⌈n / 128⌉·128·d values), and per running thread (at
+    most ``threads``, at most one per query block) a (B_q, B_k) score tile, the (B_q, d)
+    scaled queries, the (B_q, d) accumulator and two (B_q,) running statistics."""
     bq, bk = min(n, block_q), min(n, block_k)
     tasks = min(threads, -(-n // block_q))
-    return (n * d + tasks * (bq * bk + 2 * bq * d + 2 * bq)) * itemsize
+    keys = -(-n // key_block) * key_block * d
+    return (n * d + keys + tasks * (bq * bk + 2 * bq * d + 2 * bq)) * itemsize
 
 
 # --------------------------------------------------------------------------- scaling
@@ -179,7 +181,7 @@ def scaling_experiment(
     import numba
 
     from engine.attention import attention
-    from engine.flash import BLOCK_K, BLOCK_Q, flash_attention
+    from engine.flash import BLOCK_K, BLOCK_Q, PIECE_KEYS, flash_attention
 
     ns = [check_positive_int(n, "sizes") for n in sizes]
     if not ns:
@@ -218,8 +220,8 @@ def scaling_experiment(
         result.points.append(ScalingPoint(
             n=n, plain_seconds=t_plain, tiled_seconds=t_tiled,
             plain_bytes=plain_memory(n, d, dt.itemsize),
-            tiled_bytes=tiled_memory(n, d, dt.itemsize, threads=threads,
-                                     block_q=BLOCK_Q, block_k=BLOCK_K)))
+            tiled_bytes=tiled_memory(n, d, dt.itemsize, threads=threads, block_q=BLOCK_Q,
+                                     block_k=BLOCK_K, key_block=PIECE_KEYS)))
     step(total, "done")
     return result
 

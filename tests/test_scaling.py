@@ -70,10 +70,12 @@ def test_doubling_sizes():
 def test_memory_model_by_hand():
     # plain: (n² + n·d) float32 + (n + d) float64 row buffers
     assert plain_memory(1024, 64) == (1024 * 1024 + 1024 * 64) * 4 + (1024 + 64) * 8
-    # tiled, n = 1024, 2 threads, 128×512 tiles: output + 2 × (tile + q and acc + m and l)
-    assert tiled_memory(1024, 64, threads=2) == (1024 * 64 + 2 * (128 * 512 + 2 * 128 * 64 + 2 * 128)) * 4
-    # n smaller than a block: one task, tiles shrink to n
-    assert tiled_memory(100, 8, threads=4) == (100 * 8 + (100 * 100 + 2 * 100 * 8 + 2 * 100)) * 4
+    # tiled, n = 1024, 2 threads, 128×512 tiles: output + transposed keys
+    # + 2 × (tile + q and acc + m and l)
+    assert tiled_memory(1024, 64, threads=2) == (
+        1024 * 64 + 1024 * 64 + 2 * (128 * 512 + 2 * 128 * 64 + 2 * 128)) * 4
+    # n smaller than a block: one task, tiles shrink to n; keys padded to a block of 128
+    assert tiled_memory(100, 8, threads=4) == (100 * 8 + 128 * 8 + (100 * 100 + 2 * 100 * 8 + 2 * 100)) * 4
     # the point of the lesson: 1 GiB of weights at n = 16384, a few MiB tiled
     assert plain_memory(16384, 64) > 2**30
     assert tiled_memory(16384, 64, threads=2) < 64 * 2**20
