@@ -6,7 +6,8 @@ Definitions:
 * **accuracy** — correct / graded answers over every mode (mock exams included); self-graded
   answers are not counted. ``None`` when nothing was graded.
 * **mastery** — mean FSRS retrievability now over *all* items of the topic, unseen items
-  counting 0, so it grows with both coverage and memory (0–1).
+  counting 0, so it grows with both coverage and memory (0–1). FSRS measures elapsed time in
+  whole days, so anything reviewed today counts 1 until tomorrow.
 * **daily average** — answers per day over the last 7 local days including today (days
   without answers count 0), compared with a goal. Not a streak: a missed day lowers the
   average a little instead of resetting anything.
