@@ -14,8 +14,8 @@ Two experiments, as plain functions (no printing; the CLI and the TUI render the
   saturates (entropy → 0) and its Jacobian diag(α) − ααᵀ vanishes, so gradients die; scaled
   scores keep unit variance for every d_k.
 
-Both take ``progress(done, total, message)`` and ``should_stop()`` callbacks like the other
-lab experiments; a stop returns the points finished so far with ``stopped=True``.
+Both take ``on_progress(done, total, message)`` and ``should_stop()`` callbacks, named as in
+the other lab experiments; a stop returns the points finished so far with ``stopped=True``.
 """
 
 from __future__ import annotations
@@ -156,7 +156,7 @@ def scaling_experiment(
     seed: int = 0,
     repeat: int = 3,
     dtype: str = "float32",
-    progress: Progress | None = None,
+    on_progress: Progress | None = None,
     should_stop: ShouldStop | None = None,
     clock: Callable[[], float] = time.perf_counter,
 ) -> ScalingResult:
@@ -168,7 +168,7 @@ def scaling_experiment(
         seed: seeds Q, K, V (standard normal) for every n.
         repeat: calls per kernel and n; the fastest is kept.
         dtype: "float32" or "float64".
-        progress: called as ``progress(done, total, message)`` before each step.
+        on_progress: called as ``on_progress(done, total, message)`` before each step.
         should_stop: polled between steps; True stops early (``stopped=True``).
         clock: seconds as a float (injectable for tests).
 
@@ -196,8 +196,8 @@ def scaling_experiment(
     total = len(ns) + 1
 
     def step(done: int, message: str) -> bool:
-        if progress:
-            progress(done, total, message)
+        if on_progress:
+            on_progress(done, total, message)
         return bool(should_stop and should_stop())
 
     if step(0, "loading the kernels"):
@@ -301,7 +301,7 @@ def saturation_experiment(
     samples: int = 20_000,
     trials: int = 2_000,
     seed: int = 0,
-    progress: Progress | None = None,
+    on_progress: Progress | None = None,
     should_stop: ShouldStop | None = None,
 ) -> SaturationResult:
     """Var(q·k) against d_k, and softmax saturation with and without 1/√d_k.
@@ -322,8 +322,8 @@ def saturation_experiment(
     trials = check_positive_int(trials, "trials")
     result = SaturationResult(n_keys=n_keys, samples=samples, trials=trials, seed=seed)
     for i, d_k in enumerate(dks):
-        if progress:
-            progress(i, len(dks), f"d_k = {d_k}")
+        if on_progress:
+            on_progress(i, len(dks), f"d_k = {d_k}")
         if should_stop and should_stop():
             return _stopped(result)
         rng = np.random.default_rng([seed, d_k])
@@ -337,6 +337,6 @@ def saturation_experiment(
             d_k=d_k, var_mc=var, var_se=se, var_exact=float(d_k),
             entropy_scaled=h_s, entropy_unscaled=h_u, grad_scaled=g_s, grad_unscaled=g_u,
             max_weight_scaled=w_s, max_weight_unscaled=w_u))
-    if progress:
-        progress(len(dks), len(dks), "done")
+    if on_progress:
+        on_progress(len(dks), len(dks), "done")
     return result

@@ -82,7 +82,7 @@ def run_scaling(*, min_n: int, max_n: int, d: int, repeat: int, seed: int, dtype
 
     sizes = doubling_sizes(min_n, max_n)
     with _Progress("scaling") as report:
-        res = scaling_experiment(sizes, d, seed=seed, repeat=repeat, dtype=dtype, progress=report)
+        res = scaling_experiment(sizes, d, seed=seed, repeat=repeat, dtype=dtype, on_progress=report)
     fit = res.fit_points()
     exps = res.exponents()
     if as_json:
@@ -142,7 +142,7 @@ def run_saturation(*, min_d: int, max_d: int, keys: int, samples: int, trials: i
     d_ks = doubling_sizes(min_d, max_d, names=("min_d", "max_d"))
     with _Progress("saturation") as report:
         res = saturation_experiment(d_ks, n_keys=keys, samples=samples, trials=trials, seed=seed,
-                                    progress=report)
+                                    on_progress=report)
     if as_json:
         print(json.dumps({
             "schema": 1, "experiment": "saturation", "n_keys": res.n_keys, "samples": res.samples,
