@@ -3,7 +3,6 @@ cards, and one-line errors."""
 
 from __future__ import annotations
 
-import contextlib
 import sys
 
 import pytest
@@ -135,26 +134,16 @@ def test_works_without_a_progress_store(monkeypatch):
     assert invoke().stdout == LISTING
 
 
-def test_on_a_terminal_show_lesson_renders_markdown_in_a_pager(monkeypatch):
-    import rich.console
-
+def test_on_a_terminal_the_tui_opens_on_the_lesson(monkeypatch):
+    import tutor.app
     import tutor.terminal
 
-    pages = []
-
-    @contextlib.contextmanager
-    def pager(self, *args, **kwargs):
-        pages.append(kwargs)
-        yield
-
+    opened = []
     monkeypatch.setattr(tutor.terminal, "is_interactive", lambda: True)
-    monkeypatch.setattr(rich.console.Console, "pager", pager)
-    result = invoke("scoring")
-    assert result.exit_code == 0
-    assert pages == [{"styles": True}]
-    assert "Attention scoring functions" in result.stdout
-    assert "## Learning goals" not in result.stdout  # rendered, not raw Markdown
-    assert "scoring" in lesson_cmd.lessons_opened()
+    monkeypatch.setattr(tutor.app, "run_app", lambda start: opened.append((start.mode, start.item)))
+    assert invoke("scoring").exit_code == 0
+    assert invoke("exam").exit_code == 0
+    assert opened == [("learn", "scoring"), ("learn", "exam")]
 
 
 def test_plain_text_renderer():

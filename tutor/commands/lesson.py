@@ -1,10 +1,9 @@
 """`attn-tutor lesson`: list the lessons, read one, or show the exam revision cards.
 
-Only typer (and tutor.errors) is imported at module level; the content loader and Rich load
-inside the command, so ``attn-tutor --help`` stays fast. On a terminal a lesson is rendered
-with Rich Markdown in a pager; otherwise (or with ``--plain``) it is printed as plain text.
-:func:`show_lesson` is the one place that decides how a lesson is shown, so the TUI can take
-it over later.
+Only typer (and tutor.errors) is imported at module level; the content loader loads inside
+the command, so ``attn-tutor --help`` stays fast. On a terminal a lesson opens in the TUI's
+Learn screen; otherwise (or with ``--plain``) it is printed as plain text.
+:func:`show_lesson` is the one place that decides how a lesson is shown.
 """
 
 from __future__ import annotations
@@ -50,7 +49,7 @@ def run(lesson_id: str | None, *, plain: bool = False, exam: bool = False) -> No
 
         if _open_tui(EXAM, plain):
             return
-        _show(exam_document(), plain=plain)
+        _show(exam_document())
         return
     if lesson_id is None:
         typer.echo(listing())
@@ -100,7 +99,7 @@ def show_lesson(lesson: Lesson, *, plain: bool = False) -> None:
     if _open_tui(lesson.id, plain):
         return  # the Learn screen records the lesson as read
 
-    _show(lesson_document(lesson), plain=plain)
+    _show(lesson_document(lesson))
     mark_opened(lesson.id)
 
 
@@ -150,21 +149,9 @@ def _warn(store: object) -> None:
 # --------------------------------------------------------------------------- output
 
 
-def _show(markdown: str, *, plain: bool) -> None:
-    from tutor.terminal import is_interactive
-
-    if plain or not is_interactive():
-        typer.echo(plain_text(markdown), nl=False)
-        return
-    import os
-
-    from rich.console import Console
-    from rich.markdown import Markdown
-
-    os.environ.setdefault("LESS", "-R")  # let `less` show the colours the pager is sent
-    console = Console()
-    with console.pager(styles=True):
-        console.print(Markdown(markdown))
+def _show(markdown: str) -> None:
+    """Plain text for pipes, files and screen readers (terminals get the TUI instead)."""
+    typer.echo(plain_text(markdown), nl=False)
 
 
 _BOLD = re.compile(r"\*\*(.+?)\*\*")
