@@ -45,15 +45,23 @@ def run(*, mode: str, topics: list[str], count: int | None, seed: int | None,
 
     from tutor.errors import UserError
     from tutor.quiz.bank import load_bank
-    from tutor.quiz.modes import resolve_topics, select
+    from tutor.quiz.modes import MODES, resolve_topics, select
     from tutor.quiz.session import QuizSession
     from tutor.store import open_store
     from tutor.terminal import is_interactive
 
     mode = mode.strip().lower()
+    if mode not in MODES:
+        raise UserError(f"--mode {mode!r}: expected one of {', '.join(MODES)}")
     wanted = resolve_topics(topics)
+    if count is not None and count < 1:
+        raise UserError(f"--count {count}: expected a whole number >= 1")
     if time_limit is not None and not time_limit > 0:
         raise UserError(f"--time-limit {time_limit:g}: expected minutes > 0")
+    if not plain and is_interactive():
+        run_tui(mode=mode, topics=tuple(sorted(wanted)), count=count, seed=seed, minutes=time_limit,
+                generated=generated)
+        return
     store = open_store()
     for warning in store.warnings:
         print(f"attn-tutor: warning: {warning}", file=sys.stderr)
@@ -73,10 +81,7 @@ def run(*, mode: str, topics: list[str], count: int | None, seed: int | None,
                   f"{'s' * (len(selection.items) != 1)}"
                   + (" · " + ", ".join(sorted(wanted)) if wanted else ""))
         saved_to = str(store.path) if store.persistent else None
-        if plain or not is_interactive():
-            _, interrupted = run_plain(session, header=header, saved_to=saved_to)
-        else:
-            _, interrupted = run_interactive(session, header=header, saved_to=saved_to)
+        _, interrupted = run_plain(session, header=header, saved_to=saved_to)
     finally:
         store.close()
     if interrupted:
@@ -90,8 +95,8 @@ def run_plain(session, **kw):
     return run_lines(session, out=make_out(styled=False), reader=LineReader(), **kw)
 
 
-def run_interactive(session, **kw):
-    """On a terminal. The Textual quiz screen will replace this body (one line to change)."""
-    from tutor.quiz.plain import LineReader, make_out, run_lines
+def run_tui(**options) -> None:
+    """On a terminal: the TUI's quiz screen, started at once with these options."""
+    from tutor.app import StartAt, run_app
 
-    return run_lines(session, out=make_out(styled=True), reader=LineReader(), **kw)
+    run_app(StartAt("quiz", options=tuple(options.items()) + (("autostart", True),)))
