@@ -83,6 +83,15 @@ def to_jsonable(value: Any) -> Any:
 
 # --------------------------------------------------------------------------- inputs
 
+MAX_MAGNITUDE = 1e6
+"""Largest size a number in a scalar, vector or matrix input may have (unless the input's own
+bounds say otherwise). The traces are worked by hand; products and exponentials of bigger
+numbers overflow float64 or cancel to noise, and the student would see nan, not a lesson."""
+
+_MAX_TEXT = f"1e{round(math.log10(MAX_MAGNITUDE))}"
+_MAX_WHOLE = 1e15
+
+
 @dataclass(frozen=True)
 class InputSpec:
     """One input a trace accepts (and ``--set NAME=VALUE`` may override).
@@ -117,6 +126,8 @@ class InputSpec:
                 rng = f" in {lb}{lo}, {hi}{hb}"
             return f"a number{rng}"
         if self.kind == "int":
+            if self.low is not None and self.high is not None:
+                return f"a whole number from {int(self.low)} to {int(self.high)}"
             lo = "" if self.low is None else f" >= {int(self.low)}"
             hi = "" if self.high is None else f" <= {int(self.high)}"
             return f"a whole number{lo}{hi}"
@@ -145,15 +156,19 @@ class InputSpec:
             v = float(value)
             if not math.isfinite(v):
                 raise ValueError(f"{where}: got {v}, expected {self.expected()}")
-            if self.kind == "int":
-                if v != int(v):
-                    raise ValueError(f"{where}: got {fmt_num(v)}, expected {self.expected()}")
-                v = int(v)
+            shown = fmt_num(v)  # as a float: 1e300 prints as 1.000e+300, not 300 digits
+            if self.kind == "int" and v != int(v):
+                raise ValueError(f"{where}: got {shown}, expected {self.expected()}")
             lo_bad = self.low is not None and (v <= self.low if self.low_open else v < self.low)
             hi_bad = self.high is not None and (v >= self.high if self.high_open else v > self.high)
             if lo_bad or hi_bad:
-                raise ValueError(f"{where}: got {fmt_num(v)}, expected {self.expected()}")
-            return v
+                raise ValueError(f"{where}: got {shown}, expected {self.expected()}")
+            if self.kind == "scalar":
+                self._check_magnitude(abs(v), shown, "got", "numbers")
+                return v
+            if abs(v) > _MAX_WHOLE:  # floats are whole numbers only up to 2^53; seeds are smaller
+                raise ValueError(f"{where}: got {shown}, expected {self.expected()} and below 1e15")
+            return int(v)
         if self.kind == "bool":
             if isinstance(value, (bool, np.bool_)):
                 return bool(value)
@@ -197,7 +212,17 @@ class InputSpec:
             raise ValueError(f"{where}: has {fmt_num(arr.min())}, expected values >= {fmt_num(self.low)}")
         if self.high is not None and arr.max() > self.high:
             raise ValueError(f"{where}: has {fmt_num(arr.max())}, expected values <= {fmt_num(self.high)}")
+        biggest = arr.flat[int(np.argmax(np.abs(arr)))]
+        self._check_magnitude(abs(float(biggest)), fmt_num(biggest), "has", "values")
         return arr
+
+    def _check_magnitude(self, size: float, shown: str, verb: str, what: str) -> None:
+        """Refuse numbers beyond ``MAX_MAGNITUDE`` unless this input's own bounds allow them."""
+        bounded = (self.low is not None and self.high is not None
+                   and max(abs(self.low), abs(self.high)) >= size)
+        if size > MAX_MAGNITUDE and not bounded:
+            raise ValueError(f"input {self.name}: {verb} {shown}, expected {what} between "
+                             f"-{_MAX_TEXT} and {_MAX_TEXT}, small enough to follow by hand")
 
 
 def coerce_inputs(specs: Sequence[InputSpec], overrides: Mapping[str, Any] | None = None) -> dict[str, Any]:

@@ -414,3 +414,29 @@ def test_word_and_optional_inputs():
         spec.coerce("two words")
     opt = InputSpec("V", "matrix", None, "optional", optional=True)
     assert opt.coerce(None) is None
+
+
+# --------------------------------------------------------------------------- out-of-range inputs
+
+
+@pytest.mark.parametrize(("name", "override", "message"), [
+    ("qkv", {"W_Q": [[1e300, 0, 0], [0, 1, 0], [0, 0, 1], [0, 0, 0]]},
+     r"^input W_Q: has 1\.000e\+300, expected values between -1e6 and 1e6"),
+    ("self-attention", {"X": [[-1e300, 0, 0, 0], [0, 1, 0, 0], [0, 0, 1, 0]]},
+     r"^input X: has -1\.000e\+300, expected values between -1e6 and 1e6"),
+    ("encoder", {"b": [0, 2e6, 0]}, r"^input b: has 2000000, expected values between"),
+    ("positional-encoding", {"base": 1e300}, r"^input base: got 1\.000e\+300, expected numbers between"),
+])
+def test_huge_numbers_are_refused_in_one_line(name, override, message):
+    with pytest.raises(ValueError, match=message):
+        build(name, override)
+
+
+def test_huge_whole_numbers_print_short_and_both_bounds_read_as_a_range():
+    with pytest.raises(ValueError) as info:
+        build("qkv", {"position": 1e300})
+    assert str(info.value) == "input position: got 1.000e+300, expected a whole number >= 1 and below 1e15"
+    with pytest.raises(ValueError) as info:
+        build("scaling", {"samples": 5})
+    assert str(info.value) == "input samples: got 5, expected a whole number from 10 to 2000"
+
