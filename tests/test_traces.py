@@ -440,3 +440,35 @@ def test_huge_whole_numbers_print_short_and_both_bounds_read_as_a_range():
         build("scaling", {"samples": 5})
     assert str(info.value) == "input samples: got 5, expected a whole number from 10 to 2000"
 
+
+@pytest.mark.parametrize(("name", "override", "key"), [
+    ("qkv", {"W_Q": [[1e6, 0, 0], [0, 1e6, 0], [0, 0, 1], [0, 0, 0]]}, "weights"),
+    ("scores", {"Q": [1e6, -1e6]}, "weights"),
+    ("scores", {"Q": [-1e6, -1e6]}, "weights"),
+])
+def test_large_scores_still_give_softmax_weights(name, override, key):
+    """e^score overflows for scores in the thousands; the traces shift by the max instead."""
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no overflow or 0/0 warnings either
+        t = build(name, override)
+    w = np.asarray(t.result[key], float)
+    assert np.all(np.isfinite(w)) and math.isclose(w.sum(), 1.0)
+    spec = {s.name: s for s in input_specs(name)}
+    if name == "qkv":
+        X, W_Q, W_K = (np.asarray(spec[k].coerce(override.get(k, spec[k].default)), float)
+                       for k in ("X", "W_Q", "W_K"))
+        s = (X @ W_K) @ (X @ W_Q)[1] / math.sqrt(3)
+    else:
+        s = np.asarray(spec["K"].default, float) @ np.asarray(override["Q"], float) / math.sqrt(2)
+    assert np.allclose(w, softmax(s))
+    assert t.disagreements() == []
+    assert any("m = " in step.substitution for step in t.steps)  # the shift is shown
+
+
+def test_notes_scores_are_exponentiated_as_printed(traces):
+    """The shift only appears when it is needed: the notes' e^0.5774 = 1.7813 stays."""
+    assert "e^score = 1.7813, 1, 1" in traces["qkv"].steps[5].substitution
+    assert "m = " not in traces["scores"].steps[3].substitution
+

@@ -60,6 +60,17 @@ def argmax_label(values: np.ndarray, labels: Sequence[str]) -> str:
     return str(labels[int(np.argmax(values))])
 
 
+def exp_shift(scores) -> float:
+    """What to subtract from every score before exponentiating: 0, or their max when it is large.
+
+    The traces show e^score as the notes do; a student's scores of ±1000 would overflow to
+    inf (or all underflow to 0) and give nan weights. Softmax does not change when one number
+    is subtracted from every score, so then the traces show e^(score − max) instead.
+    """
+    m = float(np.max(scores))
+    return m if abs(m) > 50 else 0.0
+
+
 def r(x, digits: int):
     """Round half away from zero, as people do by hand (0.205 → 0.21, -0.025 → -0.03).
 

@@ -14,7 +14,7 @@ import numpy as np
 
 from engine.attention import self_attention
 from engine.trace import Erratum, HeatmapData, InputSpec, Step, Trace, same_as_defaults, source_of
-from engine.traces._common import dot_terms, lines, n, sub, v
+from engine.traces._common import dot_terms, exp_shift, lines, n, sub, v
 
 INPUTS = [
     InputSpec("tokens", "labels", ["I", "love", "cats"], "the sentence", shape=("n",)),
@@ -98,12 +98,16 @@ def build(tokens: list[str], X: np.ndarray, W_Q: np.ndarray, W_K: np.ndarray, W_
         "Raw compatibilities; they only become weights after the softmax.",
     ))
 
-    ex = np.exp(scores)
+    shift = exp_shift(scores)
+    ex = np.exp(scores - shift)  # (n,)
     weights = ex / ex.sum()
     steps.append(Step(
         "Softmax",
-        "αⱼ = e^scoreⱼ / Σₖ e^scoreₖ",
-        lines("e^score = " + ", ".join(n(e) for e in ex) + f"; Σ = {n(ex.sum())}",
+        "αⱼ = e^scoreⱼ / Σₖ e^scoreₖ" if shift == 0 else
+        "αⱼ = e^(scoreⱼ − m) / Σₖ e^(scoreₖ − m),  m = max score",
+        lines(*([] if shift == 0 else [f"m = {n(shift)}"]),
+              ("e^score = " if shift == 0 else "e^(score − m) = ")
+              + ", ".join(n(e) for e in ex) + f"; Σ = {n(ex.sum())}",
               *(f"α{sub(j + 1)} = {n(ex[j])} / {n(ex.sum())} = {n(weights[j])}" for j in range(m))),
         {"weights": weights},
         f"{me} attends most to \"{tokens[int(np.argmax(weights))]}\"; the weights sum to 1.",

@@ -14,7 +14,7 @@ import numpy as np
 from engine.attention import attention
 from engine.scoring import scaled_dot_scores
 from engine.trace import Erratum, HeatmapData, InputSpec, Step, Trace, same_as_defaults, source_of
-from engine.traces._common import dot_terms, fixed, lines, n, p, sub, v
+from engine.traces._common import dot_terms, exp_shift, fixed, lines, n, p, sub, v
 
 _K = [[0.3, 0.8], [0.9, 0.1], [-0.4, 0.6]]
 
@@ -66,22 +66,27 @@ def build(Q: np.ndarray, K: np.ndarray, V: np.ndarray | None) -> Trace:
         "Scores are raw compatibilities: any real number, not yet weights.",
     ))
 
-    exps = np.exp(scores)  # (n,)
+    shift = exp_shift(scores)
+    exps = np.exp(scores - shift)  # (n,)
     total = float(exps.sum())
+    e_of = "e^scoreⱼ" if shift == 0 else "e^(scoreⱼ − m)"
     steps.append(Step(
         "Exponentials",
-        "e^scoreⱼ, Z = Σⱼ e^scoreⱼ",
-        lines(*(f"e^{p(scores[j])} = {n(exps[j])}" for j in range(m)),
+        f"{e_of}, Z = Σⱼ {e_of}",
+        lines(*([] if shift == 0 else [f"m = max score = {n(shift)}"]),
+              *(f"e^{p(scores[j] - shift)} = {n(exps[j])}" for j in range(m)),
               "Z = " + " + ".join(n(e) for e in exps) + f" = {n(total)}"),
         {"exp_scores": exps, "Z": total},
-        "Exponentials are always positive, so a negative score still keeps a little weight.",
+        "Exponentials are always positive, so a negative score still keeps a little weight."
+        + ("" if shift == 0 else " Subtracting the largest score m first keeps e^score from "
+           "overflowing; it cancels in the division, so the weights are the same."),
     ))
 
     weights = exps / total  # (n,)
     best = int(np.argmax(weights))
     steps.append(Step(
         "Softmax weights",
-        "αⱼ = e^scoreⱼ / Z",
+        f"αⱼ = {e_of} / Z",
         lines(*(f"α{sub(j + 1)} = {n(exps[j])} / {n(total)} = {n(weights[j])}" for j in range(m)),
               f"Σ α = {n(weights.sum())}"),
         {"weights": weights},
