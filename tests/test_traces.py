@@ -472,3 +472,14 @@ def test_notes_scores_are_exponentiated_as_printed(traces):
     assert "e^score = 1.7813, 1, 1" in traces["qkv"].steps[5].substitution
     assert "m = " not in traces["scores"].steps[3].substitution
 
+
+@pytest.mark.parametrize(("override", "message"), [
+    ({"weights": [[0, 0, 0], [0.1, 0.8, 0.1], [0.05, 0.9, 0.05], [0.05, 0.85, 0.1]]},
+     r"^input weights: the row for 'ai' sums to 0, expected attention weights summing to 1 per row$"),
+    ({"weights": [[0.5, 0.5, 0.5], [0.1, 0.8, 0.1], [0.05, 0.9, 0.05], [0.05, 0.85, 0.1]]},
+     r"^input weights: the row for 'ai' sums to 1\.5, expected"),
+    ({"missing_rows": [[0, 0, 0]]}, r"^input missing_rows: the row for \"j'\" sums to 0, expected"),
+])
+def test_heatmap_reading_rows_must_be_distributions(override, message):
+    with pytest.raises(ValueError, match=message):
+        build("heatmap-reading", override)

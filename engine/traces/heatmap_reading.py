@@ -79,6 +79,13 @@ def build(source: list[str], target: list[str], rows: list[str], weights: np.nda
         if missing == ["j'"] else "Missing rows come from the missing_rows input.",
     ))
 
+    # the same rule as dynamic-context and pooling: a row of attention weights sums to 1
+    off = [t for t in range(len(target)) if abs(full[t].sum() - 1.0) > 1e-6]
+    if off:
+        word = target[off[0]]
+        raise ValueError(f"input {'weights' if word in rows else 'missing_rows'}: the row for "
+                         f"{word!r} sums to {n(full[off[0]].sum())}, expected attention weights "
+                         "summing to 1 per row")
     normalised = full / full.sum(axis=1, keepdims=True)
     align = [source[int(np.argmax(full[t]))] for t in range(len(target))]
     steps.append(Step(
