@@ -9,6 +9,8 @@ The dot forms need d_q = d_k; the general and additive forms do not (M or W_q, W
 dimensions). Every function takes one query (d,) → scores (S,), or a stack of queries (L, d)
 → scores (L, S), against keys K (S, d). Scores are raw numbers: apply
 :func:`engine.softmax.softmax` (or :func:`engine.attention.attention`) to get weights.
+
+:func:`dot_product_variance` is the reason for the √d_k: Var(q·k) = d_k·σ_q²·σ_k².
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ import math
 import numpy as np
 
 from engine._jit import jit
-from engine._validate import as_float, check_same_dim, check_scalar, result_dtype
+from engine._validate import as_float, check_positive_int, check_same_dim, check_scalar, result_dtype
 
 
 @jit
@@ -192,3 +194,27 @@ def additive_scores(Q: object, K: object, W_q: object, W_k: object, v: object) -
                      wq.astype(dt, copy=False), wk.astype(dt, copy=False),
                      vv.astype(dt, copy=False), out)
     return _finish(out, single)
+
+
+def dot_product_variance(d_k: int, var_q: float = 1.0, var_k: float = 1.0) -> float:
+    """Var(q·k) when q and k have d_k independent, zero-mean entries (§8, "why √d_k").
+
+    q·k = Σᵢ qᵢkᵢ; each term has mean 0 and Var(qᵢkᵢ) = E[qᵢ²]E[kᵢ²] = σ_q²σ_k², and the d_k
+    independent terms add: Var(q·k) = d_k·σ_q²·σ_k². Dividing the scores by √d_k brings this
+    back to σ_q²σ_k² (1 for unit variances) whatever d_k is.
+
+    Args:
+        d_k: number of entries in q and k (an integer >= 1).
+        var_q: σ_q², the variance of each query entry (>= 0).
+        var_k: σ_k², the variance of each key entry (>= 0).
+
+    Returns:
+        d_k · var_q · var_k.
+
+    Raises:
+        ValueError: if d_k is not an integer >= 1, or a variance is negative, NaN or inf.
+    """
+    d = check_positive_int(d_k, "d_k")
+    sq = check_scalar(var_q, "var_q", low=0.0)
+    sk = check_scalar(var_k, "var_k", low=0.0)
+    return d * sq * sk

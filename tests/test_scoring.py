@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import itertools
 import math
 
 import numpy as np
 import pytest
 
 import reference as ref
-from engine.scoring import additive_scores, dot_scores, general_scores, scaled_dot_scores
+from engine.scoring import (additive_scores, dot_product_variance, dot_scores, general_scores,
+                            scaled_dot_scores)
 
 
 @pytest.fixture
@@ -115,3 +117,54 @@ def test_errors_name_argument_and_shapes(call, needle):
     with pytest.raises(ValueError, match=needle) as info:
         call()
     assert "\n" not in str(info.value)
+
+
+# --------------------------------------------------------------------------- Var(q·k)
+
+
+def test_dot_product_variance_by_hand():
+    assert dot_product_variance(64) == 64.0  # the notes' d_k = 64: std √64 = 8
+    assert dot_product_variance(1) == 1.0
+    assert dot_product_variance(16, 0.5, 2.0) == 16.0  # 16 · 0.5 · 2
+    assert dot_product_variance(3, var_q=2.0, var_k=4.0) == 24.0  # 3 · 2 · 4
+    assert dot_product_variance(5, 0.0, 3.0) == 0.0  # constant queries: no spread
+    assert dot_product_variance(np.int64(8)) == 8.0
+
+
+@pytest.mark.parametrize("d_k, var_q, var_k", [(1, 1.0, 1.0), (2, 0.5, 4.0), (3, 2.0, 0.25)])
+def test_dot_product_variance_by_enumeration(d_k, var_q, var_k):
+    # entries ±σ with probability ½ each (mean 0, variance σ²): list every (q, k) exactly
+    sq, sk = math.sqrt(var_q), math.sqrt(var_k)
+    signs = list(itertools.product((-1.0, 1.0), repeat=d_k))
+    dots = [sum(sq * a * sk * b for a, b in zip(qs, ks)) for qs in signs for ks in signs]
+    mean = sum(dots) / len(dots)
+    exact = sum((x - mean) ** 2 for x in dots) / len(dots)
+    assert mean == pytest.approx(0.0, abs=1e-12)
+    assert dot_product_variance(d_k, var_q, var_k) == pytest.approx(exact, rel=1e-12)
+
+
+@pytest.mark.parametrize("d_k, var_q, var_k", [(1, 1.0, 1.0), (4, 0.5, 2.0), (64, 1.0, 1.0),
+                                               (16, 2.0, 4.0)])
+def test_dot_product_variance_matches_naive_monte_carlo(d_k, var_q, var_k):
+    rng = np.random.default_rng(20240 + d_k)
+    n = 50_000
+    q = rng.normal(0.0, math.sqrt(var_q), size=(n, d_k))
+    k = rng.normal(0.0, math.sqrt(var_k), size=(n, d_k))
+    dots = (q * k).sum(axis=1)  # n independent samples of q·k
+    # relative standard error of a sample variance is about √((κ − 1)/n) ≤ √(8/n) ≈ 1.3 %
+    assert dot_product_variance(d_k, var_q, var_k) == pytest.approx(dots.var(), rel=0.06)
+    assert dot_product_variance(d_k, var_q, var_k) / d_k == pytest.approx(
+        (dots / math.sqrt(d_k)).var(), rel=0.06)
+
+
+@pytest.mark.parametrize("call, needle", [
+    (lambda: dot_product_variance(0), r"^d_k: expected an integer >= 1, got 0$"),
+    (lambda: dot_product_variance(2.5), r"^d_k: expected an integer >= 1, got 2.5$"),
+    (lambda: dot_product_variance(True), r"^d_k: expected an integer"),
+    (lambda: dot_product_variance(4, var_q=-1.0), r"^var_q: expected a value in \[0, inf\], got -1$"),
+    (lambda: dot_product_variance(4, var_k=float("nan")), r"^var_k: expected a finite number"),
+    (lambda: dot_product_variance(4, var_k="x"), r"^var_k: expected a number, got 'x'$"),
+])
+def test_dot_product_variance_rejects_bad_arguments(call, needle):
+    with pytest.raises(ValueError, match=needle):
+        call()
