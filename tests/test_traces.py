@@ -350,6 +350,12 @@ def test_top_k_keeps_ties_and_renormalises(traces):
     assert traces["top-k"].errata[0].kind == "inconsistency"
 
 
+@pytest.mark.parametrize(("k", "rank"), [(1, "1st"), (2, "2nd"), (3, "3rd"), (4, "4th")])
+def test_top_k_note_names_the_rank_in_english(k, rank):
+    note = build("top-k", {"k": k}).steps[1].note
+    assert f"below the {rank} word" in note and "-th" not in note
+
+
 def test_nucleus_keeps_the_word_that_reaches_p(traces):
     assert np.allclose(traces["nucleus"].result["probs_top_p"], [4 / 9, 3 / 9, 2 / 9, 0])
     assert np.allclose(build("nucleus", {"p": 0.5}).result["probs_top_p"], [4 / 7, 3 / 7, 0, 0])

@@ -60,6 +60,13 @@ def argmax_label(values: np.ndarray, labels: Sequence[str]) -> str:
     return str(labels[int(np.argmax(values))])
 
 
+def ordinal(k: int) -> str:
+    """``1st``, ``2nd``, ``3rd``, ``4th``, ``11th``, ``21st``: a rank as people write it."""
+    if 10 <= k % 100 <= 20:
+        return f"{k}th"
+    return f"{k}{ {1: 'st', 2: 'nd', 3: 'rd'}.get(k % 10, 'th') }"
+
+
 def exp_shift(scores) -> float:
     """What to subtract from every score before exponentiating: 0, or their max when it is large.
 

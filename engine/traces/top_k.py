@@ -11,7 +11,7 @@ import numpy as np
 
 from engine.decoding import filtered_probs, sample_token
 from engine.trace import Erratum, HeatmapData, InputSpec, Step, Trace, same_as_defaults, source_of
-from engine.traces._common import lines, n
+from engine.traces._common import lines, n, ordinal
 
 INPUTS = [
     InputSpec("words", "labels", ["the", "a", "an", "some"], "the vocabulary", shape=("V",)),
@@ -58,7 +58,7 @@ def build(words: list[str], probs: np.ndarray, k: int, seed: int) -> Trace:
               "dropped: " + (", ".join(words[i] for i in order if not keep[i]) or "none")),
         {"kept": [words[i] for i in range(V) if keep[i]]},
         "A word tied with the k-th is kept too, so more than k words can survive."
-        if keep.sum() > kk else f"Everything below the {kk}-th word is cut, however close it was.",
+        if keep.sum() > kk else f"Everything below the {ordinal(kk)} word is cut, however close it was.",
     ))
 
     mass = float(probs[keep].sum())
