@@ -332,6 +332,13 @@ def test_greedy_vs_beam_with_other_numbers_finds_the_better_sentence():
     assert t.result["beam"][0] == "a dog"
     assert math.isclose(t.result["beam_logps"][0], math.log(0.3 * 0.85))
     assert t.errata == []
+    # one best sentence is not a tie: the value is named "best", not "tied_best"
+    assert t.steps[4].values == {"best": ["a dog"]}
+    assert traces_best_of_the_notes() == ["the cat", "a dog"]
+
+
+def traces_best_of_the_notes():
+    return build("greedy-vs-beam").steps[4].values["best"]
 
 
 def test_beam_search_pool_and_length_penalty():

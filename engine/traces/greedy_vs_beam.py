@@ -96,7 +96,7 @@ def build(first: np.ndarray, after_the: np.ndarray, after_a: np.ndarray, beam_wi
         "greedy vs beam: Π P",
         lines(f"greedy: {g1} {g2}, P = {n(math.exp(g_logp))}",
               *(f"beam #{k + 1}: {c[3]}, P = {n(math.exp(c[0]))}" for k, c in enumerate(beam2))),
-        {"tied_best": tied},
+        {"best": tied},  # the most probable sentence(s): several only when they tie
         (f"An exact tie: {' and '.join(tied)} have the same probability, so neither decoder "
          "finds a better sentence; beam search only keeps an equally good alternative."
          if len(tied) > 1 else
