@@ -138,15 +138,16 @@ def doubling_sizes(min_n: int, max_n: int, names: tuple[str, str] = ("min_n", "m
     return sizes
 
 
-def _best_seconds(fn: Callable[[], object], repeat: int, clock: Callable[[], float]) -> float:
-    """Fastest of ``repeat`` calls: other programs only ever add time, so the minimum is the
-    steadiest estimate of the kernel's own cost."""
-    best = math.inf
+def _best_seconds(fn: Callable[[], object], repeat: int,
+                  clock: Callable[[], float]) -> tuple[float, object]:
+    """Fastest of ``repeat`` calls (other programs only ever add time, so the minimum is the
+    steadiest estimate of the kernel's own cost) and the last call's result."""
+    best, out = math.inf, None
     for _ in range(repeat):
         t0 = clock()
-        fn()
+        out = fn()
         best = min(best, clock() - t0)
-    return best
+    return best, out
 
 
 def scaling_experiment(
@@ -210,13 +211,11 @@ def scaling_experiment(
             return _stopped(result)
         rng = np.random.default_rng([seed, n])
         Q, K, V = (rng.standard_normal((n, d)).astype(dt) for _ in range(3))
-        out_plain = attention(Q, K, V)[0]
-        out_tiled = flash_attention(Q, K, V)
+        t_plain, (out_plain, _) = _best_seconds(lambda: attention(Q, K, V), repeat, clock)
+        t_tiled, out_tiled = _best_seconds(lambda: flash_attention(Q, K, V), repeat, clock)
         tol = 1e-4 if dt == np.float32 else 1e-10
         if not np.allclose(out_plain, out_tiled, rtol=0, atol=tol):
             raise ValueError(f"plain and tiled attention disagree at n = {n}")
-        t_plain = _best_seconds(lambda: attention(Q, K, V), repeat, clock)
-        t_tiled = _best_seconds(lambda: flash_attention(Q, K, V), repeat, clock)
         result.points.append(ScalingPoint(
             n=n, plain_seconds=t_plain, tiled_seconds=t_tiled,
             plain_bytes=plain_memory(n, d, dt.itemsize),
