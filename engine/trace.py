@@ -188,7 +188,8 @@ class InputSpec:
                 value = value.split()
             if not isinstance(value, (list, tuple)) or not all(isinstance(v, (str, int, float)) for v in value):
                 raise ValueError(f"{where}: got {value!r}, expected {self.expected()}")
-            labels = [str(v) for v in value]
+            # `--set tokens='1947 2024'` parses as numbers: show them as typed, not as 1947.0
+            labels = [v if isinstance(v, str) else fmt_num(v) for v in value]
             if self.shape and isinstance(self.shape[0], int) and len(labels) != self.shape[0]:
                 raise ValueError(f"{where}: got {len(labels)} words, expected {self.expected()}")
             if not labels:

@@ -496,3 +496,10 @@ def test_notes_scores_are_exponentiated_as_printed(traces):
 def test_heatmap_reading_rows_must_be_distributions(override, message):
     with pytest.raises(ValueError, match=message):
         build("heatmap-reading", override)
+
+
+def test_numbers_given_as_words_keep_the_way_they_were_typed():
+    """`--set tokens='1 2 3'` arrives as floats; the trace shows 1, 2, 3, not 1.0, 2.0, 3.0."""
+    t = build("qkv", {"tokens": [1.0, 2.0, 3.5]})
+    assert t.inputs["tokens"] == ["1", "2", "3.5"]
+    assert "K₁ (1) = " in t.steps[2].substitution
