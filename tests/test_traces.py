@@ -266,6 +266,26 @@ def test_scaling_variance_grows_with_d_k(traces):
     assert v["grad_norm_raw"] < v["grad_norm_scaled"] / 100
 
 
+def test_scaling_takes_the_entry_variances():
+    # Var(q·k) = d_k·σ_q²·σ_k² by hand: 1·0.5·4 = 2 and 64·0.5·4 = 128; scaled: 2 for both
+    t = build("scaling", {"dims": [1, 64], "var_q": 0.5, "var_k": 4})
+    assert np.allclose(t.result["exact"], [2.0, 128.0])
+    assert np.allclose(t.result["exact_scaled"], [2.0, 2.0])
+    assert np.allclose(t.result["monte_carlo"], [2.0, 128.0], rtol=0.1)
+    assert np.allclose(t.steps[2].values["monte_carlo_scaled"], 2.0, rtol=0.1)
+    assert t.disagreements() == [] and t.source == "user"
+    assert "128" in t.steps[0].substitution and "σ_q²" in t.steps[0].formula
+    with pytest.raises(ValueError, match=r"^input var_q: got 0, expected a number in \(0, 16\]$"):
+        build("scaling", {"var_q": 0})
+
+
+def test_scaling_defaults_are_unit_variances(traces):
+    t = traces["scaling"]
+    assert np.array_equal(t.result["exact"], [1, 4, 16, 64, 256])
+    assert np.array_equal(t.result["exact_scaled"], [1, 1, 1, 1, 1])
+    assert t.steps[0].formula.endswith("= d_k")
+
+
 def test_masking_gives_exact_zeros(traces):
     t = traces["masking"]
     A, Z = t.result["A"], t.result["Z"]

@@ -147,13 +147,12 @@ def make_masked_softmax(rng: np.random.Generator) -> dict:
 
 
 def make_dot_variance(rng: np.random.Generator) -> dict:
+    from engine.scoring import dot_product_variance
+
     d_k = int(rng.choice([16, 32, 64, 128, 256, 512]))
     var_q = float(rng.choice([0.5, 1.0, 2.0]))
     var_k = float(rng.choice([0.5, 1.0, 2.0, 4.0]))
-    # The notes' derivation (§8): q·k = Σᵢ qᵢkᵢ with independent zero-mean entries, so
-    # Var(qᵢkᵢ) = E[qᵢ²]E[kᵢ²] = σ_q²σ_k² and the d_k independent terms add. The engine has no
-    # function for this one-line identity; the test checks it by simulation.
-    var_dot = d_k * var_q * var_k
+    var_dot = dot_product_variance(d_k, var_q, var_k)  # d_k·σ_q²·σ_k² (§8)
     var_scaled = var_dot / d_k
     return dict(
         prompt=(f"Query and key vectors have d_k = {d_k} independent entries with mean 0; "
@@ -167,8 +166,10 @@ def make_dot_variance(rng: np.random.Generator) -> dict:
             f"Var(q·k) = d_k · σ_q²σ_k² = {d_k} · {num(var_q * var_k)} = {num(var_dot)} "
             f"(standard deviation {num(math.sqrt(var_dot))})",
             f"Var(q·k / √d_k) = {num(var_dot)} / {d_k} = {num(var_scaled)}: the same for every d_k.",
-            "The trace simulates unit-variance entries for this d_k (and d_k = 1 to compare).",
+            "The trace simulates entries with these variances for this d_k (and d_k = 1 to "
+            "compare).",
         ),
-        trace_inputs={"dims": f"1,{d_k}", "d_big": str(d_k)},
+        trace_inputs={"dims": f"1,{d_k}", "d_big": str(d_k), "var_q": num(var_q),
+                      "var_k": num(var_k)},
         data={"d_k": d_k, "var_q": var_q, "var_k": var_k},
     )
