@@ -152,7 +152,8 @@ class InputSpec:
             if isinstance(value, (list, tuple, np.ndarray)) and np.size(value) == 1:
                 value = np.asarray(value).ravel()[0]
             if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating)):
-                raise ValueError(f"{where}: got {value!r}, expected {self.expected()}")
+                shown = fmt_num(value) if isinstance(value, (bool, np.bool_)) else repr(value)
+                raise ValueError(f"{where}: got {shown}, expected {self.expected()}")
             v = float(value)
             if not math.isfinite(v):
                 raise ValueError(f"{where}: got {v}, expected {self.expected()}")
@@ -199,10 +200,18 @@ class InputSpec:
         try:
             arr = np.asarray(value, dtype=np.float64)
         except (ValueError, TypeError):
+            if (isinstance(value, (list, tuple)) and all(isinstance(r, (list, tuple)) for r in value)
+                    and len({len(r) for r in value}) > 1):
+                lengths = ", ".join(str(len(r)) for r in value)
+                raise ValueError(f"{where}: got rows of different lengths ({lengths}), expected "
+                                 f"{self.expected()} with every row the same length") from None
             raise ValueError(f"{where}: got {value!r}, expected {self.expected()} of numbers") from None
         want = 1 if self.kind == "vector" else 2
+        if want == 1 and arr.ndim == 0 and not isinstance(value, (bool, np.bool_)):
+            arr = arr.reshape(1)  # `--set temperatures=0.5`: one number is a vector of one
         if arr.ndim != want or arr.size == 0:
-            raise ValueError(f"{where}: got shape {shape_str(arr.shape)}, expected {self.expected()}")
+            raise ValueError(f"{where}: got {_what(value, arr)}, expected {self.expected()}"
+                             + ("; separate the rows with ';'" if want == 2 and arr.ndim == 1 and arr.size else ""))
         if self.shape:
             for axis, dim in enumerate(self.shape):
                 if isinstance(dim, int) and arr.shape[axis] != dim:
@@ -258,6 +267,19 @@ def coerce_inputs(specs: Sequence[InputSpec], overrides: Mapping[str, Any] | Non
                 )
             sizes.setdefault(dim, (got, s.name))
     return values
+
+
+def _what(value: Any, arr: np.ndarray) -> str:
+    """What a student gave, in words: ``true``, ``a single number (3)``, ``a vector of 4 numbers``."""
+    if isinstance(value, (bool, np.bool_)):
+        return fmt_num(value)
+    if arr.size == 0:
+        return "nothing (an empty list)"
+    if arr.ndim == 0:
+        return f"a single number ({fmt_num(arr.item())})"
+    if arr.ndim == 1:
+        return f"a vector of {arr.size} number{'s' if arr.size != 1 else ''}"
+    return f"shape {shape_str(arr.shape)}"
 
 
 # --------------------------------------------------------------------------- the trace

@@ -129,7 +129,12 @@ def test_inputs_listing():
     (["nope"], "no trace named 'nope'; expected one of: encoder, decoder-step,"),
     (["qkv", "--set", "nope=1"],
      "input nope: no such input; this trace takes tokens, X, W_Q, W_K, W_V, position"),
-    (["qkv", "--set", "W_V=1,2"], "input W_V: got shape (2,), expected a matrix of shape (d, d_v)"),
+    (["qkv", "--set", "W_V=1,2"], "input W_V: got a vector of 2 numbers, expected a matrix of "
+                                  "shape (d, d_v); separate the rows with ';'"),
+    (["qkv", "--set", "W_V=[[0,1],[1,0],[0,0],[0]]"], "input W_V: got rows of different lengths "
+     "(2, 2, 2, 1), expected a matrix of shape (d, d_v) with every row the same length"),
+    (["qkv", "--set", "W_V=true"], "input W_V: got true, expected a matrix of shape (d, d_v)"),
+    (["qkv", "--set", "position=true"], "input position: got true, expected a whole number >= 1"),
     (["scores", "--set", "Q=abc"], "input Q: got 'abc', expected a vector of shape (d_k,) of numbers"),
     (["qkv", "--set", "X=1,a; 2,3"], "input X: got 'a', expected a number"),
     (["scores", "--set", "Q=1,2,3"],

@@ -523,3 +523,10 @@ def test_numbers_given_as_words_keep_the_way_they_were_typed():
     t = build("qkv", {"tokens": [1.0, 2.0, 3.5]})
     assert t.inputs["tokens"] == ["1", "2", "3.5"]
     assert "K₁ (1) = " in t.steps[2].substitution
+
+
+def test_one_number_is_a_vector_of_one():
+    """`--set temperatures=0.25` compares a single temperature instead of failing on shape ()."""
+    t = build("temperature", {"temperatures": 0.25})
+    z = np.log([0.4, 0.3, 0.2, 0.1])
+    assert np.allclose(t.result["probs"], [softmax(z / 0.25)])
