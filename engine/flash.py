@@ -314,7 +314,6 @@ def _flash_kernel(Q, Kt, V, scale2, causal, key_ok, has_pad, bq_size, bk_size, o
 
 # --------------------------------------------------------------------------- public API
 
-_blas_limiter = None
 _pool = None
 _pool_size = 0
 _pool_lock = threading.Lock()
@@ -348,19 +347,42 @@ def _thread_pool(size: int):
         return _pool
 
 
-def _single_threaded_blas():
-    """A context that keeps BLAS on one thread inside the parallel loop (~15 µs to enter).
+class _SingleThreadedBlas:
+    """Keeps BLAS on one thread while any flash call runs (~15 µs to enter).
 
-    scipy's OpenBLAS (the library the kernel calls) is loaded first so the controller sees
-    it; ``threadpool_limits(1)`` would rescan every loaded library on each call (~1 ms).
+    Reference-counted, so overlapping calls from several Python threads restore the user's
+    setting once, when the last one leaves (a plain ``limit()`` per call would let the first
+    leaver restore it under the second, and the second leave it at 1 for good). scipy's
+    OpenBLAS, the library the kernel calls, is loaded before the controller looks for
+    libraries; ``threadpool_limits(1)`` would rescan every loaded library on each call (~1 ms).
     """
-    global _blas_limiter
-    if _blas_limiter is None:
-        import scipy.linalg.cython_blas  # noqa: F401 - loads the BLAS the kernel calls
-        from threadpoolctl import ThreadpoolController
 
-        _blas_limiter = ThreadpoolController()
-    return _blas_limiter.limit(limits=1, user_api="blas")
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._depth = 0
+        self._controller = None
+        self._limiter = None
+
+    def __enter__(self) -> None:
+        with self._lock:
+            if self._controller is None:
+                import scipy.linalg.cython_blas  # noqa: F401 - loads the BLAS the kernel calls
+                from threadpoolctl import ThreadpoolController
+
+                self._controller = ThreadpoolController()
+            if self._depth == 0:
+                self._limiter = self._controller.limit(limits=1, user_api="blas")
+            self._depth += 1
+
+    def __exit__(self, *exc: object) -> None:
+        with self._lock:
+            self._depth -= 1
+            if self._depth == 0:
+                self._limiter.restore_original_limits()
+                self._limiter = None
+
+
+_single_threaded_blas = _SingleThreadedBlas()
 
 
 def flash_attention(
@@ -419,7 +441,7 @@ def flash_attention(
     kt = _blocked_transpose(k)
     workers = max(1, min(get_num_threads(), B * -(-L // bq)))  # no more threads than tasks
     args = (q, kt, v, dtype.type(sc * LOG2E), bool(causal), key_ok, has_pad, bq, bk, out)
-    with _single_threaded_blas():
+    with _single_threaded_blas:
         if workers == 1:
             _flash_kernel(*args, 0, 1)
         else:

@@ -149,3 +149,22 @@ def test_gemm_helper_accumulates_on_strided_views(dtype):
     tol = 1e-5 if dtype == np.float32 else 1e-13
     np.testing.assert_allclose(C, want, rtol=0, atol=tol)
     np.testing.assert_allclose(C2, want2, rtol=0, atol=tol)
+
+
+def test_blas_threads_are_restored_after_overlapping_calls():
+    from concurrent.futures import ThreadPoolExecutor
+
+    from threadpoolctl import threadpool_info
+
+    def blas_threads():
+        return sorted(i["num_threads"] for i in threadpool_info() if i["user_api"] == "blas")
+
+    rng = np.random.default_rng(2)
+    Q = rng.standard_normal((600, 16))
+    flash_attention(Q, Q, Q)  # loads scipy's BLAS
+    before = blas_threads()
+    with ThreadPoolExecutor(4) as pool:
+        outs = list(pool.map(lambda _: flash_attention(Q, Q, Q, block_q=32), range(8)))
+    assert blas_threads() == before
+    for out in outs[1:]:
+        assert np.array_equal(out, outs[0])
