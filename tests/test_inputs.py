@@ -22,6 +22,9 @@ from tutor.inputs import gather_inputs, load_input_file, parse_sets, parse_value
     ("<start>", "<start>"),
     ("true", True),
     ("False", False),
+    ("\u22120.2", -0.2),  # a Unicode minus, as pasted from notes or a PDF
+    ("0.5, \u22120.2", [0.5, -0.2]),
+    ("1, \u22121; \u22121, 1", [[1.0, -1.0], [-1.0, 1.0]]),
 ])
 def test_parse_value(text, expected):
     assert parse_value(text) == expected
@@ -82,3 +85,4 @@ def test_input_file_errors(tmp_path, body, message):
 def test_missing_input_file(tmp_path):
     with pytest.raises(UserError, match="no such file; expected a TOML file of NAME = value lines"):
         load_input_file(tmp_path / "nope.toml")
+

@@ -36,9 +36,15 @@ def _number(token: str, where: str) -> float:
     return value
 
 
+# minus signs that arrive when numbers are copied from notes, slides or PDFs
+_MINUS = str.maketrans({"\u2212": "-", "\ufe63": "-", "\uff0d": "-"})
+
+
 def parse_value(text: str, where: str = "value") -> Any:
     """One ``--set`` value as a number, list, list of lists, bool or string."""
     text = text.strip()
+    if any(ch.isdigit() for ch in text):  # "−0.2" pasted from the notes means -0.2
+        text = text.translate(_MINUS)
     if not text:
         raise UserError(f"{where}: empty value; expected a number, a list like '1,0,-1' or a matrix like '1,0; 0,1'")
     low = text.lower()
