@@ -86,3 +86,8 @@ def test_missing_input_file(tmp_path):
     with pytest.raises(UserError, match="no such file; expected a TOML file of NAME = value lines"):
         load_input_file(tmp_path / "nope.toml")
 
+
+def test_a_folder_is_not_called_a_missing_file(tmp_path):
+    with pytest.raises(UserError) as err:
+        load_input_file(tmp_path)
+    assert str(err.value) == f"--file {tmp_path}: is a folder; expected a TOML file of NAME = value lines"

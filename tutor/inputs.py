@@ -112,6 +112,8 @@ def parse_sets(items: list[str] | None) -> dict[str, Any]:
 def load_input_file(path: str | Path) -> dict[str, Any]:
     """Inputs from a TOML file: top-level ``NAME = value`` pairs (arrays for vectors/matrices)."""
     p = Path(path)
+    if p.is_dir():
+        raise UserError(f"--file {p}: is a folder; expected a TOML file of NAME = value lines")
     if not p.is_file():
         raise UserError(f"--file {p}: no such file; expected a TOML file of NAME = value lines")
     try:
