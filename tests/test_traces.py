@@ -182,6 +182,30 @@ def test_dynamic_context_is_the_weighted_sum_of_states(traces):
     assert any("[my 0.1, feet 0.2, hurt 0.7]" in e.printed for e in t.errata)
 
 
+def test_dynamic_context_takes_encoder_states_of_your_own():
+    H = [[0.5, -0.1], [0.3, 0.9], [-1.0, 0.0]]
+    t = build("dynamic-context", {"source": "a b c", "target": "y", "weights": [[0.2, 0.35, 0.45]],
+                                  "H": H, "d_h": 7})
+    # by hand: 0.2·[0.5, -0.1] + 0.35·[0.3, 0.9] + 0.45·[-1, 0] = [0.1 + 0.105 - 0.45, -0.02 + 0.315]
+    assert np.allclose(t.result["contexts"], [[-0.245, 0.295]])
+    assert t.disagreements() == [] and t.source == "user" and t.errata == []
+    assert "X" not in t.steps[0].values and "not used" in t.steps[0].note
+    assert np.array_equal(t.inputs["H"], H)
+    # the notes' weights keep their errata whatever the states are
+    own_states = build("dynamic-context", {"H": [[1, 0], [0, 1], [1, 1]]})
+    assert sorted(e.kind for e in own_states.errata) == ["inconsistency", "wording"]
+    assert np.allclose(own_states.result["contexts"][0], [0.6 + 0.1, 0.3 + 0.1])
+    with pytest.raises(ValueError, match=r"^input H: has T = 2 \(shape \(2, 2\)\), but source has "
+                                         r"T = 3; expected shape \(T, d_h\) with the same T$"):
+        build("dynamic-context", {"H": [[1, 0], [0, 1]]})
+
+
+def test_dynamic_context_defaults_report_the_seeded_states(traces):
+    t = traces["dynamic-context"]
+    assert t.source == "notes+built"
+    assert np.array_equal(t.inputs["H"], t.steps[0].values["H"])
+
+
 def test_dynamic_context_rejects_rows_that_are_not_distributions():
     with pytest.raises(ValueError, match=r"^input weights: row 1 \(j'\) sums to 1.5"):
         build("dynamic-context", {"weights": [[1, 0.5, 0], [0, 1, 0], [0, 0, 1]]})

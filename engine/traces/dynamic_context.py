@@ -1,7 +1,9 @@
 """Trace ``dynamic-context`` (§4): C_t = Σ_i α_ti H_i for "my feet hurt" → "j' ai mal".
 
-The weights are the notes' (§4). The notes give no hidden states, so H_1..H_3 come from the
-§1 encoder (W_HX = [I | 0], W_HH = 0.5·I, tanh) run over seeded embeddings.
+The weights are the notes' (§4). The notes give no hidden states, so by default H_1..H_3 come
+from the §1 encoder (W_HX = [I | 0], W_HH = 0.5·I, tanh) run over seeded embeddings; the
+optional input ``H`` replaces them with states of the student's own (then d_h and seed are
+not used).
 """
 
 from __future__ import annotations
@@ -24,31 +26,48 @@ INPUTS = [
               low=0.0, high=1.0),
     InputSpec("d_h", "int", 3, "encoder state size", low=1, high=16),
     InputSpec("seed", "int", 4, "seed for the source embeddings", low=0),
+    InputSpec("H", "matrix", None, "encoder states, one row per source word (unset = the §1 "
+              "encoder over seeded embeddings; when set, d_h and seed are not used)",
+              shape=("T", "d_h"), optional=True),
 ]
 
 
-def build(source: list[str], target: list[str], weights: np.ndarray, d_h: int, seed: int) -> Trace:
-    inputs = {"source": source, "target": target, "weights": weights, "d_h": d_h, "seed": seed}
+def build(source: list[str], target: list[str], weights: np.ndarray, d_h: int, seed: int,
+          H: np.ndarray | None = None) -> Trace:
     T = len(source)
     sums = weights.sum(axis=1)
     bad = [i for i in range(len(target)) if abs(sums[i] - 1.0) > 1e-6]
     if bad:
         raise ValueError(f"input weights: row {bad[0] + 1} ({target[bad[0]]}) sums to "
                          f"{n(sums[bad[0]])}, expected attention weights summing to 1 per row")
-    d_x = d_h + 1
-    X = Draw(seed)(T, d_x)  # (T, d_x)
-    W_HX = np.eye(d_h, d_x)  # [I | 0], as in §1
-    W_HH = 0.5 * np.eye(d_h)
-    H = rnn_encoder(X, W_HX, W_HH, np.zeros(d_h))  # (T, d_h)
-
-    steps = [Step(
-        "Encoder states",
-        "Hᵢ = tanh(W_HX Xᵢ + W_HH Hᵢ₋₁),  W_HX = [I | 0],  W_HH = 0.5·I",
-        lines(*(f"H{sub(i + 1)} ({source[i]}) = {v(H[i])}" for i in range(T))),
-        {"X": X, "H": H},
-        f"The notes name H₁..H{sub(T)} but give no numbers: these come from the §1 encoder run "
-        f"over seeded embeddings (seed {seed}). Attention keeps all of them, not just the last.",
-    )]
+    given = H is not None
+    if given:
+        d_h = H.shape[1]
+        steps = [Step(
+            "Encoder states",
+            f"H₁..H{sub(T)} (given)",
+            lines(*(f"H{sub(i + 1)} ({source[i]}) = {v(H[i])}" for i in range(T))),
+            {"H": H},
+            f"Your encoder states (d_h = {d_h}); the d_h and seed inputs are not used. "
+            "Attention keeps all of them, not just the last.",
+        )]
+    else:
+        d_x = d_h + 1
+        X = Draw(seed)(T, d_x)  # (T, d_x)
+        W_HX = np.eye(d_h, d_x)  # [I | 0], as in §1
+        W_HH = 0.5 * np.eye(d_h)
+        H = rnn_encoder(X, W_HX, W_HH, np.zeros(d_h))  # (T, d_h)
+        steps = [Step(
+            "Encoder states",
+            "Hᵢ = tanh(W_HX Xᵢ + W_HH Hᵢ₋₁),  W_HX = [I | 0],  W_HH = 0.5·I",
+            lines(*(f"H{sub(i + 1)} ({source[i]}) = {v(H[i])}" for i in range(T))),
+            {"X": X, "H": H},
+            f"The notes name H₁..H{sub(T)} but give no numbers: these come from the §1 encoder "
+            f"run over seeded embeddings (seed {seed}). Attention keeps all of them, not just "
+            "the last.",
+        )]
+    inputs = {"source": source, "target": target, "weights": weights, "d_h": d_h, "seed": seed,
+              "H": H}  # H as used: given, or the seeded states (as scores reports its V)
 
     steps.append(Step(
         "Weights, not scores",
@@ -94,9 +113,11 @@ def build(source: list[str], target: list[str], weights: np.ndarray, d_h: int, s
         steps=steps,
         result={"contexts": contexts, "weights": weights},
         fused={"contexts": fused_contexts, "weights": softmax(shifted, axis=1)},
-        source=source_of(INPUTS, inputs, "notes+built"),
+        source="user" if given else source_of(INPUTS, {**inputs, "H": None}, "notes+built"),
         summary="Each target word gets its own context: the encoder states blended with that "
-                "word's attention weights. Weights are the notes'; the states are seeded.",
+                "word's attention weights. "
+                + ("The states are yours." if given else
+                   "Weights are the notes'; the states are seeded."),
         heatmaps=[HeatmapData("Attention weights α (rows: target, columns: source)", weights,
                               list(target), list(source))],
     )

@@ -48,10 +48,9 @@ def make_context_vector(rng: np.random.Generator) -> dict:
             "C_t = " + " + ".join(f"{num(a)}·{vec(h)}" for a, h in zip(alpha, H)),
             f"C_t = {vec(C)}",
             "A fresh C_t at every decoder step is what removes the fixed-context bottleneck.",
-            "(The trace uses your weights with hidden states of its own: it takes no H input.)",
         ),
-        trace_inputs={"source": "h1 h2 h3", "target": "y_t", "weights": set_value(alpha[None, :])},
-        trace_exact=False,
+        trace_inputs={"source": "h1 h2 h3", "target": "y_t", "weights": set_value(alpha[None, :]),
+                      "H": set_value(H)},
         data={"H": H, "alpha": alpha},
     )
 
