@@ -66,8 +66,9 @@ def build(source: list[str], target: list[str], weights: np.ndarray, d_h: int, s
             f"run over seeded embeddings (seed {seed}). Attention keeps all of them, not just "
             "the last.",
         )]
-    inputs = {"source": source, "target": target, "weights": weights, "d_h": d_h, "seed": seed,
-              "H": H}  # H as used: given, or the seeded states (as scores reports its V)
+    inputs = {"source": source, "target": target, "weights": weights, "d_h": d_h, "seed": seed}
+    if given:  # an optional input left unset is not listed (the form would send it back)
+        inputs["H"] = H
 
     steps.append(Step(
         "Weights, not scores",
