@@ -321,6 +321,35 @@ def test_masking_gives_exact_zeros(traces):
     assert np.all(empty.result["A"] == 0) and np.all(empty.result["Z"] == 0)
 
 
+def test_masking_takes_scores_of_your_own():
+    s = [0.3, -1.2, 0.8, 1.5]
+    t = build("masking", {"tokens": "a b c d", "length": 4, "causal": True, "scores": [s] * 4,
+                          "d_k": 9})
+    A = t.result["A"]
+    assert np.array_equal(A[0], [1, 0, 0, 0])
+    e = [math.exp(x) for x in s]
+    assert np.allclose(A[1], [e[0] / (e[0] + e[1]), e[1] / (e[0] + e[1]), 0, 0])
+    assert np.allclose(A[3], [x / sum(e) for x in e])
+    assert np.all(np.triu(A, k=1) == 0.0)
+    assert t.disagreements() == [] and t.source == "user"
+    assert np.array_equal(t.inputs["scores"], [s] * 4) and "d_k is not used" in t.steps[3].note
+    # padding: rows and columns 3, 4 masked; rows 1, 2 see keys 1, 2 only
+    pad = build("masking", {"tokens": "a b <pad> <pad>", "length": 2, "causal": False,
+                            "scores": [[1.0, 0.0, 5.0, 5.0], [0.0, 0.0, 0.0, 0.0], [9, 9, 9, 9],
+                                       [9, 9, 9, 9]]})
+    assert np.allclose(pad.result["A"][0], [math.e / (math.e + 1), 1 / (math.e + 1), 0, 0])
+    assert np.allclose(pad.result["A"][1], [0.5, 0.5, 0, 0])
+    assert np.all(pad.result["A"][2:] == 0) and np.all(pad.result["Z"][2:] == 0)
+    with pytest.raises(ValueError, match=r"^input scores: has n = 3 \(shape \(3, 3\)\), but "
+                                         r"tokens has n = 5; expected shape \(n, n\) with the same n$"):
+        build("masking", {"scores": np.eye(3)})
+
+
+def test_masking_defaults_leave_scores_unset(traces):
+    t = traces["masking"]
+    assert t.source == "built" and "scores" not in t.inputs
+
+
 def test_multi_head_by_naive_numpy(traces):
     t = traces["multi-head"]
     v0, vlast = t.steps[0].values, t.steps[-1].values

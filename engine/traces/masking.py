@@ -3,14 +3,16 @@
 The notes only say that padding must be masked (and that GPT uses causal self-attention), so
 this is a seeded example: "the cat sat" padded to 5 tokens, self-attention with a padding
 mask (on keys and queries), a causal mask, or both. Convention: True = may attend (PyTorch
-SDPA); a row with nothing allowed gets zero weights and a zero output.
+SDPA); a row with nothing allowed gets zero weights and a zero output. The optional input
+``scores`` replaces the seeded Q Kᵀ / √d_k with raw scores of the student's own (the values V
+stay seeded).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from engine.attention import self_attention
+from engine.attention import attention, self_attention
 from engine.masks import causal_mask, padding_mask
 from engine.trace import HeatmapData, InputSpec, Step, Trace, source_of
 from engine.traces._common import Draw, lines, n, v
@@ -22,6 +24,9 @@ INPUTS = [
     InputSpec("causal", "bool", True, "also forbid looking at later tokens (GPT-style)"),
     InputSpec("d_k", "int", 2, "query/key size", low=1, high=16),
     InputSpec("seed", "int", 8, "seed for embeddings and projections", low=0),
+    InputSpec("scores", "matrix", None, "raw scores sᵢⱼ, query i (row) against key j (unset = "
+              "Q Kᵀ / √d_k from the seeded embeddings; when set, d_k is not used)",
+              shape=("n", "n"), optional=True),
 ]
 
 
@@ -29,8 +34,12 @@ def _grid(mask: np.ndarray) -> str:
     return "; ".join("".join("1" if x else "." for x in row) for row in mask)
 
 
-def build(tokens: list[str], length: int, causal: bool, d_k: int, seed: int) -> Trace:
+def build(tokens: list[str], length: int, causal: bool, d_k: int, seed: int,
+          scores: np.ndarray | None = None) -> Trace:
+    given = scores is not None
     inputs = {"tokens": tokens, "length": length, "causal": causal, "d_k": d_k, "seed": seed}
+    if given:  # an optional input left unset is not listed (the form would send it back)
+        inputs["scores"] = scores
     m = len(tokens)
     if length > m:
         raise ValueError(f"input length: got {length}, expected a whole number from 0 to {m} "
@@ -69,14 +78,15 @@ def build(tokens: list[str], length: int, causal: bool, d_k: int, seed: int) -> 
     ))
 
     Q, K, V = X @ W_Q, X @ W_K, X @ W_V
-    S = Q @ K.T / np.sqrt(d_k)  # (n, n)
+    S = scores if given else Q @ K.T / np.sqrt(d_k)  # (n, n)
     masked = np.where(mask, S, -np.inf)
     steps.append(Step(
         "Mask the scores",
         "s̃ᵢⱼ = sᵢⱼ if maskᵢⱼ else −∞",
         lines(*(f"row {i + 1} ({tokens[i]}): {v(masked[i], 3)}" for i in range(m))),
         {"scores": S, "masked_scores": masked},
-        "−∞ is the trick: e^(−∞) = 0, so these positions get no weight at all.",
+        ("Your scores (d_k is not used; the values V are still seeded). " if given else "")
+        + "−∞ is the trick: e^(−∞) = 0, so these positions get no weight at all.",
     ))
 
     A = np.zeros((m, m))
@@ -98,7 +108,11 @@ def build(tokens: list[str], length: int, causal: bool, d_k: int, seed: int) -> 
            if empty else ""),
     ))
 
-    f_out, f_w = self_attention(X, W_Q, W_K, W_V, mask=pad[:, None] & pad[None, :], causal=causal)
+    if given:  # Q = S, K = I and scale 1 make attention's scores Q Kᵀ·1 exactly S
+        f_out, f_w = attention(S, np.eye(m), V, mask=mask, scale=1.0)
+    else:
+        f_out, f_w = self_attention(X, W_Q, W_K, W_V, mask=pad[:, None] & pad[None, :],
+                                    causal=causal)
     return Trace(
         name="masking",
         title="Padding and causal masks",
@@ -107,8 +121,10 @@ def build(tokens: list[str], length: int, causal: bool, d_k: int, seed: int) -> 
         steps=steps,
         result={"A": A, "Z": Z},
         fused={"A": f_w, "Z": f_out},
-        source=source_of(INPUTS, inputs, "built"),
+        source="user" if given else source_of(INPUTS, {**inputs, "scores": None}, "built"),
         summary="Self-attention over a padded sequence, with the padding (and, for a decoder, "
-                "the future) masked out. Seeded embeddings and projections.",
+                "the future) masked out. "
+                + ("Your scores; seeded values." if given else
+                   "Seeded embeddings and projections."),
         heatmaps=[HeatmapData("Masked self-attention weights", A, list(tokens), list(tokens))],
     )

@@ -118,13 +118,17 @@ def make_masked_softmax(rng: np.random.Generator) -> dict:
     if kind == "padding":
         length = int(rng.integers(2, n))
         allowed = np.arange(n) < length
-        why = (f"The sequence has {length} real tokens; positions {length + 1}–{n} are padding "
-               "(mask = False).")
+        row = 0  # any real token's query sees the same keys
+        pads = f"position {n} is" if length == n - 1 else f"positions {length + 1}–{n} are"
+        why = f"The sequence has {length} real tokens; {pads} padding (mask = False)."
+        tokens = [f"w{j + 1}" for j in range(length)] + ["<pad>"] * (n - length)
     else:
-        i = int(rng.integers(1, n - 1))  # query position (0-based), at least one future key
-        allowed = np.arange(n) <= i
-        why = (f"Causal self-attention for query position {i + 1}: it may attend to positions "
-               f"1–{i + 1} only.")
+        row = int(rng.integers(1, n - 1))  # query position (0-based), at least one future key
+        length = n
+        allowed = np.arange(n) <= row
+        why = (f"Causal self-attention for query position {row + 1}: it may attend to positions "
+               f"1–{row + 1} only.")
+        tokens = [f"w{j + 1}" for j in range(n)]
     w = masked_softmax(s, allowed)
     kept = s[allowed]
     return dict(
@@ -135,14 +139,12 @@ def make_masked_softmax(rng: np.random.Generator) -> dict:
             "Masked positions get weight exactly 0 (their score is treated as −∞);",
             f"softmax over the allowed scores {vec(kept)}:",
             f"α = {vec(w)}",
-            "(The trace applies the same kind of mask to scores of its own: it takes no scores "
-            "input.)",
+            f"(In the trace every query row has these scores; this query is row {row + 1}.)",
         ),
-        trace_inputs=({"tokens": " ".join(["w"] * length + ["<pad>"] * (n - length)),
-                       "length": str(length), "causal": "false"} if kind == "padding" else
-                      {"tokens": "w1 w2 w3 w4", "length": str(n), "causal": "true"}),
-        trace_exact=False,
-        data={"scores": s, "allowed": allowed},
+        trace_inputs={"tokens": " ".join(tokens), "length": str(length),
+                      "causal": "false" if kind == "padding" else "true",
+                      "scores": set_value(np.tile(s, (n, 1)))},
+        data={"scores": s, "allowed": allowed, "row": row},
     )
 
 
