@@ -412,3 +412,15 @@ def test_json_object_documented_shape_round_trips(tmp_path):
     path.write_text(json.dumps({"weights": [[1, 0], [0, 1]], "rows": ["a", "b"], "cols": ["x", "y"]}))
     out = ok("--from", str(path), "-w", "80")
     assert "a [@@]" in out and "b     [@@]" in out  # label, space, blank cell, bracketed cell
+
+
+# --------------------------------------------------------------------------- found in QA
+
+def test_unicode_minus_in_a_csv_is_a_number_not_a_row_label(tmp_path):
+    """"−0.1" copied from a PDF used to turn the first column into labels, silently."""
+    path = tmp_path / "w.csv"
+    path.write_text("\u22120.1,0.2\n0.3,\u22120.4\n", encoding="utf-8")
+    out = ok("--from", str(path), "--values", "--ascii")
+    assert "-0.10" in out and "-0.40" in out
+    assert "columns = 2 input" in out
+

@@ -85,9 +85,13 @@ def check_matrix(weights: np.ndarray, where: str) -> None:
         raise UserError(f"{where}: row {i + 1}, column {j + 1} is {weights[i, j]}; expected finite numbers")
 
 
+# minus signs that arrive when a table is copied from notes, slides or PDFs ("−0.2")
+_MINUS = str.maketrans({"\u2212": "-", "\ufe63": "-", "\uff0d": "-"})
+
+
 def _number(cell: str) -> float | None:
     try:
-        return float(cell)
+        return float(cell.translate(_MINUS))
     except ValueError:
         return None
 
