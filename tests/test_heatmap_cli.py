@@ -424,3 +424,13 @@ def test_unicode_minus_in_a_csv_is_a_number_not_a_row_label(tmp_path):
     assert "-0.10" in out and "-0.40" in out
     assert "columns = 2 input" in out
 
+
+def test_a_folder_is_called_a_folder(tmp_path):
+    folder = tmp_path / "w.csv"
+    folder.mkdir()
+    assert fails("--from", str(folder)) == f"attn-tutor: error: --from {folder}: is a folder; expected a .csv file"
+    labels = tmp_path / "labels"
+    labels.mkdir()
+    assert fails("--from", str(NOTES_CSV), "--rows-file", str(labels)) == (
+        f"attn-tutor: error: --rows-file {labels}: is a folder; expected a text file with one label per line")
+

@@ -59,6 +59,8 @@ def load_matrix(path: str | Path, where: str | None = None) -> Loaded:
     suffix = p.suffix.lower()
     if suffix not in FORMATS:
         raise UserError(f"{where}: unknown file type {suffix or '(none)'!r}; expected .csv, .tsv, .npy or .json")
+    if p.is_dir():
+        raise UserError(f"{where}: is a folder; expected a {suffix} file")
     if not p.is_file():
         raise UserError(f"{where}: no such file")
     if suffix == ".npy":
@@ -225,6 +227,8 @@ def split_labels(text: str) -> list[str]:
 def load_labels(path: str | Path, where: str) -> list[str]:
     """One label per line; trailing blank lines are ignored."""
     p = Path(path)
+    if p.is_dir():
+        raise UserError(f"{where}: is a folder; expected a text file with one label per line")
     if not p.is_file():
         raise UserError(f"{where}: no such file; expected a text file with one label per line")
     try:
