@@ -434,3 +434,10 @@ def test_a_folder_is_called_a_folder(tmp_path):
     assert fails("--from", str(NOTES_CSV), "--rows-file", str(labels)) == (
         f"attn-tutor: error: --rows-file {labels}: is a folder; expected a text file with one label per line")
 
+
+def test_huge_numbers_in_a_file_are_refused(tmp_path):
+    path = tmp_path / "w.csv"
+    path.write_text("1e300,1\n1,1\n")
+    assert fails("--from", str(path)) == (
+        f"attn-tutor: error: --from {path}: row 1, column 1 is 1.000e+300; expected numbers between "
+        "-1000000 and 1000000 (attention weights, or scores)")

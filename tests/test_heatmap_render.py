@@ -151,6 +151,11 @@ def test_constant_matrix_does_not_divide_by_zero():
     assert text.splitlines()[1:] == ["1 [  ][  ]", "2 [  ][  ]"]
 
 
+def test_huge_values_are_shown_in_e_notation_not_three_hundred_digits():
+    text = heatmap_text([[1e300, 1.0], [1.0, 2.0]], options=HeatmapOptions(width=80, values=True, legend=False))
+    assert text.splitlines()[1:] == ["1 [@ 1.00e+300]        1.00", "2         1.00 [       2.00]"]
+
+
 # --------------------------------------------------------------------------- labels
 
 def test_truncate_marks_the_cut():

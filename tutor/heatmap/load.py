@@ -85,6 +85,14 @@ def check_matrix(weights: np.ndarray, where: str) -> None:
     if len(bad):
         i, j = bad[0]
         raise UserError(f"{where}: row {i + 1}, column {j + 1} is {weights[i, j]}; expected finite numbers")
+    from engine.trace import MAX_MAGNITUDE, fmt_num  # the same bound as every trace input
+
+    big = np.argwhere(np.abs(weights) > MAX_MAGNITUDE)
+    if len(big):
+        i, j = big[0]
+        raise UserError(f"{where}: row {i + 1}, column {j + 1} is {fmt_num(weights[i, j])}; expected "
+                        f"numbers between -{fmt_num(MAX_MAGNITUDE)} and {fmt_num(MAX_MAGNITUDE)} "
+                        "(attention weights, or scores)")
 
 
 # minus signs that arrive when a table is copied from notes, slides or PDFs ("−0.2")

@@ -215,6 +215,8 @@ def prepare(
 
 
 def _value_text(x: float, digits: int) -> str:
+    if abs(x) >= 1e6:  # fixed decimals would spell out every digit of 1e300
+        return f"{x:.{digits}e}"
     text = f"{x:.{digits}f}"
     return text[1:] if text.startswith("-") and float(text) == 0 else text
 
