@@ -264,8 +264,6 @@ def test_unknown_family():
 # Families whose trace cannot take the problem's own numbers yet (it shows the same
 # computation on its own numbers, and the solution says so).
 NOT_EXACT = {
-    "length-normalised-beam": "the beam-search trace replays the lecture table only, where every "
-                              "sentence has the same length; it takes no explicit hypotheses",
 }
 
 
@@ -328,6 +326,8 @@ TRACE_AGREES = {
     "dot-variance": lambda r, d: [(0, r["exact"][-1]), (1, r["exact_scaled"][-1])],  # dims 1, d_k
     "context-vector": lambda r, d: [(0, r["contexts"][0])],
     "masked-softmax": lambda r, d: [(0, r["A"][d["row"]])],
+    "length-normalised-beam": lambda r, d: [(0, r["raw_best"]), (1, r["normalised"][1]),
+                                            (2, r["n_best"][0])],
     "pooling": lambda r, d: [(0, r["max"]), (1, r["mean"]), (2, r["attention"])],
     "beam-search": lambda r, d: [(0, r["beam"][0]), (1, r["beam_logps"][0]),
                                  (2, " ".join(r["greedy"]))],

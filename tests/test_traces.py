@@ -421,6 +421,41 @@ def test_beam_search_pool_and_length_penalty():
     assert np.allclose(hf.result["scores"], [math.log(0.24) / 3] * 2 + [math.log(0.2) / 3])
 
 
+def test_beam_search_scores_hypotheses_of_your_own():
+    hyps = [[0.5, 0.9, 0, 0], [0.6, 0.7, 0.8, 0.9]]  # A: 2 tokens, B: 4 tokens
+    t = build("beam-search", {"hypotheses": hyps, "length_penalty": "hf", "alpha": 0.7})
+    la, lb = math.log(0.5 * 0.9), math.log(0.6 * 0.7 * 0.8 * 0.9)
+    sa, sb = la / 2 ** 0.7, lb / 4 ** 0.7
+    assert np.allclose(t.result["logps"], [la, lb]) and t.result["raw_best"] == "A"
+    assert np.allclose(t.result["normalised"], [sa, sb]) and sb > sa
+    assert t.result["n_best"] == ["B", "A"] and np.allclose(t.result["scores"], [sb, sa])
+    assert t.disagreements() == [] and t.source == "user" and t.errata == []
+    assert "changes the winner" in t.steps[-1].note
+    gnmt = build("beam-search", {"hypotheses": hyps, "length_penalty": "gnmt", "alpha": 1.0})
+    assert np.allclose(gnmt.result["normalised"], [la / (7 / 6), lb / (9 / 6)])
+    raw = build("beam-search", {"hypotheses": [[0.5, 0.9, 0], [0.9, 0.9, 0.9]]})
+    assert np.allclose(raw.result["scores"], [math.log(0.9 ** 3), math.log(0.45)])
+    assert raw.result["n_best"] == ["B", "A"] == [raw.result["raw_best"], "A"]
+
+
+@pytest.mark.parametrize("hyps, message", [
+    ([[0.5, 0, 0.9], [0.6, 0.7, 0.8]], r"^input hypotheses: row 1 has 0 at position 2 before later "
+                                       r"tokens, expected token probabilities in \(0, 1\] followed "
+                                       r"only by 0s \(padding\)$"),
+    ([[0.5, 0.9], [0, 0]], r"^input hypotheses: row 2 is all 0, expected at least one token "
+                           r"probability in \(0, 1\]$"),
+    ([[0.5, 1.2]], r"^input hypotheses: has 1.2, expected values <= 1$"),
+])
+def test_beam_search_rejects_bad_hypotheses(hyps, message):
+    with pytest.raises(ValueError, match=message):
+        build("beam-search", {"hypotheses": hyps})
+
+
+def test_beam_search_defaults_leave_hypotheses_unset(traces):
+    t = traces["beam-search"]
+    assert "hypotheses" not in t.inputs and t.source == "notes+built" and t.errata
+
+
 def test_top_k_keeps_ties_and_renormalises(traces):
     t = traces["top-k"]
     assert np.allclose(t.result["probs_top_k"], [4 / 7, 3 / 7, 0, 0])

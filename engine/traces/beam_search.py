@@ -6,6 +6,12 @@ the 2K best extensions with the engine's ``top_candidates``; candidates ending i
 the finished pool (if ranked < K), the first K others form the new beam; with early
 stopping the search ends once K sentences are finished. The fused result is the engine's
 ``beam_search``.
+
+With the optional input ``hypotheses`` the trace skips the search and scores finished
+hypotheses of the student's own, of different lengths: one row of token probabilities each
+(</s> included), right-padded with 0 — a token of probability 0 cannot be in a finished
+sentence, so 0 can only mean "no token here". Those rows are ranked by Σ log P and by
+Σ log P / lp(L); the fused scores are the engine's ``length_normalised_score``.
 """
 
 from __future__ import annotations
@@ -15,9 +21,10 @@ import math
 
 import numpy as np
 
-from engine.decoding import beam_search, lecture_beam_example, length_penalty_factor, top_candidates
+from engine.decoding import (beam_search, lecture_beam_example, length_normalised_score,
+                             length_penalty_factor, top_candidates)
 from engine.trace import InputSpec, Step, Trace, same_as_defaults, source_of
-from engine.traces._common import lines, n
+from engine.traces._common import lines, n, v
 from engine.traces._lecture_table import TABLE_INPUTS, model_from
 
 INPUTS = TABLE_INPUTS + [
@@ -28,16 +35,25 @@ INPUTS = TABLE_INPUTS + [
               choices=("none", "hf", "gnmt")),
     InputSpec("alpha", "scalar", 1.0, "length-penalty exponent α (hf: L^α, gnmt: ((5+L)/6)^α)",
               low=0.0, high=5.0),
+    InputSpec("hypotheses", "matrix", None,
+              "finished hypotheses A, B, ... to score instead of searching: one row of token "
+              "probabilities each, </s> included, padded with 0 at the end (e.g. "
+              "'0.5,0.9,0,0; 0.6,0.7,0.8,0.9'); when set, the table, beam_width and max_length "
+              "are not used", shape=("hyps", "L_max"), low=0.0, high=1.0, optional=True),
 ]
 
 TIE = 1e-9
+_LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 
 
 def build(first: np.ndarray, after_the: np.ndarray, after_a: np.ndarray, beam_width: int,
-          max_length: int, length_penalty: str, alpha: float) -> Trace:
+          max_length: int, length_penalty: str, alpha: float,
+          hypotheses: np.ndarray | None = None) -> Trace:
     inputs = {"first": first, "after_the": after_the, "after_a": after_a,
               "beam_width": beam_width, "max_length": max_length,
               "length_penalty": length_penalty, "alpha": alpha}
+    if hypotheses is not None:
+        return _score_hypotheses(hypotheses, length_penalty, alpha, {**inputs, "hypotheses": hypotheses})
     model = model_from(first, after_the, after_a)
     vocab, eos, bos = model.vocab, model.eos_token, model.bos_token
     K = beam_width
@@ -129,10 +145,120 @@ def build(first: np.ndarray, after_the: np.ndarray, after_a: np.ndarray, beam_wi
         result={"n_best": n_best, "scores": scores},
         fused={"n_best": [h.text for h in result.n_best],
                "scores": np.array([h.score for h in result.n_best])},
-        source=source_of(INPUTS, inputs, "notes+built"),
+        source=source_of(INPUTS, {**inputs, "hypotheses": None}, "notes+built"),
         summary=f"Beam search with K = {K} on the notes' table, run until K sentences end with "
                 "</s>: every candidate, the beam and the finished pool at each step.",
     )
     if same_as_defaults(INPUTS, inputs, "first", "after_the", "after_a"):
         trace.errata.append(dataclasses.replace(lecture_beam_example().erratum, kind="rounding"))
     return trace
+
+
+def _token_probs(hypotheses: np.ndarray) -> list[np.ndarray]:
+    """Each row's tokens (the entries before its 0 padding), checked."""
+    if len(hypotheses) > len(_LETTERS):
+        raise ValueError(f"input hypotheses: got {len(hypotheses)} rows, expected at most "
+                         f"{len(_LETTERS)} hypotheses (A to Z)")
+    rows = []
+    for i, row in enumerate(hypotheses):
+        L = int(np.count_nonzero(row))
+        if L == 0:
+            raise ValueError(f"input hypotheses: row {i + 1} is all 0, expected at least one "
+                             "token probability in (0, 1]")
+        if np.any(row[:L] == 0):
+            gap = int(np.argmin(row[:L] != 0)) + 1
+            raise ValueError(f"input hypotheses: row {i + 1} has 0 at position {gap} before "
+                             "later tokens, expected token probabilities in (0, 1] followed only "
+                             "by 0s (padding)")
+        rows.append(row[:L])
+    return rows
+
+
+def _score_hypotheses(hypotheses: np.ndarray, length_penalty: str, alpha: float,
+                      inputs: dict) -> Trace:
+    """Finished hypotheses of different lengths: Σ log P, lp(L) and the ranking before/after."""
+    probs = _token_probs(hypotheses)
+    names = list(_LETTERS[:len(probs)])
+    lpen = None if length_penalty == "none" else (length_penalty, alpha)
+    lengths = np.array([len(p) for p in probs])
+    logps = np.array([float(np.sum(np.log(p))) for p in probs])  # Σₜ ln pₜ
+    if lpen is None:
+        lp, lp_formula, lp_terms = np.ones(len(probs)), "lp(L) = 1", ["1"] * len(probs)
+    elif length_penalty == "hf":
+        lp = lengths.astype(float) ** alpha
+        lp_formula = "lp(L) = L^α"
+        lp_terms = [f"{L}^{n(alpha)}" for L in lengths]
+    else:
+        lp = ((5.0 + lengths) / 6.0) ** alpha
+        lp_formula = "lp(L) = ((5 + L) / 6)^α"
+        lp_terms = [f"((5 + {L}) / 6)^{n(alpha)}" for L in lengths]
+    scores = logps / lp
+
+    def ranked(values: np.ndarray) -> list[int]:  # best first; ties (≤ 10⁻⁹) keep row order
+        return sorted(range(len(values)), key=lambda i: -round(values[i] / TIE) * TIE)
+
+    by_logp, by_score = ranked(logps), ranked(scores)
+    steps = [
+        Step(
+            "Sequence log-probabilities",
+            "log P(h) = Σₜ ln pₜ,  L = number of tokens (</s> included)",
+            lines(*(f"{h}: " + " + ".join(f"ln {n(x)}" for x in p) + f" = {n(c)}  (L = {L})"
+                    for h, p, c, L in zip(names, probs, logps, lengths))),
+            {"logps": logps, "lengths": lengths},
+            "Your hypotheses (the table, beam_width and max_length are not used). Every token "
+            "multiplies in a probability of at most 1, so every extra token lowers log P.",
+        ),
+        Step(
+            "Raw ranking",
+            "best = argmax_h log P(h)",
+            " > ".join(f"{names[i]} ({n(logps[i])})" for i in by_logp),
+            {"raw_best": names[by_logp[0]]},
+            "Ranked on the raw sum, shorter hypotheses win unless their tokens are much less "
+            "likely: the bias length normalisation corrects.",
+        ),
+        Step(
+            "Length penalty",
+            lp_formula + ("" if lpen is None else f",  α = {n(alpha)}"),
+            lines(*(f"{h}: lp({L}) = {t} = {n(x)}"
+                    for h, L, t, x in zip(names, lengths, lp_terms, lp))),
+            {"lp": lp},
+            "No normalisation: the score is log P itself; try --set length_penalty=hf."
+            if lpen is None else
+            "lp grows with L, and dividing a negative log P by it pulls long hypotheses up.",
+        ),
+        Step(
+            "Normalised scores",
+            "score(h) = log P(h) / lp(L)",
+            lines(*(f"{h}: {n(c)} / {n(x)} = {n(sc)}"
+                    for h, c, x, sc in zip(names, logps, lp, scores))),
+            {"normalised": scores},
+            "The finished pool is ranked on these scores.",
+        ),
+    ]
+    flipped = by_logp[0] != by_score[0]
+    steps.append(Step(
+        "Result",
+        "best = argmax_h score(h)",
+        " > ".join(f"{names[i]} ({n(scores[i])})" for i in by_score),
+        {"n_best": [names[i] for i in by_score], "scores": scores[by_score]},
+        (f"Normalisation changes the winner: {names[by_logp[0]]} on log P, "
+         f"{names[by_score[0]]} on the normalised score." if flipped else
+         f"{names[by_score[0]]} wins both ways."),
+    ))
+    fused_scores = np.array([length_normalised_score(float(np.log(p).sum()), len(p), lpen)
+                             for p in probs])
+    fused_order = np.argsort(-np.round(fused_scores, 9), kind="stable")  # ties: row order
+    return Trace(
+        name="beam-search",
+        title="Beam search step by step",
+        section=10,
+        inputs=inputs,
+        steps=steps,
+        result={"n_best": [names[i] for i in by_score], "scores": scores[by_score],
+                "logps": logps, "normalised": scores, "raw_best": names[by_logp[0]]},
+        fused={"n_best": [names[i] for i in fused_order], "scores": fused_scores[fused_order],
+               "normalised": fused_scores},
+        source="user",
+        summary=f"{len(probs)} finished hypotheses of lengths {v(lengths)} ranked by "
+                "Σ log P and by Σ log P / lp(L): your numbers instead of the search.",
+    )

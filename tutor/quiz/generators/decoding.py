@@ -105,11 +105,11 @@ def make_length_normalised_beam(rng: np.random.Generator) -> dict:
             f"Σ ln p: A = {num(la)}, B = {num(lb)} → {raw} (raw sums favour short outputs)",
             f"normalised: A = {num(la)} / {len(pa)}^{num(alpha)} = {num(sa)}, "
             f"B = {num(lb)} / {len(pb)}^{num(alpha)} = {num(sb)} → {norm}",
-            "(The trace shows the same normalisation inside a beam search on the lecture's "
-            "table; it takes no hypotheses of your own.)",
+            "(In the trace each hypothesis is a row of token probabilities; the 0s pad A to B's "
+            "length.)",
         ),
-        trace_inputs={"length_penalty": "hf", "alpha": num(alpha)},
-        trace_exact=False,
+        trace_inputs={"hypotheses": set_value(np.vstack([np.pad(pa, (0, len(pb) - len(pa))), pb])),
+                      "length_penalty": "hf", "alpha": num(alpha)},
         data={"A": pa, "B": pb, "alpha": alpha},
     )
 
