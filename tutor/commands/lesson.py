@@ -170,14 +170,23 @@ def _table(rows: list[str]) -> list[str]:
     return ["  ".join(c.ljust(widths[i]) for i, c in enumerate(r)).rstrip() for r in cells]
 
 
+_ITEM = re.compile(r"\s*(?:[-*] |\d+\. )")
+
+
 def _wrap(line: str, width: int = 96) -> list[str]:
-    """Prose lines longer than the source's own wrapping (summaries, card fields) are refilled."""
+    """A paragraph (or list item) on one line, refilled to ``width`` when it is longer."""
     if len(line) <= width:
         return [line]
     import textwrap
 
     indent = re.match(r"\s*(?:[-*] |\d+\. )?", line)[0]
     return textwrap.wrap(line, width, subsequent_indent=" " * len(indent), break_on_hyphens=False)
+
+
+def _starts_block(line: str) -> bool:
+    """True for a line that cannot continue the paragraph above it."""
+    return (not line.strip() or line.startswith("```") or line.lstrip().startswith("|")
+            or re.match(r"#{1,6} ", line) is not None or _ITEM.match(line) is not None)
 
 
 def plain_text(markdown: str) -> str:
@@ -204,7 +213,15 @@ def plain_text(markdown: str) -> str:
             out.append(title)
             if len(m[1]) <= 2:
                 out.append(("=" if len(m[1]) == 1 else "-") * len(title))
+        elif not line.strip():
+            out.append("")
         else:
-            out += _wrap(_inline(line).rstrip())
+            # Markdown joins a paragraph's lines, so refill them together: wrapping each
+            # source line alone left a lone word on its own line when one ran a little long
+            para = [line.rstrip()]
+            while i + 1 < len(lines) and not _starts_block(lines[i + 1]):
+                i += 1
+                para.append(lines[i].strip())
+            out += _wrap(_inline(" ".join(para)).rstrip())
         i += 1
     return "\n".join(out).rstrip() + "\n"
