@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import importlib
+import json
 import math
 import shlex
 
@@ -261,32 +261,17 @@ def test_unknown_family():
         generate("nope", 1)
 
 
-# Families whose trace cannot take the problem's own numbers yet (it shows the same
-# computation on its own numbers, and the solution says so).
-NOT_EXACT = {
-}
-
-
-def test_inexact_traces_are_the_known_ones_and_say_so():
-    for family in FAMILIES:
-        p = generate(family, 0)
-        assert p.trace_exact == (family not in NOT_EXACT), family
-        if not p.trace_exact:
-            assert "(The trace" in p.solution[-1]
-
-
 @pytest.mark.parametrize("family", sorted(FAMILIES))
-def test_trace_command_uses_the_traces_inputs(family):
-    """The worked solution's command must run: names and shapes fit the trace's INPUTS."""
-    fam = FAMILIES[family]
-    module = f"engine.traces.{fam.trace.replace('-', '_')}"
-    try:
-        importlib.import_module(module)
-    except ModuleNotFoundError:
-        pytest.skip(f"trace {fam.trace!r} has not landed yet")
+def test_trace_command_replays_the_problems_own_numbers(family):
+    """The worked solution's command builds on these very numbers and reaches the answers.
+
+    The command is parsed as the CLI parses ``--set`` and built with ``engine.traces.build``;
+    every name must be one of the trace's INPUTS.
+    """
     from engine.traces import build, input_specs
     from tutor.inputs import parse_value
 
+    fam = FAMILIES[family]
     names = {s.name for s in input_specs(fam.trace)}
     for seed in range(5):
         problem = generate(family, seed)
@@ -298,18 +283,41 @@ def test_trace_command_uses_the_traces_inputs(family):
             name, _, value = item.partition("=")
             overrides[name] = parse_value(value, name)
         assert set(overrides) <= names, f"unknown inputs {set(overrides) - names}"
-        trace = build(fam.trace, overrides)  # builds on these very numbers...
-        if family in TRACE_AGREES:  # ...and reaches the problem's answers
-            for part, got in TRACE_AGREES[family](trace.result, problem.data):
-                want = problem.parts[part].answer
-                if isinstance(want, (str, frozenset)):
-                    assert got == want, (family, seed, part)
-                else:
-                    _close(got, want, tol=1e-9)
+        trace = build(fam.trace, overrides)
+        assert trace.disagreements() == [], (family, seed)
+        _assert_trace_answers(family, seed, problem, trace.result)
 
 
-def test_every_exact_family_is_checked_against_its_trace():
-    assert set(TRACE_AGREES) == {f for f in FAMILIES if f not in NOT_EXACT}
+@pytest.mark.parametrize("family", sorted(FAMILIES))
+def test_trace_command_runs_in_the_cli_with_the_same_answers(family):
+    """The very command a student copies, run through typer's CliRunner with --json."""
+    from typer.testing import CliRunner
+
+    from tutor.cli import app
+
+    problem = generate(family, 7)
+    args = shlex.split(problem.trace_command)
+    out = CliRunner().invoke(app, args[1:] + ["--json"])
+    assert out.exit_code == 0, (problem.trace_command, out.stdout, out.stderr)
+    data = json.loads(out.stdout)
+    assert data["agrees"] is True and data["source"] == "user"
+    _assert_trace_answers(family, 7, problem, data["result"])
+
+
+def _assert_trace_answers(family, seed, problem, result):
+    for part, got in TRACE_AGREES[family](result, problem.data):
+        want = problem.parts[part].answer
+        if isinstance(want, (str, frozenset)):
+            assert got == want, (family, seed, part)
+        else:
+            _close(got, want, tol=1e-9)
+
+
+def test_every_family_is_checked_against_its_trace():
+    # no family may fall back to "the trace shows the same computation on numbers of its own"
+    assert set(TRACE_AGREES) == set(FAMILIES)
+    for family in FAMILIES:
+        assert "(The trace" not in " ".join(generate(family, 0).solution), family
 
 
 def _kept(probs, words):

@@ -171,9 +171,6 @@ class Problem:
     trace_inputs: dict[str, str] = field(default_factory=dict)
     data: dict[str, Any] = field(default_factory=dict, compare=False)
     """The problem's numbers (arrays, scalars, words), for tests and for UIs that draw them."""
-    trace_exact: bool = True
-    """False when the trace cannot take this problem's numbers yet and shows the same
-    computation on its own (the solution says so)."""
 
     @property
     def question_id(self) -> str:
