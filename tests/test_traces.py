@@ -439,9 +439,9 @@ def test_beam_search_scores_hypotheses_of_your_own():
 
 
 @pytest.mark.parametrize("hyps, message", [
-    ([[0.5, 0, 0.9], [0.6, 0.7, 0.8]], r"^input hypotheses: row 1 has 0 at position 2 before later "
-                                       r"tokens, expected token probabilities in \(0, 1\] followed "
-                                       r"only by 0s \(padding\)$"),
+    ([[0.5, 0, 0.9], [0.6, 0.7, 0.8]], r"^input hypotheses: row 1 is \[0.5, 0, 0.9\], a 0 at "
+                                       r"position 2 before later tokens; expected token "
+                                       r"probabilities in \(0, 1\] followed only by 0s \(padding\)$"),
     ([[0.5, 0.9], [0, 0]], r"^input hypotheses: row 2 is all 0, expected at least one token "
                            r"probability in \(0, 1\]$"),
     ([[0.5, 1.2]], r"^input hypotheses: has 1.2, expected values <= 1$"),

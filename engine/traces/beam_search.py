@@ -167,9 +167,9 @@ def _token_probs(hypotheses: np.ndarray) -> list[np.ndarray]:
                              "token probability in (0, 1]")
         if np.any(row[:L] == 0):
             gap = int(np.argmin(row[:L] != 0)) + 1
-            raise ValueError(f"input hypotheses: row {i + 1} has 0 at position {gap} before "
-                             "later tokens, expected token probabilities in (0, 1] followed only "
-                             "by 0s (padding)")
+            raise ValueError(f"input hypotheses: row {i + 1} is {v(row)}, a 0 at position {gap} "
+                             "before later tokens; expected token probabilities in (0, 1] "
+                             "followed only by 0s (padding)")
         rows.append(row[:L])
     return rows
 
