@@ -159,6 +159,22 @@ def test_the_guidance_lists_the_known_errata():
         assert re.search(rf"\| {re.escape(trace)} \|$", guidance, re.M), trace
 
 
+def test_the_guidance_errata_table_matches_the_traces():
+    """Every trace named in the table shows an erratum, and every trace whose notes' numbers
+    are wrong (not just worded loosely) is in the table: the table promises both."""
+    from engine.traces import build
+
+    table = load_exam_guidance().split("## Where the printed notes are wrong")[1]
+    named = set(re.findall(r"\| ([a-z][a-z0-9-]*) \|$", table, re.M)) - {"trace"}  # minus the header
+    with_errata = {name: {e.kind for e in build(name).errata} for name in REGISTRY}
+    for name in named:
+        assert with_errata[name], f"the guidance sends students to `{name}`, which shows no erratum"
+    for name, kinds in with_errata.items():
+        if kinds - {"wording"}:
+            assert name in named or name in ("self-attention", "beam-search"), (
+                f"{name} finds {sorted(kinds)} errata the guidance table does not list")
+
+
 def test_documents_carry_title_qa_and_links():
     doc = lesson_document(get_lesson("qkv"))
     assert doc.startswith("# 5. The query-key-value framework\n")
