@@ -53,7 +53,8 @@ def build(first: np.ndarray, after_the: np.ndarray, after_a: np.ndarray, beam_wi
               "beam_width": beam_width, "max_length": max_length,
               "length_penalty": length_penalty, "alpha": alpha}
     if hypotheses is not None:
-        return _score_hypotheses(hypotheses, length_penalty, alpha, {**inputs, "hypotheses": hypotheses})
+        inputs["hypotheses"] = hypotheses
+        return _score_hypotheses(hypotheses, length_penalty, alpha, inputs)
     model = model_from(first, after_the, after_a)
     vocab, eos, bos = model.vocab, model.eos_token, model.bos_token
     K = beam_width
