@@ -20,6 +20,7 @@ _EXPORTS: dict[str, str] = {
     "scaled_dot_scores": "engine.scoring",
     "general_scores": "engine.scoring",
     "additive_scores": "engine.scoring",
+    "dot_product_variance": "engine.scoring",
     "attention": "engine.attention",
     "self_attention": "engine.attention",
     "cross_attention": "engine.attention",

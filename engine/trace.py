@@ -413,9 +413,12 @@ def same_as_defaults(specs: Sequence[InputSpec], inputs: Mapping[str, Any], *nam
     for spec in specs:
         if spec.name not in wanted:
             continue
-        default = spec.coerce(spec.default)
+        default = None if spec.default is None else spec.coerce(spec.default)
         value = inputs[spec.name]
-        if isinstance(default, np.ndarray):
+        if default is None or value is None:
+            if (default is None) != (value is None):  # an optional input set, or one cleared
+                return False
+        elif isinstance(default, np.ndarray):
             if np.shape(value) != default.shape or not np.array_equal(value, default):
                 return False
         elif value != default:

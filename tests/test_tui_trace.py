@@ -76,3 +76,37 @@ async def test_started_with_overrides_from_the_command_line():
     async with app.run_test(size=(100, 30)) as pilot:
         screen = await _open(pilot, app)
         assert screen.trace.inputs["position"] == 3 and not screen.trace.errata
+
+
+async def test_optional_inputs_start_empty_and_are_not_sent_back():
+    # `scores` derives V itself unless the student gives one; changing K must still change V
+    app = make_app(StartAt("trace", "scores"))
+    async with app.run_test(size=(100, 30)) as pilot:
+        screen = await _open(pilot, app)
+        await pilot.press("e")
+        form = app.screen
+        assert isinstance(form, TraceInputs)
+        optional = [s.name for s in form.specs if s.optional]
+        assert optional, "the scores trace has an optional input"
+        for name in optional:
+            assert form.query_one(f"#in-{name}").value == ""
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert app.screen is screen and all(name not in screen.overrides for name in optional)
+
+
+async def test_masking_form_opens_and_accepts_scores():
+    app = make_app(StartAt("trace", "masking"))
+    async with app.run_test(size=(100, 30)) as pilot:
+        screen = await _open(pilot, app)
+        await pilot.press("e")
+        form = app.screen
+        n = len(screen.trace.inputs["tokens"])
+        form.query_one("#in-scores").value = "; ".join(", ".join(["0"] * n) for _ in range(n))
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert app.screen is screen and "scores" in screen.overrides

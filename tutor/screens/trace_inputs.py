@@ -19,7 +19,9 @@ from engine.trace import InputSpec, fmt_num
 
 
 def value_to_text(value: Any) -> str:
-    """The form's text for a value, in the same syntax ``--set`` accepts."""
+    """The form's text for a value, in the same syntax ``--set`` accepts ("" for unset)."""
+    if value is None:
+        return ""
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, str):
@@ -43,11 +45,20 @@ class TraceInputs(ModalScreen[dict[str, Any] | None]):
         Binding("ctrl+r", "reset", "Defaults"),
     ]
 
-    def __init__(self, name: str, specs: list[InputSpec], current: dict[str, Any]) -> None:
+    def __init__(self, name: str, specs: list[InputSpec], current: dict[str, Any],
+                 overrides: dict[str, Any] | None = None) -> None:
+        """``current`` holds the trace's resolved inputs; an optional input shows only what the
+        student set (``overrides``), never the value the builder derived for it."""
         super().__init__()
         self.trace_name = name
         self.specs = specs
         self.current = current
+        self.overrides = dict(overrides or {})
+
+    def _initial(self, spec: InputSpec) -> Any:
+        if spec.optional:
+            return self.overrides.get(spec.name)
+        return self.current.get(spec.name, spec.default)
 
     def compose(self) -> ComposeResult:
         with Vertical(id="inputs-box"):
@@ -57,8 +68,9 @@ class TraceInputs(ModalScreen[dict[str, Any] | None]):
             )
             with VerticalScroll(id="inputs-fields"):
                 for spec in self.specs:
-                    yield Label(f"[b]{spec.name}[/b]  [dim]{spec.description} — {spec.expected()}[/dim]")
-                    yield Input(value_to_text(self.current.get(spec.name, spec.default)), id=f"in-{spec.name}")
+                    optional = " (optional: leave empty to let the trace work it out)" if spec.optional else ""
+                    yield Label(f"[b]{spec.name}[/b]  [dim]{spec.description} — {spec.expected()}{optional}[/dim]")
+                    yield Input(value_to_text(self._initial(spec)), id=f"in-{spec.name}")
                     yield Static("", id=f"err-{spec.name}", classes="field-error")
             yield Static("", id="inputs-error", classes="field-error")
             with Horizontal(id="inputs-buttons"):
@@ -104,7 +116,7 @@ class TraceInputs(ModalScreen[dict[str, Any] | None]):
         overrides: dict[str, Any] = {}
         for spec in self.specs:
             text = self.query_one(f"#in-{spec.name}", Input).value
-            if text.strip() == value_to_text(spec.default):
+            if text.strip() == value_to_text(spec.default) or (spec.optional and not text.strip()):
                 continue
             try:
                 value = parse_value(text, where=f"input {spec.name}")
