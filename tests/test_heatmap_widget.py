@@ -53,7 +53,7 @@ async def test_arrows_move_the_cursor_and_report_the_cell():
         assert app.moved == [(0, 0, 0.1, "ai", "my"), (0, 1, 0.2, "ai", "feet"),
                              (0, 2, 0.7, "ai", "hurt"), (1, 2, 0.1, "mal", "hurt")]
         assert hm.status_text == "cursor row 2/4, column 3/3: mal → hurt: 0.1 (10.0% of the row)"
-        assert "cursor row 2/4, column 3/3: mal → hurt: 0.1" in lines(hm)[-2]
+        assert "cursor row 2/4, column 3/3: mal → hurt: 0.1" in lines(hm)[-3]  # the key takes 2 lines at 80
 
 
 async def test_enter_selects_and_edges_clamp():
@@ -80,7 +80,9 @@ async def test_grid_matches_the_cli_cells_with_the_cursor_marked():
             "au          [@@@@]",
             "pieds       [@@@@] ....",
         ]
-        assert shown[-1].startswith("shade ' .:-=+*#%@' = 0 to 0.9, linear over the whole matrix · attention")
+        # at 80 columns the key does not fit on one line, so it is split rather than cut
+        assert shown[-2:] == ["shade ' .:-=+*#%@' = 0 to 0.9, linear over the whole matrix",
+                              "attention weights: every row sums to 1"]
 
 
 async def test_cursor_row_and_column_are_highlighted():
@@ -152,7 +154,7 @@ async def test_big_matrix_scrolls_to_keep_the_cursor_visible():
         assert hm.cursor == (49, 49)
         shown = lines(hm)
         assert any(line.startswith("t49 ") for line in shown)
-        assert shown[-3].startswith("t49 ") and shown[-3].endswith("<")  # the cursor cell is drawn
+        assert shown[-4].startswith("t49 ") and shown[-4].endswith("<")  # the cursor cell is drawn
         assert hm.status_text.startswith("cursor row 50/50, column 50/50: t49 → t49: ")
         # horizontal scrolling moves by whole cells: every grid line starts at a cell edge
         assert hm.scroll_offset.x % hm._geo.cell == 0
@@ -179,3 +181,19 @@ def test_from_heatmap_data_and_bad_input():
     assert hm.model.kind == "scores" and hm.model.title == "scores"
     with pytest.raises(ValueError, match="^row labels: got 1 labels for 2 rows"):
         Heatmap([[1.0], [2.0]], ["only"])
+
+
+async def test_a_key_too_long_for_the_width_takes_two_lines_instead_of_being_cut():
+    app = notes_app()
+    async with app.run_test(size=(60, 16)) as pilot:
+        await pilot.pause()
+        shown = lines(app.heatmap)
+        key = app.heatmap.key_text
+        assert len(key) > 60
+        assert shown[-2] == "shade ' .:-=+*#%@' = 0 to 0.9, linear over the whole matrix"
+        assert shown[-1] == "attention weights: every row sums to 1"
+        assert shown[-3].startswith("cursor row 1/4")
+    wide = notes_app()
+    async with wide.run_test(size=(120, 16)) as pilot:
+        await pilot.pause()
+        assert lines(wide.heatmap)[-1] == wide.heatmap.key_text  # fits: one line, as before

@@ -45,7 +45,7 @@ from tutor.heatmap.render import (
     sums_line,
 )
 
-BOTTOM = 2  # the status line and the key
+BOTTOM = 2  # the status line and the key (the key takes a second line when it does not fit)
 
 
 class Heatmap(ScrollView, can_focus=True):
@@ -170,7 +170,7 @@ class Heatmap(ScrollView, can_focus=True):
         view = max(geo.cell, width - geo.prefix)
         # pad the width so the furthest scroll is a whole number of cells: the last column shows
         slack = view % geo.cell if grid > view else 0
-        self.virtual_size = Size(geo.prefix + grid + slack, self._top + n_rows + BOTTOM)
+        self.virtual_size = Size(geo.prefix + grid + slack, self._top + n_rows + self._bottom)
 
     @property
     def _view(self) -> Size:
@@ -180,6 +180,15 @@ class Heatmap(ScrollView, can_focus=True):
     @property
     def _top(self) -> int:
         return (1 if self.model.title else 0) + self._geo.header_lines
+
+    @property
+    def _key_lines(self) -> int:
+        """1 when the key fits the width, else 2: the shade scale, then what the rows sum to."""
+        return 1 if len(self.key_text) <= (self._view.width or 80) else 2
+
+    @property
+    def _bottom(self) -> int:
+        return BOTTOM - 1 + self._key_lines
 
     def on_resize(self, event: events.Resize) -> None:
         self._relayout()
@@ -217,7 +226,7 @@ class Heatmap(ScrollView, can_focus=True):
         geo = self._geo
         width, height = self._view
         cols = max(1, (width - geo.prefix) // geo.cell)
-        rows = max(1, height - self._top - BOTTOM)
+        rows = max(1, height - self._top - self._bottom)
         first_col, first_row = self.first_column, int(self.scroll_offset.y)
         first_col = min(max(first_col, col - cols + 1), col)
         first_row = min(max(first_row, row - rows + 1), row)
@@ -231,7 +240,7 @@ class Heatmap(ScrollView, can_focus=True):
         self.cursor = (self.cursor[0], col if col >= 0 else self.model.shape[1] - 1)
 
     def action_page(self, direction: int) -> None:
-        visible = max(1, self._view.height - self._top - BOTTOM)
+        visible = max(1, self._view.height - self._top - self._bottom)
         self.cursor = (self.cursor[0] + direction * visible, self.cursor[1])
 
     def action_select(self) -> None:
@@ -249,7 +258,7 @@ class Heatmap(ScrollView, can_focus=True):
         """The (row, col) under content offset (x, y), or ``None`` off the grid."""
         geo = self._geo
         n_rows, n_cols = self.model.shape
-        grid_bottom = self._view.height - BOTTOM
+        grid_bottom = self._view.height - self._bottom
         if x < geo.prefix or not self._top <= y < grid_bottom:
             return None
         row = int(self.scroll_offset.y) + y - self._top
@@ -291,10 +300,11 @@ class Heatmap(ScrollView, can_focus=True):
         width, height = self._view
         base = self.rich_style
         top = self._top
-        if y >= height - BOTTOM:
-            if y == height - BOTTOM:
+        bottom = self._bottom
+        if y >= height - bottom:
+            if y == height - bottom:
                 return self._text_strip(self.status_text, base + self.get_component_rich_style("heatmap--status"), width)
-            return self._key_strip(width, base)
+            return self._key_strip(width, base, y - (height - bottom) - 1)
         if y < top:
             if self.model.title and y == 0:
                 return self._text_strip(self.model.title, base + self.get_component_rich_style("heatmap--title"), width)
@@ -307,10 +317,13 @@ class Heatmap(ScrollView, can_focus=True):
     def _text_strip(self, text: str, style: Style, width: int) -> Strip:
         return Strip([Segment(text, style)]).adjust_cell_length(width, style).crop(0, width)
 
-    def _key_strip(self, width: int, base: Style) -> Strip:
+    def _key_strip(self, width: int, base: Style, line: int = 0) -> Strip:
+        if line == 1:  # the key did not fit on one line: what the rows sum to goes below
+            return self._text_strip(sums_line(self.model), base, width)
         segments = [Segment("shade '", base)]
         segments += [Segment(ch, base + SHADE_STYLES[k]) for k, ch in enumerate(RAMP)]
-        segments.append(Segment(f"' = {scale_words(self.model)} · {sums_line(self.model)}", base))
+        tail = "" if self._key_lines == 2 else f" · {sums_line(self.model)}"
+        segments.append(Segment(f"' = {scale_words(self.model)}{tail}", base))
         return Strip(segments).adjust_cell_length(width, base).crop(0, width)
 
     def _scrolled(self, fixed: list[Segment], cells: list[Segment], width: int, base: Style) -> Strip:
