@@ -88,6 +88,18 @@ def test_markdown():
     assert "| `attention` | `9.5` |" in out
 
 
+@pytest.mark.parametrize("name", ["cross-entropy", "beam-search", "masking", "greedy-vs-beam"])
+def test_markdown_keeps_tokens_in_angle_brackets_visible(name):
+    """Outside code, <EOS>, </s> and <pad> are HTML tags to a Markdown viewer and vanish."""
+    import re
+
+    out = run(name, "--markdown").stdout
+    prose = re.sub(r"```.*?```", "", out, flags=re.S)  # fenced formulas are code
+    prose = re.sub(r"`[^`\n]*`", "", prose)  # and so are code spans
+    assert not re.search(r"</?[A-Za-z][^>\s]*>", prose.replace("<br>", "")), name
+    assert "&lt;" in prose
+
+
 def test_plain_single_step():
     out = run("cross-entropy", "--plain", "--step", "2").stdout
     assert out.startswith("Step 2 of 6: Loss at step 1") and "L_1 = -ln 0.6 = 0.5108" in out

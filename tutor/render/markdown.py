@@ -6,8 +6,15 @@ from engine.trace import Trace
 from tutor.render.text import source_label, value_lines
 
 
-def _cell(text: str) -> str:
-    return text.replace("|", "\\|").replace("\n", "<br>")
+def _prose(text: str) -> str:
+    """Text outside code: ``<EOS>``, ``</s>`` and ``<pad>`` would be read as HTML tags and
+    vanish from the rendered notes, so the angle brackets become entities."""
+    return text.replace("<", "&lt;").replace(">", "&gt;")
+
+
+def _cell(text: str, prose: bool = True) -> str:
+    """A table cell; ``prose=False`` for cells that are already code spans."""
+    return (_prose(text) if prose else text).replace("|", "\\|").replace("\n", "<br>")
 
 
 def _value(value) -> str:
@@ -19,18 +26,18 @@ def _value(value) -> str:
 
 def _values_table(values: dict) -> list[str]:
     out = ["| name | value |", "| --- | --- |"]
-    out += [f"| `{_cell(k)}` | {_cell(_value(v))} |" for k, v in values.items()]
+    out += [f"| `{_cell(k, prose=False)}` | {_cell(_value(v), prose=False)} |" for k, v in values.items()]
     return out
 
 
 def _step(trace: Trace, i: int) -> list[str]:
     step = trace.steps[i]
-    out = [f"## Step {i + 1}. {step.title}", "", "```text", step.formula, "```", "",
+    out = [f"## Step {i + 1}. {_prose(step.title)}", "", "```text", step.formula, "```", "",
            "With the numbers:", "", "```text", step.substitution, "```", ""]
     if step.values:
         out += _values_table(step.values) + [""]
     if step.note:
-        out += [f"> {step.note}", ""]
+        out += [f"> {_prose(step.note)}", ""]
     return out
 
 
@@ -38,10 +45,10 @@ def render_markdown(trace: Trace, step: int | None = None) -> str:
     """The whole trace, or only step ``step`` (1-based), as Markdown."""
     if step is not None:
         return "\n".join(_step(trace, step - 1)).rstrip() + "\n"
-    out = [f"# {trace.title} (`{trace.name}`, lecture §{trace.section})", "",
+    out = [f"# {_prose(trace.title)} (`{trace.name}`, lecture §{trace.section})", "",
            f"*Numbers from: {source_label(trace.source)}.*", ""]
     if trace.summary:
-        out += [trace.summary, ""]
+        out += [_prose(trace.summary), ""]
     out += ["**Inputs**", ""] + _values_table(trace.inputs) + [""]
     for i in range(len(trace.steps)):
         out += _step(trace, i)
@@ -49,7 +56,7 @@ def render_markdown(trace: Trace, step: int | None = None) -> str:
     if trace.fused:
         bad = trace.disagreements()
         out += ["The step-by-step values agree with the one-call engine functions." if not bad
-                else "**Check failed:** " + "; ".join(bad), ""]
+                else "**Check failed:** " + _prose("; ".join(bad)), ""]
     if trace.errata:
         out += ["## Errata: the notes vs the engine", "",
                 "| where | printed | computed | why |", "| --- | --- | --- | --- |"]
