@@ -135,6 +135,29 @@ def test_inputs_listing():
     out = run("qkv", "--inputs").stdout
     assert "W_V: a matrix of shape (d, d_v); value projection" in out
     assert "position: a whole number >= 1" in out
+    assert "      default 1, 0; 0, 1; 0, 0; 0, 0\n" in out  # as --set reads it, not "[1  0]; [0  1]"
+
+
+@pytest.mark.parametrize("name", list(REGISTRY))
+def test_every_listed_default_pastes_back_into_set(name):
+    """`--inputs` shows each default in --set syntax: pasting it back changes nothing."""
+    import numpy as np
+
+    from engine.traces import input_specs
+    from tutor.inputs import parse_value
+
+    out = run(name, "--inputs").stdout
+    assert out.isascii()
+    shown = dict(re.findall(r"^  (\S+): .*\n      default (.*)$", out, re.M))
+    for spec in input_specs(name):
+        if spec.default is None:
+            continue
+        back = spec.coerce(parse_value(shown[spec.name], f"input {spec.name}"))
+        default = spec.coerce(spec.default)
+        if isinstance(default, np.ndarray):  # six significant digits, like the TUI's form
+            assert back.shape == default.shape and np.allclose(back, default, rtol=1e-6), spec.name
+        else:
+            assert back == default, spec.name
 
 
 @pytest.mark.parametrize("args, message", [

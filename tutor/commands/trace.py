@@ -204,13 +204,14 @@ def _inputs_text(name: str, specs, fmt: str | None) -> str:
                             "default": to_jsonable(s.coerce(s.default)),
                             "description": s.description} for s in specs],
                           indent=2, ensure_ascii=False) + "\n"
-    from tutor.render.text import asciify, value_lines
+    from tutor.render.text import asciify, set_syntax
 
-    lines = [f"Inputs of {name} (change one with --set NAME=VALUE):", ""]
+    lines = [f"Inputs of {name} (change one with --set NAME=VALUE; defaults are shown as "
+             "VALUE, ready to edit and paste):", ""]
     for s in specs:
-        default = (["worked out from the other inputs"] if s.default is None
-                   else value_lines(s.coerce(s.default)))
+        # the words a student typed stay as they are; everything else is the tutor's own text
+        default = ("worked out from the other inputs" if s.default is None
+                   else set_syntax(s.coerce(s.default)))
         lines.append(f"  {s.name}: {asciify(s.expected())}; {asciify(s.description)}")
-        lines.append("      default " + asciify(default[0]) if len(default) == 1
-                     else "      default " + "; ".join(asciify(d) for d in default))
+        lines.append(f"      default {default}")
     return "\n".join(lines) + "\n"
