@@ -1,0 +1,194 @@
+"""`attn-tutor lab ...` on tiny configurations: JSON, human output, weights files, Ctrl-C."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+from typer.testing import CliRunner
+
+from tutor.cli import app
+
+TINY = ["--steps", "3", "--min-len", "3", "--max-len", "6"]
+TINY_MODEL = ["--hidden", "8", "--embed", "4", "--attn-dim", "4"]
+
+
+def lab(*args: str):
+    return CliRunner().invoke(app, ["lab", *args])
+
+
+def ok_json(*args: str) -> dict:
+    res = lab(*args, "--json")
+    assert res.exit_code == 0, res.output
+    return json.loads(res.stdout)
+
+
+def test_lab_lists_its_experiments():
+    res = lab("--help")
+    assert res.exit_code == 0
+    for name in ("bottleneck", "teacher-forcing", "alignment", "train"):
+        assert name in res.output
+
+
+def test_bottleneck_json_on_a_tiny_configuration():
+    out = ok_json("bottleneck", *TINY, "--per-bucket", "4", "--hidden", "8", "--sequential",
+                  "--seed", "3")
+    assert out["experiment"] == "bottleneck" and out["version"] == 1
+    assert out["settings"]["train"]["seed"] == 3 and out["settings"]["hidden_dim"] == 8
+    assert out["interrupted"] is False
+    (bucket,) = out["buckets"]
+    assert bucket["lengths"] == [3, 6] and bucket["n"] == 4
+    for name in ("attention", "fixed"):
+        acc = bucket[name]
+        assert 0 <= acc["token_accuracy"] <= 1 and 0 <= acc["sequence_accuracy"] <= 1
+        run = out["runs"][name]
+        assert run["steps"] == 3 and len(run["loss_curve"]["loss_per_token"]) == 3
+        assert run["accuracy"][0]["token_accuracy"] == acc["token_accuracy"]
+    gap = bucket["attention"]["token_accuracy"] - bucket["fixed"]["token_accuracy"]
+    assert out["summary"]["gap_at_longest_bucket"] == pytest.approx(gap, abs=1e-5)
+    assert out["summary"]["attention_min_token_accuracy_up_to_30"] == bucket["attention"]["token_accuracy"]
+
+
+def test_the_same_seed_gives_the_same_json():
+    args = ("bottleneck", *TINY, "--per-bucket", "4", "--hidden", "8", "--seed", "5")
+    a, b = ok_json(*args), ok_json(*args)
+    for out in (a, b):
+        out.pop("seconds")
+        for run in out["runs"].values():
+            run.pop("seconds"), run.pop("steps_per_second")
+    assert a == b
+
+
+def test_bottleneck_human_output_has_a_table_a_plot_and_a_verdict():
+    res = lab("bottleneck", *TINY, "--per-bucket", "4", "--hidden", "8", "--ascii")
+    assert res.exit_code == 0, res.output
+    out = res.stdout
+    assert "attention" in out and "fixed" in out and "3-6" in out
+    assert "token accuracy (%) by source length" in out
+    assert "Longest bucket (3-6)" in out
+    assert all(ord(ch) < 128 for ch in out), [ch for ch in out if ord(ch) >= 128][:5]
+
+
+def test_teacher_forcing_json_has_both_ratios():
+    out = ok_json("teacher-forcing", "--steps", "3", "--max-len", "6", "--per-bucket", "4")
+    assert list(out["runs"]) == ["ratio 1", "ratio 0"]
+    assert [r["teacher_forcing_ratio"] for r in out["runs"].values()] == [1.0, 0.0]
+    assert all(r["steps"] == 3 for r in out["runs"].values())
+
+
+def test_alignment_json_on_given_digits():
+    out = ok_json("alignment", "--steps", "3", "--max-len", "6", "--digits", "3141")
+    assert out["source"] == ["3", "1", "4", "1", "</s>"]
+    assert out["target"] == ["1", "4", "1", "3", "</s>"]
+    assert out["expected_column"] == [3, 2, 1, 0, None]
+    W = np.array(out["weights"])
+    assert W.shape == (5, 5)
+    np.testing.assert_allclose(W.sum(axis=1), 1.0, atol=1e-5)
+    assert out["training"]["steps"] == 3
+
+
+def test_alignment_refuses_bad_digits():
+    res = lab("alignment", "--steps", "3", "--digits", "12a")
+    assert res.exit_code == 2
+    assert "--digits" in res.stderr and "Traceback" not in res.output
+
+
+def _train(tmp_path: Path, *extra: str) -> tuple[dict, Path]:
+    path = tmp_path / "model.npz"
+    out = ok_json("train", *TINY, *TINY_MODEL, "--task", "copy", "--save", str(path), *extra)
+    return out, path
+
+
+def test_train_saves_and_loads_the_same_model(tmp_path):
+    out, path = _train(tmp_path)
+    assert out["saved_to"] == str(path) and out["model"]["hidden_dim"] == 8
+    with np.load(path) as data:
+        record = json.loads(str(data["__record__"]))
+    assert record["format"] == "attn-tutor-seq2seq" and record["task"] == "copy"
+    assert record["config"]["decoder"] == "attention" and record["steps"] == 3
+    again = ok_json("train", "--load", str(path), "--steps", "0")
+    assert again["loaded_from"] == str(path) and again["steps"] == 0
+    assert again["model"] == out["model"]
+    # same weights, same task and lengths from the record → the same held-out accuracy
+    assert again["accuracy"] == out["accuracy"]
+
+
+def test_train_continues_a_loaded_model_and_counts_its_steps(tmp_path):
+    _, path = _train(tmp_path)
+    more = tmp_path / "more.npz"
+    ok_json("train", "--load", str(path), "--steps", "2", "--save", str(more))
+    with np.load(more) as data:
+        assert json.loads(str(data["__record__"]))["steps"] == 5
+
+
+def test_a_weights_file_of_the_wrong_shape_is_refused_in_one_line(tmp_path):
+    _, path = _train(tmp_path)
+    with np.load(path) as data:
+        arrays = {k: data[k] for k in data.files}
+    record = json.loads(str(arrays["__record__"]))
+    record["config"]["hidden_dim"] = 16                 # the arrays are for 8
+    arrays["__record__"] = np.array(json.dumps(record))
+    bad = tmp_path / "bad.npz"
+    np.savez(bad, **arrays)
+    res = lab("train", "--load", str(bad), "--steps", "0")
+    assert res.exit_code == 2
+    msg = res.stderr.strip()
+    assert len(msg.splitlines()) == 1
+    assert msg.startswith("attn-tutor: error:") and "wrong shape" in msg and "16" in msg
+
+
+@pytest.mark.parametrize("content", [b"not a zip", None])
+def test_a_file_that_is_not_a_weights_file_is_refused(tmp_path, content):
+    path = tmp_path / "x.npz"
+    if content is None:
+        np.savez(path, weights=np.zeros(3))             # an .npz, but not ours
+    else:
+        path.write_bytes(content)
+    res = lab("train", "--load", str(path), "--steps", "0")
+    assert res.exit_code == 2
+    assert len(res.stderr.strip().splitlines()) == 1 and str(path) in res.stderr
+
+
+def test_alignment_refuses_a_fixed_context_model(tmp_path):
+    _, path = _train(tmp_path, "--decoder", "fixed")
+    res = lab("alignment", "--load", str(path))
+    assert res.exit_code == 2
+    assert "attention" in res.stderr and "fixed" in res.stderr
+
+
+def test_train_without_load_needs_steps():
+    res = lab("train", "--steps", "0")
+    assert res.exit_code == 2 and "--load" in res.stderr
+
+
+def test_command_module_imports_only_typer_at_top_level():
+    code = ("import sys\nimport tutor.commands.lab\n"
+            "print(sorted(m for m in ('numpy', 'numba', 'rich.console', 'engine') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
+
+
+def test_ctrl_c_stops_training_and_reports_what_it_has(tmp_path):
+    env = {**os.environ, "ATTN_TUTOR_HOME": str(tmp_path)}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "tutor", "lab", "bottleneck", "--steps", "100000", "--min-len", "3",
+         "--max-len", "6", "--per-bucket", "4", "--hidden", "8", "--json"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
+    )
+    first = proc.stderr.readline()                      # printed just before training starts
+    assert "Ctrl-C" in first
+    time.sleep(1.5)
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, err
+    data = json.loads(out)
+    assert data["interrupted"] is True
+    assert 0 < data["runs"]["attention"]["steps"] < 100000
+    assert "interrupted" in err and "Traceback" not in err

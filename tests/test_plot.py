@@ -1,0 +1,68 @@
+"""tutor.plot: a terminal line plot with axes, legend and an ASCII fallback."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from tutor.plot import ASCII_MARKERS, Series, line_plot
+
+
+def test_ascii_plot_is_seven_bit_with_axes_labels_and_legend():
+    p = line_plot([Series("up", [0, 1, 2, 3]), Series("down", [3, 2, 1, 0])], width=20, height=6,
+                  title="two lines", x_label="step", y_label="loss", ascii=True)
+    text = p.text()
+    assert all(ord(c) < 128 for c in text)
+    lines = text.splitlines()
+    assert lines[0] == "two lines" and lines[1] == "loss"
+    assert lines[2].lstrip().startswith("3 +")          # y max at the top
+    assert "0 +" in lines[7]                            # y min at the bottom row
+    assert lines[8].strip().startswith("+" + "-" * 20)
+    assert lines[9].split() == ["0", "1.5", "3"]        # x labels: ends and middle
+    assert lines[10].strip() == "step"
+    assert lines[11].split() == ["*", "up", "o", "down"]
+
+
+def test_an_increasing_series_runs_from_bottom_left_to_top_right():
+    p = line_plot([Series("y", list(range(8)))], width=8, height=8, ascii=True, legend=False)
+    lines = p.text().splitlines()
+    assert [ln[:3] for ln in lines[:8]] == ["7 +", "  |", "  |", "4 +", "  |", "  |", "  |", "0 +"]
+    cells = [ln.ljust(11)[3:] for ln in lines[:8]]     # row 0 is the top
+    assert cells == [" " * (7 - k) + "*" + " " * k for k in range(8)]
+
+
+def test_unicode_mode_draws_braille_and_colours_each_series():
+    p = line_plot([Series("a", [0, 1]), Series("b", [1, 0])], width=10, height=4)
+    text = p.text()
+    assert any(0x2800 <= ord(c) <= 0x28FF for c in text)
+    styles = {seg.style for seg in p.rich().spans}
+    assert {"cyan", "magenta"} <= {str(s) for s in styles}
+
+
+def test_x_values_ranges_and_markers():
+    p = line_plot([Series("acc", [90, 50], x=[10, 40])], width=30, height=5, ascii=True,
+                  markers=True, y_range=(0, 100), legend=False)
+    lines = p.text().splitlines()
+    assert lines[0].lstrip().startswith("100 +") and lines[4].lstrip().startswith("0 +")
+    assert lines[6].split() == ["10", "25", "40"]
+
+
+def test_nan_points_are_skipped_and_a_flat_series_still_draws():
+    p = line_plot([Series("flat", [2.0, float("nan"), 2.0, math.inf, 2.0])], width=10, height=3,
+                  ascii=True, legend=False)
+    assert "*" in p.text()
+    empty = line_plot([], width=10, height=3, ascii=True)
+    assert "+" in empty.text()
+
+
+def test_mismatched_x_and_y_are_refused():
+    with pytest.raises(ValueError, match="x values"):
+        line_plot([Series("bad", [1, 2, 3], x=[1, 2])])
+
+
+def test_six_series_get_six_markers():
+    series = [Series(str(k), [k, k + 1]) for k in range(6)]
+    legend = line_plot(series, width=12, height=8, ascii=True).text().splitlines()[-1]
+    for k, mark in enumerate(ASCII_MARKERS):
+        assert f"{mark} {k}" in legend
