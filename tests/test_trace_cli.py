@@ -206,3 +206,14 @@ def test_command_module_imports_only_typer():
             "print(sorted(m for m in ('numpy', 'numba', 'rich', 'engine') if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip().splitlines()[-1] in ("[]", "['rich']")  # typer may pull in rich
+
+
+def test_a_stack_of_matrices_is_labelled_matrix_by_matrix():
+    """multi-head's result read "weights = [0]" (the index of the first head), like a value."""
+    from tutor.render.text import value_lines
+
+    assert value_lines([[[1, 0], [0, 1]], [[0.5, 0.5], [0.25, 0.75]]]) == [
+        "matrix 1 of 2:", "  [1  0]", "  [0  1]",
+        "matrix 2 of 2:", "  [ 0.5   0.5]", "  [0.25  0.75]"]
+    out = run("multi-head", "--plain").stdout
+    assert "  weights = matrix 1 of 2:\n" in out and "weights = [0]" not in out

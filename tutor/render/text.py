@@ -96,10 +96,11 @@ def value_lines(value: Any, digits: int = 4) -> list[str]:
         return [str(value)]
     if arr.ndim < 2 or arr.dtype.kind in "US":
         return [fmt(arr, digits)]
-    if arr.ndim > 2:
+    if arr.ndim > 2:  # a stack, e.g. one weight matrix per head: "weights = [0]" read as a value
         out: list[str] = []
+        kind = "matrix" if arr.ndim == 3 else "block"
         for i, block in enumerate(arr):
-            out.append(f"[{i}]")
+            out.append(f"{kind} {i + 1} of {len(arr)}:")
             out.extend("  " + line for line in value_lines(block, digits))
         return out
     cells = [[fmt_num(x, digits) for x in row] for row in arr.tolist()]
