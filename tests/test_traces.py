@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 
 import numpy as np
 import pytest
@@ -617,3 +618,13 @@ def test_one_number_is_a_vector_of_one():
     t = build("temperature", {"temperatures": 0.25})
     z = np.log([0.4, 0.3, 0.2, 0.1])
     assert np.allclose(t.result["probs"], [softmax(z / 0.25)])
+
+
+def test_bottleneck_ratio_checks_out_with_the_digits_shown():
+    """"0.001 / 0.307 = 0.004" was the rounding of 0.00126 / 0.307: by hand it gives 0.003."""
+    t = build("bottleneck")
+    text = t.steps[4].substitution
+    a, b, c = (float(x) for x in re.match(r"(\S+) / (\S+) = (\S+)$", text).groups())
+    assert math.isclose(a / b, c, rel_tol=0.02)
+    share = t.steps[3].values["share"]
+    assert math.isclose(c, share[0] / share[-1], rel_tol=0.01)

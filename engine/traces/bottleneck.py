@@ -138,7 +138,9 @@ def build(review: list[str], d_h: int, d_x: int, seed: int) -> Trace:
     steps.append(Step(
         "First vs last word",
         "share₁ / share_T",
-        f"{n(share[0], 3)} / {n(share[-1], 3)} = {n(share[0] / share[-1], 3)}",
+        # three significant digits: with three decimals the first share shows as 0.001 and
+        # "0.001 / 0.307 = 0.004" does not check out by hand
+        f"{share[0]:.3g} / {share[-1]:.3g} = {share[0] / share[-1]:.3g}",
         {"first_over_last": share[0] / share[-1]},
         f"The first word's share is {share[0] / share[-1]:.2g} of the last one's: whatever "
         "the early words said weighs far less in C than the closing words.",
