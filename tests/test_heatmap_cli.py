@@ -121,6 +121,12 @@ def test_ascii_is_seven_bit(tmp_path):
     assert "j' " in out
 
 
+def test_ascii_listing_is_seven_bit_too():
+    """The listing ignored --ascii and printed α and √d_k from the trace titles."""
+    out = ok("--ascii")
+    assert out.isascii() and "Why divide by sqrt(d_k)" in out
+
+
 # --------------------------------------------------------------------------- bad files: one line, exit 2
 
 def test_missing_file():

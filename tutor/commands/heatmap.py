@@ -101,7 +101,7 @@ def run(
         raise UserError("give --cols or --cols-file, not both")
 
     if name is None and source is None:
-        typer.echo(_listing(), nl=False)
+        typer.echo(_listing(ascii_only), nl=False)
         return
 
     maps, errata = (_from_file(source, rows, cols, rows_file, cols_file, title) if source is not None
@@ -167,11 +167,13 @@ def _from_trace(name, sets, file, index, title, ascii_only):
     return maps, errata_lines(trace, ascii_only=ascii_only)
 
 
-def _listing() -> str:
+def _listing(ascii_only: bool = False) -> str:
     """Build every trace (lazily, here) and list those with heatmaps; broken ones are skipped."""
     import sys
 
     from engine.traces import build, list_traces
+
+    from tutor.render.text import asciify
 
     found, skipped = [], []
     for info in list_traces():
@@ -194,7 +196,8 @@ def _listing() -> str:
         lines += [f"  sec {info.section:<3}{info.name:<{width + 2}}{info.title}: {shapes}" for info, shapes in found]
     lines += ["", "Or draw your own: attn-tutor heatmap --from weights.csv --rows \"j' ai mal au pieds\" "
                   "--cols \"my feet hurt\""]
-    return "\n".join(lines) + "\n"
+    text = "\n".join(lines) + "\n"
+    return asciify(text) if ascii_only else text
 
 
 # --------------------------------------------------------------------------- output
