@@ -16,10 +16,12 @@ from textual.app import App
 from textual.binding import Binding
 from textual.events import Resize
 from textual.screen import Screen
+from textual.widgets import OptionList
 
 from tutor.screens.heatmaps import HeatmapsScreen
 from tutor.screens.help import HelpScreen
 from tutor.screens.home import AREAS, HomeScreen
+from tutor.screens.lab import LabScreen
 from tutor.screens.learn import LearnScreen
 from tutor.screens.quiz import QuizScreen
 from tutor.screens.stats import StatsScreen
@@ -66,6 +68,7 @@ class TutorApp(App):
             "heatmaps": lambda: HeatmapsScreen(self._start_item("heatmaps")),
             "quiz": lambda: QuizScreen(**self._start_options("quiz")),  # type: ignore[arg-type]
             "stats": StatsScreen,
+            "lab": lambda: LabScreen(self._start_item("lab"), **self._start_options("lab")),
         }
         for mode, factory in self.mode_factories.items():
             self.add_mode(mode, factory)
@@ -177,7 +180,14 @@ class TutorApp(App):
 
     def open_lab(self, experiment: str) -> None:
         """Switch to the lab screen with ``experiment`` selected."""
-        self.action_open_mode("lab")
+        self.switch_mode("lab")
+
+        def select() -> None:
+            if isinstance(self.screen, LabScreen) and self.screen.running is None:
+                options = self.screen.query_one("#lab-list", OptionList)
+                options.highlighted = options.get_option_index(experiment)
+
+        self.call_after_refresh(select)
 
     def open_heatmap(self, trace_name: str) -> None:
         """Switch to the heatmaps screen on ``trace_name``'s weights."""

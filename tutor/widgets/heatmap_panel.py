@@ -34,10 +34,8 @@ class HeatmapPanel(Vertical):
 
     def compose(self) -> ComposeResult:
         yield Static(id="panel-title")
-        if self.heatmaps:
-            yield Heatmap.from_heatmap_data(self.heatmaps[0], id="panel-heatmap")
-        else:
-            yield Static("No attention weights here.", id="panel-empty")
+        self._view = self._make_view()
+        yield self._view
         yield Static(id="panel-errata")
 
     def on_mount(self) -> None:
@@ -54,19 +52,19 @@ class HeatmapPanel(Vertical):
             self._show_current()
 
     def _show_current(self) -> None:
-        for old in self.query("#panel-heatmap, #panel-empty"):
-            old.remove()
-        if self.heatmaps:
-            widget = Heatmap.from_heatmap_data(self.heatmaps[self.index], id="panel-heatmap")
-        else:
-            widget = Static("No attention weights here.", id="panel-empty")
-        self.mount(widget, before=self.query_one("#panel-errata"))
+        self._view.remove()  # finishes asynchronously, so views carry no id to collide on
+        self._view = self._make_view()
+        self.mount(self._view, before=self.query_one("#panel-errata"))
         self._refresh_text()
+
+    def _make_view(self) -> Heatmap | Static:
+        if self.heatmaps:
+            return Heatmap.from_heatmap_data(self.heatmaps[self.index])
+        return Static("No attention weights here.")
 
     @property
     def heatmap(self) -> Heatmap | None:
-        found = self.query("#panel-heatmap")
-        return found.first(Heatmap) if found else None
+        return self._view if isinstance(self._view, Heatmap) else None
 
     def _refresh_text(self) -> None:
         n = len(self.heatmaps)
