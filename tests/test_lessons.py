@@ -9,6 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from engine.traces import REGISTRY
@@ -151,6 +152,21 @@ def test_self_attention_errata_name_each_weight_the_notes_round_differently():
     assert differ  # α_3 = 0.2535 → 0.254
     for j in differ:
         assert f"α_{j + 1}" in errata and f"{computed[j]:.3f}" in errata and f"{printed[j]:.3f}" in errata
+
+
+def test_cross_attention_uniform_weights_match_the_tokens_counted():
+    """The lesson counts 11 tokens in its table, then said "uniform over ten states, 0.1 each"."""
+    from engine.traces import build
+
+    text = get_lesson("cross-attention").part("Worked example")
+    index_row = next(line for line in text.splitlines() if line.startswith("| index |"))
+    n = len(index_row.strip("| \n").split("|")) - 1
+    assert n == 11
+    assert f"1/{n} ≈ {1 / n:.3f}" in text
+    trace = build("cross-attention")
+    m = len(trace.inputs["tokens"])
+    assert np.allclose(trace.result["weights"][1], 1 / m) and m == 10
+    assert f"0.1 each over the ten states" in text
 
 
 def test_the_guidance_lists_the_known_errata():
