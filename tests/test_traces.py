@@ -628,3 +628,27 @@ def test_bottleneck_ratio_checks_out_with_the_digits_shown():
     assert math.isclose(a / b, c, rel_tol=0.02)
     share = t.steps[3].values["share"]
     assert math.isclose(c, share[0] / share[-1], rel_tol=0.01)
+
+
+def _numbers(value) -> list[float]:
+    """Every number inside a value (scalars, nested lists, arrays, dicts); words are skipped."""
+    if isinstance(value, dict):
+        return [x for v in value.values() for x in _numbers(v)]
+    if isinstance(value, (list, tuple)):
+        return [x for v in value for x in _numbers(v)]
+    if isinstance(value, np.ndarray):
+        return [float(x) for x in value.ravel()] if value.dtype.kind in "fiub" else []
+    if isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, bool):
+        return [float(value)]
+    return []
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_numbers_in_the_trace_list_are_the_traces_own(traces, name):
+    """The list (`attn-tutor trace`) is plain metadata, so its numbers are typed: each one must
+    be an input or a computed value of the trace, at the precision shown."""
+    t = traces[name]
+    pool = _numbers(t.inputs) + _numbers(t.result) + [x for s in t.steps for x in _numbers(s.values)]
+    for text in re.findall(r"(?<![\w.^_])-?\d+(?:\.\d+)?(?![\w.]\d|\w)", get_info(name).description):
+        digits = len(text.split(".")[1]) if "." in text else 0
+        assert any(round(x, digits) == float(text) for x in pool), (name, text)
