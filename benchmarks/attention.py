@@ -11,9 +11,13 @@ Contenders, all on the same seeded inputs and the same number of threads:
 - ``torch``: ``torch.nn.functional.scaled_dot_product_attention`` (only if torch imports)
 
 Time: every contender is called once to warm up (numba compile or cache load, torch's first
-call), then the contenders are called in turn ``--repeat`` times (interleaved, so a burst of
-load from elsewhere hits them alike); the table shows the median (and the fastest call) and
-the ratios tiled/x of medians (and of the fastest calls) from this run. Outputs are checked to agree (max |Δ| < 1e-4) before anything prints.
+call), then the contenders take turns for ``--repeat`` rounds (interleaved, so a burst of
+load from elsewhere hits them alike). Before its timed call each waits ``--settle`` seconds
+and makes one untimed call: OpenBLAS and OpenMP threads keep spinning for up to ~0.1 s after
+a call, and without the pause one contender's spinning threads slow the next one down
+(measured here: torch at n = 4096 went from ~20 ms to ~150 ms right after NumPy's BLAS).
+The table shows the median (and the fastest call) and the ratios tiled/x of medians (and of
+the fastest calls) from this run. Outputs are checked to agree (max |Δ| < 1e-4) before anything prints.
 
 Memory: "peak extra" is measured, not computed: each (contender, n) runs in a fresh
 subprocess that builds the inputs, warms up on a tiny case (n = 32), resets the kernel's resident-set
@@ -60,13 +64,12 @@ def numpy_attention(Q: np.ndarray, K: np.ndarray, V: np.ndarray) -> np.ndarray:
 
 def contenders(threads: int) -> dict[str, object]:
     """name -> f(Q, K, V) returning the (n, d) output; threads fixed for all of them."""
-    import numba
     from threadpoolctl import threadpool_limits
 
     from engine.attention import attention
-    from engine.flash import flash_attention
+    from engine.flash import flash_attention, set_threads
 
-    numba.set_num_threads(threads)
+    set_threads(threads)  # not numba.set_num_threads: see engine.flash.get_threads
     import scipy.linalg.cython_blas  # noqa: F401 - load every BLAS before limiting them
 
     threadpool_limits(threads, user_api="blas")  # kept for the process (the tiled kernel
@@ -149,8 +152,14 @@ def measure_memory(name: str, n: int, threads: int) -> tuple[int, bool] | None:
 
 # --------------------------------------------------------------------------- timing (parent)
 
-def time_case(fns: dict, n: int, repeat: int) -> tuple[dict[str, float], dict[str, float]]:
-    """Median seconds per contender (interleaved runs) and max |Δ| of each output vs tiled."""
+def time_case(fns: dict, n: int, repeat: int, settle: float) -> tuple[dict, dict[str, float]]:
+    """(median, fastest) seconds per contender and max |Δ| of each output vs tiled.
+
+    Rounds: in each, every contender in turn waits ``settle`` seconds (so the thread pools
+    the previous contender left spinning — OpenBLAS spins ~0.1 s after a call, OpenMP a few
+    ms — go back to sleep instead of competing for the cores), makes one untimed call to
+    wake its own threads, then one timed call.
+    """
     Q, K, V = inputs(n)
     live = {k: f for k, f in fns.items() if not skipped(k, n)}
     outs = {k: f(Q, K, V) for k, f in live.items()}   # warm-up, also the agreement check
@@ -162,8 +171,12 @@ def time_case(fns: dict, n: int, repeat: int) -> tuple[dict[str, float], dict[st
     rounds = repeat if n <= 4096 else max(3, repeat // 2)
     for r in range(rounds):
         for k, f in live.items():
-            if k == "plain" and n >= 4096 and r >= 3:  # seconds per call: three runs are enough
-                continue
+            if k == "plain":  # single-threaded, a second per call at n = 4096: no wake-up call
+                if n >= 4096 and r >= 3:
+                    continue
+            else:
+                time.sleep(settle)
+                f(Q, K, V)
             t0 = time.perf_counter()
             f(Q, K, V)
             runs[k].append(time.perf_counter() - t0)
@@ -179,14 +192,16 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--sizes", default=",".join(map(str, SIZES)))
     ap.add_argument("--repeat", type=int, default=7)
     ap.add_argument("--threads", type=int, default=None, help="threads for every contender "
-                    "(default: numba's default, the number of cores)")
+                    "(default: engine.flash.get_threads(), the number of cores)")
+    ap.add_argument("--settle", type=float, default=0.3, help="seconds of quiet before each "
+                    "timed contender (lets the previous one's spinning threads sleep)")
     ap.add_argument("--no-memory", action="store_true", help="skip the memory subprocesses")
     ap.add_argument("--memory-child", nargs=2, metavar=("NAME", "N"), help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
 
-    import numba
+    from engine.flash import get_threads
 
-    threads = args.threads or numba.config.NUMBA_NUM_THREADS
+    threads = args.threads or get_threads()
     if args.memory_child:
         memory_child(args.memory_child[0], int(args.memory_child[1]), threads)
         return
@@ -201,7 +216,7 @@ def main(argv: list[str] | None = None) -> None:
         print("(torch is not installed: no PyTorch column)")
     rows = []
     for n in sizes:
-        med, diffs = time_case(fns, n, args.repeat)
+        med, diffs = time_case(fns, n, args.repeat, args.settle)
         mem = {}
         if not args.no_memory:
             for k in names:

@@ -31,7 +31,7 @@ What makes it fast on a CPU (each step measured on a 2-core AVX-512 Xeon, see
 - The row max is a chain of ``llvm.maxnum`` calls flagged ``nnan`` (inputs are checked
   finite; −inf from the masks is not NaN), which LLVM vectorises as a reduction; a plain
   ``a if a > b else b`` loop stays scalar and cost more than the exponential.
-- (batch, query block) tasks run on ``numba.get_num_threads()`` threads: the kernel is a
+- (batch, query block) tasks run on :func:`get_threads` threads: the kernel is a
   plain serial ``@jit`` that releases the GIL, called from a small thread pool, each thread
   taking every T-th task. Against ``parallel=True`` / ``prange`` this halves the cold compile
   and, on a busy machine, avoids OpenMP's end-of-loop barrier waiting a scheduler tick for
@@ -50,7 +50,7 @@ import threading
 
 import numpy as np
 from llvmlite import ir
-from numba import get_num_threads, types
+from numba import config, types
 from numba.core import cgutils
 from numba.extending import intrinsic, overload
 
@@ -317,6 +317,24 @@ def _flash_kernel(Q, Kt, V, scale2, causal, key_ok, has_pad, bq_size, bk_size, o
 _pool = None
 _pool_size = 0
 _pool_lock = threading.Lock()
+_threads: int | None = None
+
+
+def set_threads(n: int) -> None:
+    """Threads :func:`flash_attention` may use (default: ``numba.config.NUMBA_NUM_THREADS``,
+    i.e. the cores, or the ``NUMBA_NUM_THREADS`` environment variable)."""
+    global _threads
+    _threads = check_positive_int(n, "n")
+
+
+def get_threads() -> int:
+    """Threads :func:`flash_attention` may use (see :func:`set_threads`).
+
+    Deliberately not ``numba.get_num_threads()``: that launches numba's parallel threading
+    layer (OpenMP here), which the kernel does not use and whose idle threads slowed
+    PyTorch's OpenMP in the same process several-fold (n = 4096: ~45 ms → ~150 ms).
+    """
+    return _threads if _threads is not None else max(1, int(config.NUMBA_NUM_THREADS))
 
 
 def _blocked_transpose(k: np.ndarray) -> np.ndarray:
@@ -439,7 +457,7 @@ def flash_attention(
         key_ok, has_pad = np.ascontiguousarray(key_ok.reshape(B, S)), True
     out = np.empty((B, L, v.shape[2]), dtype)
     kt = _blocked_transpose(k)
-    workers = max(1, min(get_num_threads(), B * -(-L // bq)))  # no more threads than tasks
+    workers = max(1, min(get_threads(), B * -(-L // bq)))  # no more threads than tasks
     args = (q, kt, v, dtype.type(sc * LOG2E), bool(causal), key_ok, has_pad, bq, bk, out)
     with _single_threaded_blas:
         if workers == 1:

@@ -179,10 +179,8 @@ def scaling_experiment(
     Raises:
         ValueError: on bad sizes, d, repeat or dtype, or if the two kernels disagree.
     """
-    import numba
-
     from engine.attention import attention
-    from engine.flash import BLOCK_K, BLOCK_Q, PIECE_KEYS, flash_attention
+    from engine.flash import BLOCK_K, BLOCK_Q, PIECE_KEYS, flash_attention, get_threads
 
     ns = [check_positive_int(n, "sizes") for n in sizes]
     if not ns:
@@ -192,7 +190,7 @@ def scaling_experiment(
     if dtype not in ("float32", "float64"):
         raise ValueError(f"dtype: expected 'float32' or 'float64', got {dtype!r}")
     dt = np.dtype(dtype)
-    threads = numba.get_num_threads()
+    threads = get_threads()
     result = ScalingResult(d=d, dtype=dtype, repeat=repeat, seed=seed, threads=threads)
     total = len(ns) + 1
 

@@ -168,3 +168,29 @@ def test_blas_threads_are_restored_after_overlapping_calls():
     assert blas_threads() == before
     for out in outs[1:]:
         assert np.array_equal(out, outs[0])
+
+
+def test_thread_count_setting_and_no_numba_threading_layer():
+    import subprocess
+    import sys
+
+    from engine import flash
+
+    rng = np.random.default_rng(4)
+    Q = rng.standard_normal((300, 8))
+    before = flash.get_threads()
+    try:
+        flash.set_threads(1)
+        one = flash_attention(Q, Q, Q, block_q=32)
+        flash.set_threads(3)
+        assert np.array_equal(flash_attention(Q, Q, Q, block_q=32), one)
+        with pytest.raises(ValueError, match="n"):
+            flash.set_threads(0)
+    finally:
+        flash.set_threads(before)
+    # the kernel runs on its own threads: numba's OpenMP layer (which slows PyTorch's OpenMP
+    # in the same process) must stay unlaunched
+    code = ("import numpy as np, numba.np.ufunc.parallel as p; from engine.flash import flash_attention; "
+            "x = np.ones((600, 4)); flash_attention(x, x, x); print(p._is_initialized)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"
