@@ -652,3 +652,11 @@ def test_numbers_in_the_trace_list_are_the_traces_own(traces, name):
     for text in re.findall(r"(?<![\w.^_])-?\d+(?:\.\d+)?(?![\w.]\d|\w)", get_info(name).description):
         digits = len(text.split(".")[1]) if "." in text else 0
         assert any(round(x, digits) == float(text) for x in pool), (name, text)
+
+
+def test_training_step_says_so_when_a_big_step_raises_the_loss():
+    """With lr = 100 the loss rises (4.17 → 1151 for seed 0) and the note said "a step downhill"."""
+    t = build("training-step", {"lr": 100, "seed": 0, "d_h": 16})
+    assert t.result["L_after"] > t.result["L"]
+    assert "downhill;" not in t.steps[-1].note and "overshot" in t.steps[-1].note
+    assert "downhill;" in build("training-step").steps[-1].note

@@ -115,7 +115,9 @@ def build(source: list[str], vocab: list[str], targets: list[str], d_h: int, lr:
               f"loss: {n(L)} → {n(L_new)}"),
         {"W_O_new": W_new, "L_after": L_new},
         "One small step downhill; a real run repeats this over many sentences and updates "
-        "every parameter, not just W_O.",
+        "every parameter, not just W_O." if L_new < L else
+        f"The step overshot: with η = {n(lr)} the loss went up. The gradient only says which way "
+        "is downhill right at W_O; a step this long jumps past the valley. Try a smaller lr.",
     ))
 
     f_ctx, f_w = attention(S, H, H)
