@@ -660,3 +660,15 @@ def test_training_step_says_so_when_a_big_step_raises_the_loss():
     assert t.result["L_after"] > t.result["L"]
     assert "downhill;" not in t.steps[-1].note and "overshot" in t.steps[-1].note
     assert "downhill;" in build("training-step").steps[-1].note
+
+
+def test_notes_that_quote_numbers_follow_the_inputs():
+    """cross-attention's last step was titled "C₁ ≈ 0.85·H" and said "drops the 15%" whatever the
+    weights; pooling called the largest reading's weight small even when it was not."""
+    t = build("cross-attention", {"queries": [[0, 0], [5.9673, 1.9605]]})
+    w = t.result["weights"][0][4]
+    assert math.isclose(w, 0.1)
+    assert t.steps[-1].title == 'How good is "C₁ ≈ 0.1·H"?' and "drops the 90%" in t.steps[-1].note
+    assert "0.85·H" in build("cross-attention").steps[-1].title
+    even = build("pooling", {"values": [1, 2, 3, 4, 5], "weights": [0.2] * 5})
+    assert even.steps[3].note == "The largest reading, 5, supplies 33.3% of the output."

@@ -100,14 +100,15 @@ def build(tokens: list[str], K: np.ndarray, queries: np.ndarray, answer: list[st
     if "1947" in tokens:
         k = tokens.index("1947")
         gap = float(np.linalg.norm(contexts[0] - weights[0, k] * H[k]))
+        w = float(weights[0, k])
         steps.append(Step(
-            "How good is \"C₁ ≈ 0.85·H\"?",
+            f"How good is \"C₁ ≈ {n(w, 2)}·H\"?",
             "‖C₁ − α(1947)·H(1947)‖",
-            f"C₁ = {v(contexts[0])}; {n(weights[0, k], 3)}·H{sub(k + 1)} = "
-            f"{v(weights[0, k] * H[k])}; gap = {n(gap)}",
+            f"C₁ = {v(contexts[0])}; {n(w, 3)}·H{sub(k + 1)} = "
+            f"{v(w * H[k])}; gap = {n(gap)}",
             {"gap": gap},
-            "The approximation drops the 15% of attention spread over the other tokens; the "
-            "gap is their weighted states.",
+            f"The approximation drops the {n(100 * (1 - w), 1)}% of attention spread over the other "
+            "tokens; the gap is their weighted states.",
         ))
 
     f_out, f_w = attention(queries, K, H)

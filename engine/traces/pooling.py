@@ -66,8 +66,9 @@ def build(values: np.ndarray, weights: np.ndarray) -> Trace:
                 f"({n(100 * contrib[i], 1)}%)" for i in range(m)),
               f"without the largest reading: mean {n(rest.mean())}, median {n(np.median(rest))}"),
         {"share": contrib},
-        f"Small as its weight is, the reading {labels[k]} still supplies "
-        f"{n(100 * contrib[k], 1)}% of the output.",
+        (f"Small as its weight is, the reading {labels[k]} still supplies "
+         if weights[k] < 1 / m else f"The largest reading, {labels[k]}, supplies ")
+        + f"{n(100 * contrib[k], 1)}% of the output.",
     ))
 
     with np.errstate(divide="ignore"):
