@@ -672,3 +672,10 @@ def test_notes_that_quote_numbers_follow_the_inputs():
     assert "0.85·H" in build("cross-attention").steps[-1].title
     even = build("pooling", {"values": [1, 2, 3, 4, 5], "weights": [0.2] * 5})
     assert even.steps[3].note == "The largest reading, 5, supplies 33.3% of the output."
+
+
+def test_heatmap_reading_credits_section_4_only_for_its_own_row():
+    """With other missing_rows the note still said "§4 supplies the j' row ([0.6, 0.3, 0.1])"."""
+    assert "([0.6, 0.3, 0.1])" in build("heatmap-reading").steps[2].note
+    note = build("heatmap-reading", {"missing_rows": [[0.2, 0.2, 0.6]]}).steps[2].note
+    assert "§4" not in note and "0.6, 0.3" not in note

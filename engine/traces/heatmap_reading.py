@@ -75,8 +75,11 @@ def build(source: list[str], target: list[str], rows: list[str], weights: np.nda
         lines(*(f"{w:<6} {v(full[t])}" + ("   ← added" if w in extra else "")
                 for t, w in enumerate(target))),
         {"table": full},
-        "The §4 example supplies the j' row ([0.6, 0.3, 0.1]), so the full picture is 5 × 3."
-        if missing == ["j'"] else "Missing rows come from the missing_rows input.",
+        # name §4 only while the row is still the notes' one
+        f"The §4 example supplies the j' row ({v(full[0])}), so the full picture is "
+        f"{len(target)} × {S}." if missing == ["j'"] == target[:1]
+        and same_as_defaults(INPUTS, inputs, "missing_rows")
+        else "Missing rows come from the missing_rows input.",
     ))
 
     # the same rule as dynamic-context and pooling: a row of attention weights sums to 1
