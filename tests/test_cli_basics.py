@@ -7,6 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 from tutor.cli import app
@@ -45,3 +46,21 @@ def test_readme_test_command_is_what_ci_runs():
     blocks = re.findall(r"```bash\n(.*?)\n```", readme, re.S)
     test_cmd = next(b for b in blocks if "pytest" in b).strip()
     assert test_cmd in ci.splitlines()
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (["--bogus"], "attn-tutor: error: No such option: --bogus (see `attn-tutor --help`)"),
+    (["lesson", "1", "2"], "attn-tutor: error: Got unexpected extra argument(s) (2) (see `attn-tutor lesson --help`)"),
+    (["trace", "qkv", "--set"], "attn-tutor: error: Option '--set' requires an argument."),
+])
+def test_usage_mistakes_are_one_line_and_exit_2(args, message):
+    out = subprocess.run([sys.executable, "-m", "tutor", *args], capture_output=True, text=True)
+    assert out.returncode == 2
+    assert out.stderr.splitlines() == [message]
+    assert out.stdout == ""
+
+
+def test_piped_help_is_plain_text():
+    out = subprocess.run([sys.executable, "-m", "tutor", "--help"], capture_output=True, text=True)
+    assert out.returncode == 0 and out.stdout.startswith("Usage: attn-tutor")
+    assert "╭" not in out.stdout and "\x1b[" not in out.stdout

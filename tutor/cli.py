@@ -7,6 +7,8 @@ textual.
 
 from __future__ import annotations
 
+import os
+import sys
 from typing import Annotated
 
 import typer
@@ -21,6 +23,11 @@ Lessons for the twelve sections of the lecture, step-by-step traces of every wor
 Run it with no command on a terminal to open the full-screen tutor.
 """
 
+def _styled_help() -> bool:
+    """Rich panels for --help on a colour terminal; click's plain text when piped or NO_COLOR."""
+    return sys.stdout.isatty() and not os.environ.get("NO_COLOR") and os.environ.get("TERM") != "dumb"
+
+
 app = typer.Typer(
     name="attn-tutor",
     help=HELP,
@@ -28,6 +35,7 @@ app = typer.Typer(
     invoke_without_command=True,
     context_settings={"help_option_names": ["-h", "--help"]},
     pretty_exceptions_enable=False,
+    rich_markup_mode="rich" if _styled_help() else None,
 )
 
 
@@ -57,6 +65,21 @@ for _module in (lesson, trace, quiz, heatmap, lab, stats, serve):
         app.command(name=_module.NAME, help=_module.HELP)(_module.command)
 
 
-def main() -> None:
-    """Console-script entry point."""
-    app()
+def main(argv: list[str] | None = None) -> None:
+    """Console-script entry point: usage mistakes become one line on stderr and exit 2."""
+    from typer.exceptions import Abort, TyperException
+
+    try:
+        code = app(args=argv, prog_name="attn-tutor", standalone_mode=False)
+    except TyperException as exc:  # unknown option, missing value, bad choice or number
+        if type(exc).__name__ == "NoArgsIsHelpError":  # a command group run bare: its help
+            print(exc.format_message())
+            raise SystemExit(0) from None
+        ctx = getattr(exc, "ctx", None)
+        hint = f" (see `{ctx.command_path} --help`)" if ctx is not None else ""
+        print(f"attn-tutor: error: {exc.format_message()}{hint}", file=sys.stderr)
+        raise SystemExit(exc.exit_code) from None
+    except Abort:
+        print("attn-tutor: interrupted", file=sys.stderr)
+        raise SystemExit(130) from None
+    raise SystemExit(code if isinstance(code, int) else 0)

@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 
 NAME = "serve"
-HELP = "Serve the tutor in a web browser (needs the 'serve' extra: pip install 'attn-tutor[serve]')."
+HELP = "Serve the full-screen tutor in a web browser (needs textual-serve: pip install textual-serve)."
 
 LOCAL_HOSTS = {"localhost", "127.0.0.1", "::1"}
 
