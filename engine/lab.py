@@ -268,7 +268,9 @@ class TrainSettings:
         min_len, max_len: digits per training sequence.
         steps: Adam steps.
         batch_size: sequences per step.
-        lr: Adam learning rate.
+        lr: Adam learning rate at the start.
+        lr_final: the learning rate at the last step, as a fraction of ``lr`` (cosine decay
+            in between; 1.0 keeps it constant).
         max_grad_norm: global-norm clipping threshold (0 = none).
         teacher_forcing_ratio: 1.0 = always feed the ground truth, 0.0 = never.
         bucket_width: a batch's lengths lie within ±bucket_width of a random centre.
@@ -281,6 +283,7 @@ class TrainSettings:
     steps: int = 2000
     batch_size: int = 32
     lr: float = 3e-3
+    lr_final: float = 0.1
     max_grad_norm: float = 5.0
     teacher_forcing_ratio: float = 1.0
     bucket_width: int = 3
@@ -293,9 +296,18 @@ class TrainSettings:
         check_positive_int(self.steps, "steps", minimum=0)
         check_positive_int(self.batch_size, "batch_size")
         check_scalar(self.lr, "lr", low=0.0, low_open=True)
+        check_scalar(self.lr_final, "lr_final", low=0.0, high=1.0)
         check_scalar(self.max_grad_norm, "max_grad_norm", low=0.0)
         check_scalar(self.teacher_forcing_ratio, "teacher_forcing_ratio", low=0.0, high=1.0)
         check_positive_int(self.bucket_width, "bucket_width", minimum=0)
+
+
+def learning_rate(settings: TrainSettings, step: int) -> float:
+    """Cosine decay from ``lr`` at step 0 to ``lr · lr_final`` at the last step."""
+    if settings.steps <= 1:
+        return settings.lr
+    frac = step / (settings.steps - 1)
+    return settings.lr * (settings.lr_final + (1 - settings.lr_final) * 0.5 * (1 + math.cos(math.pi * frac)))
 
 
 def train_model(model: Seq2Seq, settings: TrainSettings, *, exclude: set[bytes] | None = None,
@@ -325,6 +337,7 @@ def train_model(model: Seq2Seq, settings: TrainSettings, *, exclude: set[bytes] 
             if should_stop is not None and should_stop():
                 interrupted = True
                 break
+            opt.lr = learning_rate(settings, step)
             lens = bucketed_lengths(rng, settings.batch_size, settings.min_len, settings.max_len,
                                     settings.bucket_width)
             batch = make_batch(settings.task, lens, rng, exclude)
