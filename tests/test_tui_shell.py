@@ -58,3 +58,10 @@ async def test_palette_reaches_lessons_and_traces():
         await app.workers.wait_for_complete()
         await pilot.pause()
         assert isinstance(app.screen, TraceScreen) and app.screen.trace_name == "pooling"
+
+
+async def test_starting_in_a_small_window_shows_the_notice_at_once():
+    app = make_app(warm_up=False)
+    async with app.run_test(size=(70, 20)) as pilot:
+        await pilot.pause()
+        assert isinstance(app.screen, TooSmallScreen)

@@ -88,6 +88,7 @@ class TutorApp(App):
     def on_mount(self) -> None:
         mode = self.start.mode if self.start.mode in self.mode_factories else "home"
         self.switch_mode(mode)
+        self.call_after_refresh(lambda: self._check_size(*self.size))  # started in a small window
         if self._warm_up:
             self.warm_up()
 
@@ -197,7 +198,7 @@ class TutorApp(App):
             screen = self.screen
             if isinstance(screen, HeatmapsScreen):
                 screen.wanted = trace_name
-                if trace_name in screen.sources:
+                if screen.sources:  # still collecting otherwise: it selects `wanted` when done
                     screen.select(trace_name)
 
         self.call_after_refresh(select)
@@ -237,15 +238,18 @@ class TutorApp(App):
 
     # -- size guard -----------------------------------------------------------------
     def on_resize(self, event: Resize) -> None:
-        too_small = event.size.width < MIN_WIDTH or event.size.height < MIN_HEIGHT
-        if too_small and self._too_small is None:
+        self._check_size(event.size.width, event.size.height)
+
+    def _check_size(self, width: int, height: int) -> None:
+        too_small = width < MIN_WIDTH or height < MIN_HEIGHT
+        showing = self._too_small is not None and self.screen is self._too_small
+        if too_small and not showing:
             self._too_small = TooSmallScreen()
             self.push_screen(self._too_small)
-        elif too_small and self._too_small is not None:
+        elif too_small:
             self._too_small.refresh_message()
-        elif not too_small and self._too_small is not None:
-            if self.screen is self._too_small:
-                self.pop_screen()
+        elif showing:
+            self.pop_screen()
             self._too_small = None
 
 

@@ -53,6 +53,8 @@ class HeatmapsScreen(Screen):
             mark = " [yellow]⚠[/yellow]" if errata else ""
             count = f" [dim]×{len(maps)}[/dim]" if len(maps) > 1 else ""
             options.add_option(Option(f"{name}{count}{mark}", id=name))
+        if self.wanted and self.wanted not in self.sources:
+            self.notify(f"The {self.wanted} trace has no attention weights to draw.", severity="warning")
         if self.sources:
             start = self.wanted if self.wanted in self.sources else next(iter(self.sources))
             options.highlighted = options.get_option_index(start)
@@ -65,6 +67,9 @@ class HeatmapsScreen(Screen):
         self.select(name)
 
     def select(self, name: str) -> None:
+        if name not in self.sources:
+            self.notify(f"The {name} trace has no attention weights to draw.", severity="warning")
+            return
         self.wanted = name
         maps, errata = self.sources[name]
         self.query_one(HeatmapPanel).show(maps, errata)

@@ -59,9 +59,13 @@ class LearnScreen(Screen):
         options = self.query_one("#learn-list", OptionList)
         highlighted = options.highlighted
         options.clear_options()
+        from rich.text import Text
+
         for lesson in self.lessons.values():
             mark = "[green]✓[/green]" if lesson.id in opened else "[dim]·[/dim]"
-            options.add_option(Option(f"{mark} §{lesson.section:<2} {lesson.title}", id=lesson.id))
+            prompt = Text.from_markup(f"{mark} §{lesson.section:<2} {lesson.title}", overflow="ellipsis")
+            prompt.no_wrap = True
+            options.add_option(Option(prompt, id=lesson.id))
         options.add_option(None)
         for page_id, title in EXTRA_PAGES:
             options.add_option(Option(f"  [b]{title}[/b]", id=page_id))
@@ -102,9 +106,18 @@ class LearnScreen(Screen):
         # render once the cursor settles, so holding ↓ does not queue up a dozen renders
         if self._pending is not None:
             self._pending.stop()
+        if event.option_index != event.option_list.highlighted:
+            return  # a stale event from an earlier highlight
         if event.option.id:
             page_id = event.option.id
-            self._pending = self.set_timer(SETTLE_S, lambda: self.show(page_id))
+            self._pending = self.set_timer(SETTLE_S, lambda: self._settled(page_id))
+
+    def _settled(self, page_id: str) -> None:
+        """Show ``page_id`` if the cursor is still on it (a key may have moved it since)."""
+        options = self.query_one("#learn-list", OptionList)
+        current = options.highlighted
+        if current is not None and options.get_option_at_index(current).id == page_id:
+            self.show(page_id)
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         self.query_one("#learn-scroll", VerticalScroll).focus()

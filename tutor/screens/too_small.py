@@ -22,6 +22,6 @@ class TooSmallScreen(ModalScreen[None]):
     def refresh_message(self) -> None:
         w, h = self.app.size
         self.query_one("#too-small-text", Static).update(
-            f"attn-tutor needs at least {MIN_WIDTH}×{MIN_HEIGHT} characters; this terminal is "
-            f"{w}×{h}.\nMake the window a little bigger — your place is kept."
+            f"attn-tutor needs {MIN_WIDTH}×{MIN_HEIGHT}; this window is {w}×{h}. "
+            "Make it a little bigger: your place is kept."
         )

@@ -92,7 +92,8 @@ class TraceScreen(Screen):
     def _render_header(self) -> None:
         t = self.trace
         source = "your inputs" if self.overrides else "defaults"
-        heat = f" · {len(t.heatmaps)} heatmap(s): h" if t.heatmaps else ""
+        n = len(t.heatmaps)
+        heat = f" · {n} heatmap{'s' * (n != 1)}: h" if n else ""
         self.query_one("#trace-header", Static).update(
             f"[b]{t.name}[/b] · {t.title}  [dim]§{t.section} · {source}{heat} · e edit inputs · o other trace[/dim]"
         )
@@ -122,7 +123,11 @@ class TraceScreen(Screen):
             pages.highlighted = self.page
 
     def on_option_list_option_highlighted(self, event: OptionList.OptionHighlighted) -> None:
-        if event.option_list.id == "trace-pages" and event.option_index != self.page:
+        # Rebuilding the list posts highlight events that arrive after the new page is shown;
+        # only the list's current highlight may move the page.
+        if event.option_list.id != "trace-pages" or event.option_index != event.option_list.highlighted:
+            return
+        if event.option_index != self.page:
             self.show_page(event.option_index)
 
     def action_move(self, delta: int) -> None:

@@ -78,6 +78,9 @@ class TraceInputs(ModalScreen[dict[str, Any] | None]):
                 yield Button("Defaults", id="reset")
                 yield Button("Cancel", id="cancel")
 
+    def on_mount(self) -> None:
+        self.query(Input).first().focus()
+
     def on_button_pressed(self, event: Button.Pressed) -> None:
         {"apply": self.action_apply, "reset": self.action_reset, "cancel": self.action_cancel}[event.button.id]()
 

@@ -29,7 +29,7 @@ class TracePicker(ModalScreen[str | None]):
                 if section is not None:
                     options.append(None)
                 section = info.section
-            options.append(Option(f"§{info.section:<2} [b]{info.name}[/b]  [dim]{info.title}[/dim]", id=info.name))
+            options.append(Option(f"§{info.section:<2} [b]{info.name:<20}[/b] [dim]{info.title}[/dim]", id=info.name))
         with Vertical(id="picker-box"):
             yield Static("[b]Pick a worked example[/b]  [dim]Enter opens · Esc cancels[/dim]")
             yield OptionList(*options, id="picker-options")

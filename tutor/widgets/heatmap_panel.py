@@ -71,5 +71,5 @@ class HeatmapPanel(Vertical):
         title = self.query_one("#panel-title", Static)
         title.update(f"matrix {self.index + 1} of {n} · , and . switch" if n > 1 else "")
         title.display = n > 1
-        lines = [f"⚠ {e.where}: the notes print {e.printed}; computed {e.computed}. {e.why}" for e in self.errata]
+        lines = [f"⚠ {e.where} — the notes: {e.printed} · computed: {e.computed} · why: {e.why}" for e in self.errata]
         self.query_one("#panel-errata", Static).update("\n".join(lines))
