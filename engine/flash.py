@@ -31,6 +31,8 @@ What makes it fast on a CPU (each step measured on a 2-core AVX-512 Xeon, see
 - The row max is a chain of ``llvm.maxnum`` calls flagged ``nnan`` (inputs are checked
   finite; −inf from the masks is not NaN), which LLVM vectorises as a reduction; a plain
   ``a if a > b else b`` loop stays scalar and cost more than the exponential.
+- These row loops may use 512-bit vectors (``_wide_vectors``): LLVM otherwise sticks to
+  256 bits on AVX-512 Intel cores.
 - (batch, query block) tasks run on :func:`get_threads` threads: the kernel is a
   plain serial ``@jit`` that releases the GIL, called from a small thread pool, each thread
   taking every T-th task. Against ``parallel=True`` / ``prange`` this halves the cold compile
@@ -105,6 +107,28 @@ def _pow2_round(typingctx, t):
     return t(t), codegen
 
 
+@intrinsic
+def _wide_vectors(typingctx):
+    """Let LLVM vectorise the calling function with 512-bit registers where the CPU has them.
+
+    LLVM's tuning for Intel AVX-512 cores prefers 256-bit vectors, so numba's loops use ymm
+    registers even there. The function attributes ``prefer-vector-width`` and
+    ``min-legal-vector-width`` lift that for this function only (measured here: the
+    exponential ~20 % faster, the whole kernel ~5 %); CPUs without AVX-512 ignore them.
+    llvmlite only accepts a fixed list of attribute names, so they are added to the set
+    directly; should that ever fail, the function compiles as before.
+    """
+    def codegen(context, builder, signature, args):
+        try:
+            for attr in ('"prefer-vector-width"="512"', '"min-legal-vector-width"="512"'):
+                set.add(builder.function.attributes, attr)
+        except Exception:  # noqa: BLE001 - an optimisation hint, never a reason to fail
+            pass
+        return context.get_dummy_value()
+
+    return types.void(), codegen
+
+
 _CHAR = ir.IntType(8)
 _VOIDP = ir.IntType(8).as_pointer()
 
@@ -161,6 +185,7 @@ def _gemm(typingctx, A, B, C, trans_b, alpha, beta):
 @jit(fma=True)
 def _exp2_inplace_f32(x, n, mx):
     """x[j] ← 2^(x[j] − mx) for j < n (mx ≥ the finite x[j]); −inf → 0. Rel. error < 3e-7."""
+    _wide_vectors()
     for j in range(n):
         v = x[j] - mx
         v = v if v > np.float32(-127.0) else np.float32(-127.0)
@@ -178,6 +203,7 @@ def _exp2_inplace_f32(x, n, mx):
 @jit(fma=True)
 def _exp2_inplace_f64(x, n, mx):
     """float64 twin of :func:`_exp2_inplace_f32`: Taylor series of 2^f to degree 12 (< 3e-16)."""
+    _wide_vectors()
     for j in range(n):
         v = x[j] - mx
         v = v if v > -1023.0 else -1023.0
@@ -215,6 +241,7 @@ def _exp2_inplace_overload(x, n, mx):
 @jit(fastmath={"reassoc", "nsz", "nnan", "contract"})
 def _row_max(x, n, start):
     """max(start, x[0..n)) — vectorised."""
+    _wide_vectors()
     m = start
     for j in range(n):
         m = _fmax(m, x[j])
@@ -224,6 +251,7 @@ def _row_max(x, n, start):
 @jit(fastmath={"reassoc", "nsz", "nnan", "contract"})
 def _row_sum(x, n):
     """Σ x[0..n) in x's dtype — vectorised."""
+    _wide_vectors()
     s = x[0] - x[0]
     for j in range(n):
         s += x[j]
