@@ -98,7 +98,7 @@ def test_evaluate_counts_digits_and_whole_sequences(monkeypatch):
         pred[1, batch.tgt_len[1] - 1] = lab.DIGIT0                      # EOS missing
         return pred, None
 
-    monkeypatch.setattr(lab, "greedy_decode", fake)
+    monkeypatch.setattr(lab.training, "greedy_decode", fake)
     (acc,) = lab.evaluate(None, test)
     digits = int((batch.tgt_len - 1).sum())
     assert acc.token_accuracy == pytest.approx((digits - 1) / digits)

@@ -107,6 +107,20 @@ class _Stopper:
         return self.event.is_set()
 
 
+def _warm_up(enabled: bool) -> None:
+    """Load the kernels before the progress bars start; a first run compiles them."""
+    from engine import lab
+
+    if not enabled:
+        lab.warm_up()
+        return
+    from rich.console import Console
+
+    with Console(stderr=True).status("loading the numba kernels (the first run compiles them, "
+                                     "up to a minute)…"):
+        lab.warm_up()
+
+
 def _progress_enabled(json_out: bool) -> bool:
     import os
     import sys
@@ -203,6 +217,7 @@ def _bottleneck(seed, json_out, ascii_only, steps, min_len, max_len, per_bucket,
     _note(f"lab bottleneck: training a fixed-context and an attention model on `{tr.task}`, "
           f"lengths {tr.min_len}-{tr.max_len}, {tr.steps} steps of {tr.batch_size} each "
           "(Ctrl-C stops early and reports)")
+    _warm_up(_progress_enabled(json_out))
     with _Stopper() as stop, view.LabProgress(["attention", "fixed"], tr.steps,
                                               _progress_enabled(json_out)) as bar:
         res = lab.bottleneck(s, on_progress=bar.callback, should_stop=stop)
@@ -272,6 +287,7 @@ def _teacher_forcing(seed, json_out, ascii_only, steps, max_len, per_bucket, seq
     _note(f"lab teacher-forcing: the same {s.decoder} model trained with ratios "
           f"{', '.join(f'{r:g}' for r in s.ratios)} for {tr.steps} steps on `{tr.task}`, "
           f"lengths {tr.min_len}-{tr.max_len} (Ctrl-C stops early and reports)")
+    _warm_up(_progress_enabled(json_out))
     with _Stopper() as stop, view.LabProgress(names, tr.steps, _progress_enabled(json_out)) as bar:
         res = lab.teacher_forcing(s, on_progress=bar.callback, should_stop=stop)
 
@@ -357,6 +373,7 @@ def _alignment(seed, json_out, ascii_only, task, digits, length, load, steps, ma
     else:
         _note(f"lab alignment: training an attention model on `{tr.task}`, lengths "
               f"{tr.min_len}-{tr.max_len}, {tr.steps} steps (Ctrl-C stops early and shows it)")
+    _warm_up(_progress_enabled(json_out))
     with _Stopper() as stop, view.LabProgress(["attention"] if model is None else [], tr.steps,
                                               _progress_enabled(json_out) and model is None) as bar:
         res = lab.alignment(s, model=model, digits=seq, on_progress=bar.callback, should_stop=stop)
@@ -458,6 +475,7 @@ def _train(task, cell, decoder, bidirectional, hidden, embed, attn_dim, ratio, s
     _note(f"lab train: {what}: {config.decoder} decoder, {_model_desc(config)}, "
           f"{config.n_params} parameters; `{task}`, lengths {min_len}-{max_len}, {steps} steps "
           f"(Ctrl-C stops early, saves and reports)")
+    _warm_up(_progress_enabled(json_out))
     with _Stopper() as stop, view.LabProgress([config.decoder], steps,
                                               _progress_enabled(json_out) and steps > 0) as bar:
         res = lab.train(config, settings, model, on_progress=bar.callback, should_stop=stop)
