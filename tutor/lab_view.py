@@ -78,6 +78,100 @@ class LabProgress:
                 self._progress.update(task, status="done")
 
 
+# ---------------------------------------------------------------------------- run control
+
+
+class Stopper:
+    """First Ctrl-C asks the experiment to stop after the current step; a second aborts."""
+
+    def __init__(self) -> None:
+        import threading
+
+        self.event = threading.Event()
+        self._old = None
+
+    def __enter__(self) -> Stopper:
+        import signal
+        import threading
+
+        if threading.current_thread() is threading.main_thread():  # signals only work there
+            self._old = signal.signal(signal.SIGINT, self._handle)
+        return self
+
+    def _handle(self, signum, frame) -> None:
+        import sys
+
+        if self.event.is_set():
+            raise KeyboardInterrupt
+        self.event.set()
+        print("\nattn-tutor: stopping after the current step (Ctrl-C again to abort)…",
+              file=sys.stderr)
+
+    def __exit__(self, *exc: object) -> None:
+        import signal
+
+        if self._old is not None:
+            signal.signal(signal.SIGINT, self._old)
+
+    def __call__(self) -> bool:
+        return self.event.is_set()
+
+
+def warm_up_kernels(spinner: bool) -> None:
+    """Load the kernels before the progress bars start (a first run compiles them), behind
+    a spinner on stderr when ``spinner``."""
+    from engine import lab
+
+    if not spinner:
+        lab.warm_up()
+        return
+    from rich.console import Console
+
+    with Console(stderr=True).status("loading the numba kernels (the first run compiles them, "
+                                     "up to a minute)…"):
+        lab.warm_up()
+
+
+def progress_enabled() -> bool:
+    """Progress bars go to stderr, and only when it is a real terminal."""
+    import os
+    import sys
+
+    return sys.stderr.isatty() and os.environ.get("TERM", "") != "dumb"
+
+
+def console(ascii_only: bool) -> Any:
+    """The stdout console: colour only on a terminal, never with NO_COLOR or --ascii."""
+    from rich.console import Console
+
+    from tutor.terminal import use_color
+
+    color = use_color() and not ascii_only
+    return Console(highlight=False, no_color=not color, color_system="auto" if color else None,
+                   emoji=False)
+
+
+def model_desc(cfg: Any) -> str:
+    """``GRU, hidden 64, bidirectional encoder``."""
+    enc = "bidirectional " if cfg.bidirectional else ""
+    return f"{cfg.cell.upper()}, hidden {cfg.hidden_dim}, {enc}encoder"
+
+
+def ascii_wanted(ascii_only: bool) -> bool:
+    """--ascii, or a terminal that says it cannot do better (TERM=dumb)."""
+    import os
+
+    return ascii_only or os.environ.get("TERM", "") == "dumb"
+
+
+def print_plot(console: Any, plot: Plot, ascii_only: bool) -> None:
+    """Plain text without colour, the coloured Rich version otherwise."""
+    if console.no_color or ascii_only:
+        console.print(plot.text(), markup=False, highlight=False)
+    else:
+        console.print(plot.rich())
+
+
 # ---------------------------------------------------------------------------- tables and plots
 
 

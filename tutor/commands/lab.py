@@ -40,8 +40,7 @@ HELP = "Train a tiny seq2seq live: bottleneck, teacher forcing, alignment, scali
 
 app = typer.Typer(no_args_is_help=True, help=HELP)
 
-# More experiments (`scaling`, `saturation`) are added by another module's
-# `register(app)`, called at the end of this file once it exists.
+# More experiments (`scaling`, `saturation`) are registered at the end of this file.
 
 EXIT_INTERRUPTED = 130
 TF_THRESHOLD = 0.5  # loss per token the teacher-forcing summary times each run to
@@ -71,73 +70,6 @@ AsciiOpt = Annotated[bool, typer.Option("--ascii", help="7-bit ASCII tables and 
 # ---------------------------------------------------------------------------- helpers
 
 
-class _Stopper:
-    """First Ctrl-C asks the experiment to stop after the current step; a second aborts."""
-
-    def __init__(self) -> None:
-        import threading
-
-        self.event = threading.Event()
-        self._old = None
-
-    def __enter__(self) -> _Stopper:
-        import signal
-        import threading
-
-        if threading.current_thread() is threading.main_thread():
-            self._old = signal.signal(signal.SIGINT, self._handle)
-        return self
-
-    def _handle(self, signum, frame) -> None:
-        import sys
-
-        if self.event.is_set():
-            raise KeyboardInterrupt
-        self.event.set()
-        print("\nattn-tutor: stopping after the current step (Ctrl-C again to abort)…",
-              file=sys.stderr)
-
-    def __exit__(self, *exc: object) -> None:
-        import signal
-
-        if self._old is not None:
-            signal.signal(signal.SIGINT, self._old)
-
-    def __call__(self) -> bool:
-        return self.event.is_set()
-
-
-def _warm_up(enabled: bool) -> None:
-    """Load the kernels before the progress bars start; a first run compiles them."""
-    from engine import lab
-
-    if not enabled:
-        lab.warm_up()
-        return
-    from rich.console import Console
-
-    with Console(stderr=True).status("loading the numba kernels (the first run compiles them, "
-                                     "up to a minute)…"):
-        lab.warm_up()
-
-
-def _progress_enabled(json_out: bool) -> bool:
-    import os
-    import sys
-
-    return sys.stderr.isatty() and os.environ.get("TERM", "") != "dumb"
-
-
-def _console(ascii_only: bool):
-    from rich.console import Console
-
-    from tutor.terminal import use_color
-
-    color = use_color() and not ascii_only
-    return Console(highlight=False, no_color=not color, color_system="auto" if color else None,
-                   emoji=False)
-
-
 def _emit(json_out: bool, payload_fn, human_fn) -> None:
     if json_out:
         from tutor.lab_view import dumps
@@ -149,24 +81,6 @@ def _emit(json_out: bool, payload_fn, human_fn) -> None:
 
 def _note(msg: str) -> None:
     typer.echo(msg, err=True)
-
-
-def _model_desc(cfg) -> str:
-    enc = "bidirectional " if cfg.bidirectional else ""
-    return f"{cfg.cell.upper()}, hidden {cfg.hidden_dim}, {enc}encoder"
-
-
-def _ascii(ascii_only: bool) -> bool:
-    import os
-
-    return ascii_only or os.environ.get("TERM", "") == "dumb"
-
-
-def _print_plot(console, plot, ascii_only: bool) -> None:
-    if console.no_color or ascii_only:
-        console.print(plot.text(), markup=False, highlight=False)
-    else:
-        console.print(plot.rich())
 
 
 def _int(value, default: int) -> int:
@@ -202,11 +116,12 @@ def bottleneck_cmd(
 
 
 def _bottleneck(seed, json_out, ascii_only, steps, min_len, max_len, per_bucket, hidden, sequential):
-    ascii_only = _ascii(ascii_only)
     from dataclasses import replace
 
     from engine import lab
     from tutor import lab_view as view
+
+    ascii_only = view.ascii_wanted(ascii_only)
 
     s = lab.BottleneckSettings()
     tr = s.train
@@ -217,21 +132,21 @@ def _bottleneck(seed, json_out, ascii_only, steps, min_len, max_len, per_bucket,
     _note(f"lab bottleneck: training a fixed-context and an attention model on `{tr.task}`, "
           f"lengths {tr.min_len}-{tr.max_len}, {tr.steps} steps of {tr.batch_size} each "
           "(Ctrl-C stops early and reports)")
-    _warm_up(_progress_enabled(json_out))
-    with _Stopper() as stop, view.LabProgress(["attention", "fixed"], tr.steps,
-                                              _progress_enabled(json_out)) as bar:
+    view.warm_up_kernels(view.progress_enabled())
+    with view.Stopper() as stop, view.LabProgress(["attention", "fixed"], tr.steps,
+                                                  view.progress_enabled()) as bar:
         res = lab.bottleneck(s, on_progress=bar.callback, should_stop=stop)
 
     def human() -> None:
-        console = _console(ascii_only)
+        console = view.console(ascii_only)
         cfg = s.model_config("attention")
-        console.print(f"Bottleneck: `{tr.task}` digit sequences, {_model_desc(cfg)}; "
+        console.print(f"Bottleneck: `{tr.task}` digit sequences, {view.model_desc(cfg)}; "
                       f"{res.runs['attention'].steps} training steps of {tr.batch_size} per model; "
                       f"free-running greedy decoding on {s.per_bucket} held-out sequences per length.",
                       markup=False)
         runs = {"attention": res.attention, "fixed": res.fixed}
         console.print(view.accuracy_table(res.buckets, runs, ascii=ascii_only))
-        _print_plot(console, view.accuracy_plot(runs, ascii=ascii_only), ascii_only)
+        view.print_plot(console, view.accuracy_plot(runs, ascii=ascii_only), ascii_only)
         up_to_30 = [a for a in res.attention if a.hi <= 30]
         if up_to_30:
             worst = min(a.token_accuracy for a in up_to_30)
@@ -272,11 +187,12 @@ def teacher_forcing_cmd(
 
 
 def _teacher_forcing(seed, json_out, ascii_only, steps, max_len, per_bucket, sequential):
-    ascii_only = _ascii(ascii_only)
     from dataclasses import replace
 
     from engine import lab
     from tutor import lab_view as view
+
+    ascii_only = view.ascii_wanted(ascii_only)
 
     s = lab.TeacherForcingSettings()
     tr = replace(s.train, seed=seed, steps=steps or s.train.steps,
@@ -287,16 +203,16 @@ def _teacher_forcing(seed, json_out, ascii_only, steps, max_len, per_bucket, seq
     _note(f"lab teacher-forcing: the same {s.decoder} model trained with ratios "
           f"{', '.join(f'{r:g}' for r in s.ratios)} for {tr.steps} steps on `{tr.task}`, "
           f"lengths {tr.min_len}-{tr.max_len} (Ctrl-C stops early and reports)")
-    _warm_up(_progress_enabled(json_out))
-    with _Stopper() as stop, view.LabProgress(names, tr.steps, _progress_enabled(json_out)) as bar:
+    view.warm_up_kernels(view.progress_enabled())
+    with view.Stopper() as stop, view.LabProgress(names, tr.steps, view.progress_enabled()) as bar:
         res = lab.teacher_forcing(s, on_progress=bar.callback, should_stop=stop)
 
     def human() -> None:
-        console = _console(ascii_only)
-        console.print(f"Teacher forcing: `{tr.task}`, {_model_desc(s.model_config())}, "
+        console = view.console(ascii_only)
+        console.print(f"Teacher forcing: `{tr.task}`, {view.model_desc(s.model_config())}, "
                       f"{s.decoder} decoder; ratio 1 feeds the true previous token, ratio 0 the "
                       "model's own guess.", markup=False)
-        _print_plot(console, view.loss_plot(res.curves(), ascii=ascii_only), ascii_only)
+        view.print_plot(console, view.loss_plot(res.curves(), ascii=ascii_only), ascii_only)
         runs = {name: r.accuracy for name, r in res.runs.items()}
         first = next(iter(res.runs.values()))
         buckets = [(a.lo, a.hi) for a in first.accuracy]
@@ -346,12 +262,13 @@ def alignment_cmd(
 
 
 def _alignment(seed, json_out, ascii_only, task, digits, length, load, steps, max_len):
-    ascii_only = _ascii(ascii_only)
     from dataclasses import replace
 
     from engine import lab
     from tutor import lab_view as view
     from tutor.errors import UserError
+
+    ascii_only = view.ascii_wanted(ascii_only)
 
     seq = None
     if digits is not None:
@@ -373,13 +290,13 @@ def _alignment(seed, json_out, ascii_only, task, digits, length, load, steps, ma
     else:
         _note(f"lab alignment: training an attention model on `{tr.task}`, lengths "
               f"{tr.min_len}-{tr.max_len}, {tr.steps} steps (Ctrl-C stops early and shows it)")
-    _warm_up(_progress_enabled(json_out))
-    with _Stopper() as stop, view.LabProgress(["attention"] if model is None else [], tr.steps,
-                                              _progress_enabled(json_out) and model is None) as bar:
+    view.warm_up_kernels(view.progress_enabled())
+    with view.Stopper() as stop, view.LabProgress(["attention"] if model is None else [], tr.steps,
+                                                  view.progress_enabled() and model is None) as bar:
         res = lab.alignment(s, model=model, digits=seq, on_progress=bar.callback, should_stop=stop)
 
     def human() -> None:
-        console = _console(ascii_only)
+        console = view.console(ascii_only)
         console.print(view.alignment_view(res, ascii=ascii_only, color=not console.no_color))
         for line in view.alignment_summary(res, ascii=ascii_only):
             console.print(line, markup=False)
@@ -439,11 +356,12 @@ def train_cmd(
 
 def _train(task, cell, decoder, bidirectional, hidden, embed, attn_dim, ratio, steps, batch, lr,
            clip, min_len, max_len, save, load, seed, json_out, ascii_only):
-    ascii_only = _ascii(ascii_only)
     from engine import lab
     from engine.seq2seq import Seq2SeqConfig
     from tutor import lab_view as view
     from tutor.errors import UserError
+
+    ascii_only = view.ascii_wanted(ascii_only)
 
     if save is not None and save.suffix != ".npz":
         raise UserError(f"--save: {save}: the weights file must end in .npz")
@@ -472,12 +390,12 @@ def _train(task, cell, decoder, bidirectional, hidden, embed, attn_dim, ratio, s
                                  batch_size=batch, lr=lr, max_grad_norm=clip,
                                  teacher_forcing_ratio=ratio, seed=seed)
     what = f"continuing {load}" if load else "a new model"
-    _note(f"lab train: {what}: {config.decoder} decoder, {_model_desc(config)}, "
+    _note(f"lab train: {what}: {config.decoder} decoder, {view.model_desc(config)}, "
           f"{config.n_params} parameters; `{task}`, lengths {min_len}-{max_len}, {steps} steps "
           f"(Ctrl-C stops early, saves and reports)")
-    _warm_up(_progress_enabled(json_out))
-    with _Stopper() as stop, view.LabProgress([config.decoder], steps,
-                                              _progress_enabled(json_out) and steps > 0) as bar:
+    view.warm_up_kernels(view.progress_enabled())
+    with view.Stopper() as stop, view.LabProgress([config.decoder], steps,
+                                                  view.progress_enabled() and steps > 0) as bar:
         res = lab.train(config, settings, model, on_progress=bar.callback, should_stop=stop)
     if save is not None:
         view.save_model(save, res.model, {"task": task, "min_len": min_len, "max_len": max_len,
@@ -486,11 +404,11 @@ def _train(task, cell, decoder, bidirectional, hidden, embed, attn_dim, ratio, s
         _note(f"saved the weights to {save}")
 
     def human() -> None:
-        console = _console(ascii_only)
-        console.print(f"{config.decoder} model, {_model_desc(config)}, `{task}`: {res.steps} steps "
+        console = view.console(ascii_only)
+        console.print(f"{config.decoder} model, {view.model_desc(config)}, `{task}`: {res.steps} steps "
                       f"in {res.seconds:.1f} s.", markup=False)
         if res.curve.losses:
-            _print_plot(console, view.loss_plot([res.curve], ascii=ascii_only, height=8), ascii_only)
+            view.print_plot(console, view.loss_plot([res.curve], ascii=ascii_only, height=8), ascii_only)
         console.print("Free-running greedy accuracy on held-out sequences:")
         console.print(view.accuracy_table([(a.lo, a.hi) for a in res.accuracy],
                                           {config.decoder: res.accuracy}, ascii=ascii_only))
@@ -498,3 +416,10 @@ def _train(task, cell, decoder, bidirectional, hidden, embed, attn_dim, ratio, s
     _emit(json_out, lambda: view.train_json(res, config, str(save) if save else None,
                                             str(load) if load else None), human)
     _finish(res.interrupted)
+
+
+# ---------------------------------------------------------------------------- more experiments
+# `lab scaling` and `lab saturation` live in another module, which adds them here with its
+# `register(app)` (after the four above, so `lab --help` lists them last), e.g.:
+#     from tutor.commands import lab_scaling
+#     lab_scaling.register(app)
