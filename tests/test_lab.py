@@ -191,7 +191,9 @@ def test_alignment_refuses_a_fixed_context_model():
 
 def test_train_can_continue_a_model_and_evaluate_only():
     cfg = tiny_bottleneck().model_config("attention")
-    first = lab.train(cfg, TINY_TRAIN, per_bucket=4)
+    events = []
+    first = lab.train(cfg, TINY_TRAIN, per_bucket=4, on_progress=events.append)
+    assert [e.phase for e in events][-2:] == ["evaluate", "done"] and events[-1].step == 6
     theta = first.model.theta.copy()
     again = lab.train(cfg, replace(TINY_TRAIN, steps=0), first.model, per_bucket=4)
     np.testing.assert_array_equal(again.model.theta, theta)

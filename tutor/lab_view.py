@@ -73,9 +73,10 @@ class LabProgress:
                 status = f"loss {event.loss:.3f}/token" if event.loss is not None else ""
                 self._progress.update(task, completed=event.step, status=status)
             elif event.phase == "evaluate":
-                self._progress.update(task, status="evaluating…")
+                self._progress.update(task, completed=event.step, status="evaluating…")
             else:
-                self._progress.update(task, status="done")
+                self._progress.update(task, completed=event.step,
+                                      status="done" if event.step >= event.total else "stopped")
 
 
 # ---------------------------------------------------------------------------- run control

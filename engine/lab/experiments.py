@@ -185,6 +185,9 @@ def teacher_forcing(settings: TeacherForcingSettings = TeacherForcingSettings(),
             res = train_model(model, replace(tr, teacher_forcing_ratio=ratio), exclude=exclude,
                               on_progress=on_progress, should_stop=should_stop,
                               experiment="teacher-forcing", run=label)
+            if on_progress is not None:
+                on_progress(ProgressEvent("teacher-forcing", label, "evaluate", res.steps, tr.steps,
+                                          None, time.perf_counter() - t0))
             res.accuracy = evaluate(model, test)
             if on_progress is not None:
                 on_progress(ProgressEvent("teacher-forcing", label, "done", res.steps, tr.steps,

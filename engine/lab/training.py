@@ -322,4 +322,7 @@ def train(config: Seq2SeqConfig, settings: TrainSettings, model: Seq2Seq | None 
         on_progress(ProgressEvent("train", config.decoder, "evaluate", res.steps, settings.steps,
                                   None, res.seconds))
     res.accuracy = evaluate(model, test)
+    if on_progress is not None:
+        on_progress(ProgressEvent("train", config.decoder, "done", res.steps, settings.steps,
+                                  None, res.seconds))
     return res

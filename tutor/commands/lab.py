@@ -140,8 +140,11 @@ def _bottleneck(seed, json_out, ascii_only, steps, min_len, max_len, per_bucket,
     def human() -> None:
         console = view.console(ascii_only)
         cfg = s.model_config("attention")
+        a_steps, f_steps = res.runs["attention"].steps, res.runs["fixed"].steps
+        steps_txt = (f"{a_steps} training steps" if a_steps == f_steps
+                     else f"{a_steps} (attention) and {f_steps} (fixed) training steps")
         console.print(f"Bottleneck: `{tr.task}` digit sequences, {view.model_desc(cfg)}; "
-                      f"{res.runs['attention'].steps} training steps of {tr.batch_size} per model; "
+                      f"{steps_txt} of {tr.batch_size} sequences per model; "
                       f"free-running greedy decoding on {s.per_bucket} held-out sequences per length.",
                       markup=False)
         runs = {"attention": res.attention, "fixed": res.fixed}
