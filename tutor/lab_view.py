@@ -294,7 +294,7 @@ def bottleneck_json(result: Any) -> dict[str, Any]:
     att, fix = result.attention, result.fixed
     up_to_30 = [a.token_accuracy for a in att if a.hi <= 30]
     return {
-        "version": JSON_VERSION,
+        "schema": JSON_VERSION,
         "experiment": "bottleneck",
         "settings": result.settings.to_dict(),
         "interrupted": result.interrupted,
@@ -315,7 +315,7 @@ def bottleneck_json(result: Any) -> dict[str, Any]:
 
 def teacher_forcing_json(result: Any) -> dict[str, Any]:
     return {
-        "version": JSON_VERSION,
+        "schema": JSON_VERSION,
         "experiment": "teacher-forcing",
         "settings": result.settings.to_dict(),
         "interrupted": result.interrupted,
@@ -329,7 +329,7 @@ def teacher_forcing_json(result: Any) -> dict[str, Any]:
 
 def alignment_json(result: Any, settings: Any | None) -> dict[str, Any]:
     return {
-        "version": JSON_VERSION,
+        "schema": JSON_VERSION,
         "experiment": "alignment",
         "settings": settings.to_dict() if settings is not None else None,
         "task": result.task,
@@ -348,7 +348,7 @@ def alignment_json(result: Any, settings: Any | None) -> dict[str, Any]:
 
 def train_json(result: Any, config: Any, saved: str | None, loaded: str | None) -> dict[str, Any]:
     return {
-        "version": JSON_VERSION,
+        "schema": JSON_VERSION,
         "experiment": "train",
         "model": config.to_dict(),
         "n_params": config.n_params,

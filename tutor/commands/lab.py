@@ -8,23 +8,7 @@ cleanly on Ctrl-C, reporting what it has (exit status 130). A second Ctrl-C abor
 Only typer is imported at module level; numpy, numba, Rich and the engine load inside the
 commands so ``attn-tutor --help`` stays fast.
 
-JSON (``--json``, schema version 1): an object with ``version``, ``experiment``,
-``settings``, ``interrupted``, ``seconds`` and, per experiment:
-
-- bottleneck: ``buckets`` (``lengths`` [lo, hi], ``n``, ``attention``/``fixed`` each with
-  ``token_accuracy`` and ``sequence_accuracy`` in [0, 1]), ``summary``
-  (``attention_min_token_accuracy_up_to_30``, ``gap_at_longest_bucket``), ``runs``.
-- teacher-forcing: ``runs`` keyed ``"ratio 1"``, ``"ratio 0"``, each also with
-  ``teacher_forcing_ratio``, ``first_step_below_0.5`` and ``roughness``.
-- alignment: ``source``, ``output``, ``target`` (token labels), ``weights`` (rows = output
-  steps, columns = source positions), ``expected_column`` (null where the task names none),
-  ``argmax_on_expected``, ``argmax_within_one``, ``mean_weight_on_expected``, ``correct``,
-  ``training``.
-- train: ``model`` (config), ``n_params``, ``loaded_from``, ``saved_to`` and the run fields.
-
-A run is ``steps``, ``seconds``, ``steps_per_second``, ``interrupted``, ``final_loss``
-(per target token), ``loss_curve`` (``stride``, ``loss_per_token``: the smoothed curve every
-``stride`` steps) and ``accuracy`` (per bucket, as above).
+JSON (``--json``): one object, ``"schema": 1``; see ``docs/lab-json.md``.
 """
 
 from __future__ import annotations
@@ -63,7 +47,7 @@ class Decoder(str, Enum):
 
 
 SeedOpt = Annotated[int, typer.Option("--seed", help="Seed for initialisation, data and sampling.")]
-JsonOpt = Annotated[bool, typer.Option("--json", help="Print the results as JSON (schema in the docs).")]
+JsonOpt = Annotated[bool, typer.Option("--json", help="Print the results as JSON (schema: docs/lab-json.md).")]
 AsciiOpt = Annotated[bool, typer.Option("--ascii", help="7-bit ASCII tables and plots, no colour.")]
 
 
@@ -331,7 +315,8 @@ def train_cmd(
     steps: Annotated[int, typer.Option("--steps", min=0, help="Training steps (0 with --load: "
                                        "just evaluate).")] = 1000,
     batch: Annotated[int, typer.Option("--batch", min=1, max=4096, help="Sequences per step.")] = 32,
-    lr: Annotated[float, typer.Option("--lr", min=1e-6, max=1.0, help="Adam learning rate.")] = 3e-3,
+    lr: Annotated[float, typer.Option("--lr", min=1e-6, max=1.0, help="Adam learning rate at the "
+                                      "start (cosine decay to a tenth of it).")] = 3e-3,
     clip: Annotated[float, typer.Option("--clip", min=0.0, help="Global gradient-norm clip (0 = off).")] = 5.0,
     min_len: Annotated[Optional[int], typer.Option(
         "--min-len", min=1, max=200, help="Shortest training sequence [default: 5, or the loaded "
