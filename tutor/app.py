@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
+from pathlib import Path
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -43,7 +44,7 @@ class TutorApp(App):
 
     TITLE = "attn-tutor"
     SUB_TITLE = "attention mechanisms, step by step"
-    CSS_PATH = "app.tcss"
+    CSS_PATH = Path(__file__).with_name("app.tcss")  # absolute: subclasses live elsewhere
     COMMANDS = App.COMMANDS | {lambda: _palette()}
     BINDINGS: ClassVar[list[Binding]] = [
         Binding("question_mark", "help", "Help", key_display="?"),
