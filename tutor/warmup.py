@@ -33,6 +33,7 @@ def _tiny_calls() -> list[tuple[str, Callable[[], object]]]:
         ("beam search", lambda: _beam()),
         ("sampling", call("engine.decoding", "filtered_probs", x[0], top_k=2, top_p=0.9)),
         ("tiled attention", call("engine.flash", "flash_attention", x, x, x)),
+        ("seq2seq lab", call("engine.lab", "warm_up")),
     ]
 
 

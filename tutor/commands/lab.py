@@ -22,7 +22,22 @@ import typer
 NAME = "lab"
 HELP = "Train a tiny seq2seq live: bottleneck, teacher forcing, alignment, scaling."
 
-app = typer.Typer(no_args_is_help=True, help=HELP)
+app = typer.Typer(help=HELP, invoke_without_command=True)
+
+
+@app.callback()
+def lab(ctx: typer.Context) -> None:
+    """Bare `attn-tutor lab`: the TUI's lab screen on a terminal, this help otherwise."""
+    if ctx.invoked_subcommand is not None:
+        return
+    from tutor.terminal import is_interactive
+
+    if is_interactive():
+        from tutor.app import StartAt, run_app
+
+        run_app(StartAt("lab"))
+    else:
+        typer.echo(ctx.get_help())
 
 # More experiments (`scaling`, `saturation`) are registered at the end of this file.
 
@@ -407,7 +422,8 @@ def _train(task, cell, decoder, bidirectional, hidden, embed, attn_dim, ratio, s
 
 
 # ---------------------------------------------------------------------------- more experiments
-# `lab scaling` and `lab saturation` live in another module, which adds them here with its
-# `register(app)` (after the four above, so `lab --help` lists them last), e.g.:
-#     from tutor.commands import lab_scaling
-#     lab_scaling.register(app)
+# `lab scaling` and `lab saturation` live in their own module; registered last, so `lab --help`
+# lists them after the four above.
+from tutor.commands import lab_scaling  # noqa: E402
+
+lab_scaling.register(app)
