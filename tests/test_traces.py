@@ -397,7 +397,7 @@ def test_greedy_vs_beam_exact_tie(traces):
     assert np.allclose(t.result["beam_logps"], math.log(0.24))
     tie, verdict = t.errata
     assert "-1.42" in tie.printed and "-1.4271" in tie.computed and "tie" in tie.computed
-    assert "missed" in verdict.printed
+    assert "misses" in verdict.printed
 
 
 def test_greedy_vs_beam_with_other_numbers_finds_the_better_sentence():

@@ -94,7 +94,7 @@ def lecture_beam_example() -> LectureBeamExample:
     )
     verdict = Erratum(
         where="§10 Worked Example — Greedy vs Beam Search (conclusion)",
-        printed="\"a dog\" scores slightly higher overall. Beam search found it. Greedy would have missed it completely.",
+        printed="\"a dog\" comes out a little ahead, so beam search finds a sentence that greedy misses",
         computed=(f"greedy decodes \"the cat\" with probability 0.24 (log {l024:.4f}), the same as \"a dog\": "
                   "beam search keeps an equally good alternative alive, not a better one"),
         why="follows from the tie: with the exact numbers neither sentence is more probable",

@@ -8,32 +8,19 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, Static
 
-from engine.trace import InputSpec, fmt_num
+from engine.trace import InputSpec
+from tutor.render.text import set_syntax
 
 
 def value_to_text(value: Any) -> str:
     """The form's text for a value, in the same syntax ``--set`` accepts ("" for unset)."""
-    if value is None:
-        return ""
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, str):
-        return value
-    if isinstance(value, (list, tuple)) and all(isinstance(v, str) for v in value):
-        return " ".join(value)
-    arr = np.asarray(value)
-    if arr.ndim == 0:
-        return fmt_num(arr.item(), 6)
-    if arr.ndim == 1:
-        return ", ".join(fmt_num(v, 6) for v in arr.tolist())
-    return "; ".join(", ".join(fmt_num(v, 6) for v in row) for row in arr.tolist())
+    return "" if value is None else set_syntax(value)
 
 
 class TraceInputs(ModalScreen[dict[str, Any] | None]):
