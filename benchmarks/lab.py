@@ -42,7 +42,7 @@ def load() -> str:
 
 def ours_steps_per_second(decoder: str, B: int, L: int, seconds: float) -> float:
     from engine import lab
-    from engine.lab import _single_threaded_blas
+    from engine._blas import single_threaded_blas
     from engine.seq2seq import Adam, Seq2Seq, train_step
 
     cfg = lab.BottleneckSettings().model_config(decoder)
@@ -50,7 +50,7 @@ def ours_steps_per_second(decoder: str, B: int, L: int, seconds: float) -> float
     opt = Adam(cfg.n_params, lr=3e-3, max_grad_norm=5.0)
     rng = np.random.default_rng(0)
     batches = [lab.make_batch("reverse", [L] * B, rng) for _ in range(8)]
-    with _single_threaded_blas():
+    with single_threaded_blas():
         train_step(model, opt, batches[0], 1.0, rng)          # load the cached kernels
         n, t0 = 0, time.perf_counter()
         while time.perf_counter() - t0 < seconds:

@@ -58,6 +58,7 @@ from numba.extending import intrinsic, overload
 
 from engine._jit import jit
 from engine._validate import as_bool, as_float, check_positive_int, check_scalar, result_dtype
+from engine._blas import single_threaded_blas
 
 BLOCK_Q = 128
 BLOCK_K = 512
@@ -413,42 +414,6 @@ def _thread_pool(size: int):
         return _pool
 
 
-class _SingleThreadedBlas:
-    """Keeps BLAS on one thread while any flash call runs (~15 µs to enter).
-
-    Reference-counted, so overlapping calls from several Python threads restore the user's
-    setting once, when the last one leaves (a plain ``limit()`` per call would let the first
-    leaver restore it under the second, and the second leave it at 1 for good). scipy's
-    OpenBLAS, the library the kernel calls, is loaded before the controller looks for
-    libraries; ``threadpool_limits(1)`` would rescan every loaded library on each call (~1 ms).
-    """
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._depth = 0
-        self._controller = None
-        self._limiter = None
-
-    def __enter__(self) -> None:
-        with self._lock:
-            if self._controller is None:
-                import scipy.linalg.cython_blas  # noqa: F401 - loads the BLAS the kernel calls
-                from threadpoolctl import ThreadpoolController
-
-                self._controller = ThreadpoolController()
-            if self._depth == 0:
-                self._limiter = self._controller.limit(limits=1, user_api="blas")
-            self._depth += 1
-
-    def __exit__(self, *exc: object) -> None:
-        with self._lock:
-            self._depth -= 1
-            if self._depth == 0:
-                self._limiter.restore_original_limits()
-                self._limiter = None
-
-
-_single_threaded_blas = _SingleThreadedBlas()
 
 
 def flash_attention(
@@ -507,7 +472,7 @@ def flash_attention(
     kt = _blocked_transpose(k)
     workers = max(1, min(get_threads(), B * -(-L // bq)))  # no more threads than tasks
     args = (q, kt, v, dtype.type(sc * LOG2E), bool(causal), key_ok, has_pad, bq, bk, out)
-    with _single_threaded_blas:
+    with single_threaded_blas:
         counter = np.zeros(1, np.int64)                    # next task to claim
         if workers == 1:
             _flash_kernel(*args, counter)

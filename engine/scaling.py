@@ -262,7 +262,7 @@ class SaturationResult:
     stopped: bool = False
 
 
-def dot_product_variance(d_k: int, samples: int, rng: np.random.Generator) -> tuple[float, float]:
+def monte_carlo_dot_variance(d_k: int, samples: int, rng: np.random.Generator) -> tuple[float, float]:
     """Monte Carlo Var(q·k) for q, k with independent N(0, 1) components, and its standard
     error sqrt((m₄ − s⁴) / N) from the sample's fourth central moment m₄."""
     q = rng.standard_normal((samples, d_k))           # (N, d_k)
@@ -324,7 +324,7 @@ def saturation_experiment(
         if should_stop and should_stop():
             return _stopped(result)
         rng = np.random.default_rng([seed, d_k])
-        var, se = dot_product_variance(d_k, samples, rng)
+        var, se = monte_carlo_dot_variance(d_k, samples, rng)
         q = rng.standard_normal((trials, 1, d_k))     # (T, 1, d_k)
         k = rng.standard_normal((trials, n_keys, d_k))  # (T, n, d_k)
         s = np.einsum("tid,tjd->tj", q, k)             # (T, n) unscaled scores q·k_j

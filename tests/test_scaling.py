@@ -11,7 +11,7 @@ from engine.scaling import (
     ScalingPoint,
     ScalingResult,
     doubling_sizes,
-    dot_product_variance,
+    monte_carlo_dot_variance,
     fit_exponent,
     plain_memory,
     saturation_experiment,
@@ -107,9 +107,9 @@ def test_scaling_experiment_rejects_bad_arguments():
 # --------------------------------------------------------------------------- Var(q·k) = d_k
 
 @pytest.mark.parametrize("d_k", [1, 4, 16, 64, 256])
-def test_dot_product_variance_tracks_d_k(d_k):
+def test_monte_carlo_dot_variance_tracks_d_k(d_k):
     N = 20_000
-    var, se = dot_product_variance(d_k, N, np.random.default_rng([7, d_k]))
+    var, se = monte_carlo_dot_variance(d_k, N, np.random.default_rng([7, d_k]))
     # q·k = Σ qᵢkᵢ, terms iid with mean 0, variance 1, fourth moment E[q⁴]E[k⁴] = 9, so
     # μ₄(q·k) = 9 d + 3 d(d − 1) and Var(sample variance) ≈ (μ₄ − d²)/N = (2d² + 6d)/N
     se_hand = math.sqrt((2 * d_k**2 + 6 * d_k) / N)

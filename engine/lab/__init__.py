@@ -25,7 +25,7 @@ from engine.lab.tasks import (BOS, DIGIT0, EOS, PAD, TASK_HELP, TASKS, TOKENS, V
                               TestSet, bucketed_lengths, expected_alignment, length_buckets,
                               make_batch, make_test_set, token_labels)
 from engine.lab.training import (BucketAccuracy, LossCurve, ProgressEvent, ProgressFn, StopFn,
-                                 TrainResult, TrainSettings, _single_threaded_blas, evaluate,
+                                 TrainResult, TrainSettings, evaluate,
                                  learning_rate, train, train_model, warm_up)
 
 __all__ = [

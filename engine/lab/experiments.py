@@ -13,11 +13,12 @@ from dataclasses import asdict, dataclass, replace
 
 import numpy as np
 
+from engine._blas import single_threaded_blas
 from engine._validate import check_positive_int
 from engine.lab.tasks import (DIGIT0, EOS, VOCAB_SIZE, _target, expected_alignment,
                               length_buckets, make_test_set, token_labels)
 from engine.lab.training import (BucketAccuracy, LossCurve, ProgressEvent, ProgressFn, StopFn,
-                                 TrainResult, TrainSettings, _single_threaded_blas, evaluate,
+                                 TrainResult, TrainSettings, evaluate,
                                  train_model)
 from engine.seq2seq import Seq2Seq, Seq2SeqConfig, greedy_decode
 
@@ -267,7 +268,7 @@ def alignment_of(model: Seq2Seq, task: str, digits: Sequence[int]) -> AlignmentR
     L = d.size
     src = np.concatenate([d + DIGIT0, [EOS]])
     tgt = np.concatenate([_target(task, d) + DIGIT0, [EOS]])
-    with _single_threaded_blas():
+    with single_threaded_blas():
         pred, alpha = greedy_decode(model, src[None, :], L + 1, keep_attention=True)
     W = alpha[0]                                    # (L+1, L+1)
     expected = expected_alignment(task, d)

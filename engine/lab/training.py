@@ -6,7 +6,6 @@ free-running greedy evaluation per length bucket.
 from __future__ import annotations
 
 import math
-import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -17,6 +16,7 @@ from engine._validate import check_choice, check_positive_int, check_scalar
 from engine.lab.tasks import (EOS, TASKS, TOKENS, VOCAB_SIZE, TestSet, bucketed_lengths,
                               length_buckets, make_batch, make_test_set)
 from engine.seq2seq import Adam, Seq2Seq, Seq2SeqConfig, greedy_decode, train_step
+from engine._blas import single_threaded_blas
 
 # ---------------------------------------------------------------------------- results
 
@@ -202,7 +202,7 @@ def train_model(model: Seq2Seq, settings: TrainSettings, *, exclude: set[bytes] 
     losses: list[float] = []
     t0 = time.perf_counter()
     interrupted = False
-    with _single_threaded_blas():
+    with single_threaded_blas():
         for step in range(settings.steps):
             if should_stop is not None and should_stop():
                 interrupted = True
@@ -226,50 +226,12 @@ def train_model(model: Seq2Seq, settings: TrainSettings, *, exclude: set[bytes] 
                        interrupted)
 
 
-class _SingleThreadedBlas:
-    """Keep BLAS on one thread while the lab trains or decodes (reference-counted).
-
-    The kernels' matrix products are small (32×192); OpenBLAS threads only add
-    synchronisation and oversubscribe the cores when two models train at once. scipy's
-    OpenBLAS (the one numba's ``np.dot`` calls) must be loaded before threadpoolctl looks
-    for libraries, or the limit silently misses it.
-    """
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._depth = 0
-        self._controller = None
-        self._limiter = None
-
-    def __call__(self) -> _SingleThreadedBlas:
-        return self
-
-    def __enter__(self) -> None:
-        with self._lock:
-            if self._controller is None:
-                import scipy.linalg.cython_blas  # noqa: F401 - the BLAS the kernels call
-                from threadpoolctl import ThreadpoolController
-
-                self._controller = ThreadpoolController()
-            if self._depth == 0:
-                self._limiter = self._controller.limit(limits=1, user_api="blas")
-            self._depth += 1
-
-    def __exit__(self, *exc: object) -> None:
-        with self._lock:
-            self._depth -= 1
-            if self._depth == 0 and self._limiter is not None:
-                self._limiter.restore_original_limits()
-                self._limiter = None
-
-
-_single_threaded_blas = _SingleThreadedBlas()
 
 
 def evaluate(model: Seq2Seq, test_set: TestSet) -> list[BucketAccuracy]:
     """Free-running greedy decoding of every held-out sequence; accuracy per bucket."""
     out = []
-    with _single_threaded_blas():
+    with single_threaded_blas():
         for (lo, hi), batch in zip(test_set.buckets, test_set.batches):
             T = batch.tgt.shape[1]
             pred, _ = greedy_decode(model, batch.src, T, batch.src_len)
@@ -292,7 +254,7 @@ def warm_up() -> float:
     model = Seq2Seq.init(cfg, seed=0)
     rng = np.random.default_rng(0)
     batch = make_batch("reverse", [1, 2], rng)
-    with _single_threaded_blas():
+    with single_threaded_blas():
         train_step(model, Adam(cfg.n_params), batch, 0.5, rng)
         greedy_decode(model, batch.src, 2, batch.src_len, keep_attention=True)
         from engine.seq2seq import step_function
