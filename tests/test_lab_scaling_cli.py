@@ -8,29 +8,14 @@ import subprocess
 import sys
 
 import pytest
-import typer
 from typer.testing import CliRunner
 
 from engine.scaling import plain_memory
-from tutor.commands.lab_scaling import line_plot, register
-
-
-def _app() -> typer.Typer:
-    """The real CLI once ``lab`` registers these commands; until then a local app doing it."""
-    from tutor.commands import lab
-
-    if any(c.name == "scaling" for c in lab.app.registered_commands):
-        from tutor.cli import app
-
-        return app
-    local, sub = typer.Typer(), typer.Typer()
-    register(sub)
-    local.add_typer(sub, name="lab")
-    return local
+from tutor.cli import app
 
 
 def run(*args: str):
-    return CliRunner().invoke(_app(), ["lab", *args], env={"COLUMNS": "100", "NO_COLOR": "1"})
+    return CliRunner().invoke(app, ["lab", *args], env={"COLUMNS": "100", "NO_COLOR": "1"})
 
 
 SCALING = ("scaling", "--min-n", "16", "--max-n", "32", "--d", "8", "--repeat", "1")
@@ -58,7 +43,7 @@ def test_scaling_text_has_table_fit_and_plots():
     assert r.exit_code == 0, r.output
     out = r.stdout
     for text in ("plain vs tiled attention", "Fitted exponent", "time (ms) vs n, log-log",
-                 "memory (MiB) vs n, log-log", "o plain", "* tiled"):
+                 "memory (MiB) vs n, log-log", "* plain", "o tiled"):
         assert text in out
     rows = [line for line in out.splitlines() if line.strip().startswith(("| 16 ", "| 32 "))]
     assert len(rows) == 2
@@ -78,7 +63,7 @@ def test_saturation_json_schema():
 def test_saturation_text():
     r = run(*SATURATION)
     assert r.exit_code == 0, r.output
-    assert "Var MC" in r.stdout and "entropy (nats) vs d_k" in r.stdout and "o /√d_k" in r.stdout
+    assert "Var MC" in r.stdout and "entropy (nats) vs d_k" in r.stdout and "* /√d_k" in r.stdout
 
 
 @pytest.mark.parametrize(("args", "message"), [
@@ -90,14 +75,6 @@ def test_bad_ranges_are_one_line_errors(args, message):
     assert r.exit_code == 2
     assert r.stdout == ""
     assert r.stderr.strip() == f"attn-tutor: error: {message}"
-
-
-def test_line_plot_places_markers_at_the_corners():
-    lines = line_plot({"a": [(1, 1), (100, 100)], "b": [(1, 100)]}, width=20, height=5)
-    grid = [line.split("|", 1)[1] for line in lines[:5]]
-    assert grid[0][0] == "*" and grid[0][19] == "o" and grid[4][0] == "o"
-    assert lines[0].split("|")[0].strip() == "100" and lines[4].split("|")[0].strip() == "1"
-    assert lines[-1].strip() == "o a   * b"
 
 
 def test_module_imports_only_typer():

@@ -66,3 +66,26 @@ def test_six_series_get_six_markers():
     legend = line_plot(series, width=12, height=8, ascii=True).text().splitlines()[-1]
     for k, mark in enumerate(ASCII_MARKERS):
         assert f"{mark} {k}" in legend
+
+
+def test_log_axes_place_powers_evenly_and_label_values():
+    from tutor.plot import Series, line_plot
+
+    # y = x² on log-log axes is a straight line: 4 points at x = 1, 10, 100, 1000
+    plot = line_plot([Series("x²", [1, 100, 1e4, 1e6], [1, 10, 100, 1000])], width=31, height=7,
+                     markers=True, logx=True, logy=True, legend=False)
+    text = plot.text()
+    assert "1.0e+06" in text and "1000" in text  # ticks show values, not logarithms
+    marks = [(r, c) for r, line in enumerate(text.splitlines()) for c, ch in enumerate(line) if ch == "●"]
+    assert len(marks) == 4
+    cols = sorted(c for _, c in marks)
+    rows = sorted(r for r, _ in marks)
+    assert len({b - a for a, b in zip(cols, cols[1:])}) == 1  # each decade of x is as wide
+    assert len({b - a for a, b in zip(rows, rows[1:])}) == 1  # and x² climbs two decades each
+
+
+def test_log_axis_skips_non_positive_points():
+    from tutor.plot import Series, line_plot
+
+    plot = line_plot([Series("s", [0, 1, 10], [1, 2, 3])], logy=True, ascii=True, markers=True)
+    assert plot.text().count("*") >= 1

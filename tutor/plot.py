@@ -112,7 +112,8 @@ def _segment(x0: int, y0: int, x1: int, y1: int) -> list[tuple[int, int]]:
 def line_plot(series: Sequence[Series], *, width: int = 60, height: int = 12, title: str = "",
               x_label: str = "", y_label: str = "", x_range: tuple[float, float] | None = None,
               y_range: tuple[float, float] | None = None, ascii: bool = False,
-              markers: bool = False, legend: bool = True) -> Plot:
+              markers: bool = False, legend: bool = True, logx: bool = False,
+              logy: bool = False) -> Plot:
     """Draw ``series`` on one pair of axes.
 
     Args:
@@ -125,15 +126,22 @@ def line_plot(series: Sequence[Series], *, width: int = 60, height: int = 12, ti
         ascii: use only ASCII characters.
         markers: also mark each data point with the series' marker (for short series).
         legend: add a legend line.
+        logx, logy: logarithmic axes (points ≤ 0 on a log axis are skipped; tick labels show
+            the values themselves, not their logarithms).
 
     Returns:
         :class:`Plot`; ``.text()`` for plain output, ``.rich()`` for colour.
     """
     width = max(8, int(width))
     height = max(3, int(height))
-    pts = [s.points() for s in series]
-    x_lo, x_hi = _range([p[0] for ps in pts for p in ps], x_range)
-    y_lo, y_hi = _range([p[1] for ps in pts for p in ps], y_range)
+    fx = math.log10 if logx else float
+    fy = math.log10 if logy else float
+    pts = [[(fx(x), fy(y)) for x, y in s.points() if (x > 0 or not logx) and (y > 0 or not logy)]
+           for s in series]
+    x_lo, x_hi = _range([p[0] for ps in pts for p in ps], x_range and tuple(map(fx, x_range)))
+    y_lo, y_hi = _range([p[1] for ps in pts for p in ps], y_range and tuple(map(fy, y_range)))
+    x_text = (lambda v: _fmt(10 ** v)) if logx else _fmt
+    y_text = (lambda v: _fmt(10 ** v)) if logy else _fmt
     sub_x, sub_y = (1, 1) if ascii else (2, 4)
     gw, gh = width * sub_x, height * sub_y
 
@@ -162,9 +170,9 @@ def line_plot(series: Sequence[Series], *, width: int = 60, height: int = 12, ti
                 cells[gy // sub_y][gx // sub_x] = (mark, k)
 
     # axes: y labels at top, middle and bottom; x labels at both ends and the middle
-    ticks = {0: _fmt(y_hi), height - 1: _fmt(y_lo)}
+    ticks = {0: y_text(y_hi), height - 1: y_text(y_lo)}
     if height >= 5:
-        ticks[(height - 1) // 2] = _fmt(y_hi - (y_hi - y_lo) * ((height - 1) // 2) / (height - 1))
+        ticks[(height - 1) // 2] = y_text(y_hi - (y_hi - y_lo) * ((height - 1) // 2) / (height - 1))
     lw = max(len(t) for t in ticks.values())
     v_bar, corner, h_bar, tick = ("|", "+", "-", "+") if ascii else ("│", "└", "─", "┤")
     rows: list[list[tuple[str, int]]] = []
@@ -180,7 +188,7 @@ def line_plot(series: Sequence[Series], *, width: int = 60, height: int = 12, ti
         label = ticks.get(r, "").rjust(lw)
         rows.append(text_row(label + " " + (tick if r in ticks else v_bar)) + cells[r])
     rows.append(text_row(" " * lw + " " + corner + h_bar * width))
-    xl, xm, xr = _fmt(x_lo), _fmt((x_lo + x_hi) / 2), _fmt(x_hi)
+    xl, xm, xr = x_text(x_lo), x_text((x_lo + x_hi) / 2), x_text(x_hi)
     axis = [" "] * (width + 2)
     for pos, s in ((0, xl), ((width - len(xm)) // 2, xm), (width - len(xr), xr)):
         for i, ch in enumerate(s):

@@ -79,6 +79,8 @@ def run_scaling(*, min_n: int, max_n: int, d: int, repeat: int, seed: int, dtype
     from dataclasses import asdict
 
     from engine.scaling import FIT_MIN_N, doubling_sizes, scaling_experiment
+    from tutor.plot import Series, line_plot
+    from tutor.terminal import use_color
 
     sizes = doubling_sizes(min_n, max_n)
     with _Progress("scaling") as report:
@@ -117,16 +119,16 @@ def run_scaling(*, min_n: int, max_n: int, d: int, repeat: int, seed: int, dtype
               "computed from the buffers each kernel allocates: plain holds the n×n weights "
               "(∝ n²); tiled one tile per thread (fixed) plus the n×d output and a blocked copy "
               "of K (∝ n), so its exponent reaches 1 only once those outgrow the tiles.")
-    series_t = {"plain": [(p.n, p.plain_seconds * 1e3) for p in res.points],
-                "tiled": [(p.n, p.tiled_seconds * 1e3) for p in res.points]}
-    series_m = {"plain": [(p.n, p.plain_bytes / 2**20) for p in res.points],
-                "tiled": [(p.n, p.tiled_bytes / 2**20) for p in res.points]}
+    ns = [p.n for p in res.points]
+    series_t = [Series("plain", [p.plain_seconds * 1e3 for p in res.points], ns),
+                Series("tiled", [p.tiled_seconds * 1e3 for p in res.points], ns)]
+    series_m = [Series("plain", [p.plain_bytes / 2**20 for p in res.points], ns),
+                Series("tiled", [p.tiled_bytes / 2**20 for p in res.points], ns)]
     for title, series in (("time (ms) vs n, log-log", series_t),
                           ("memory (MiB) vs n, log-log", series_m)):
         con.print()
-        con.print(title)
-        for line in line_plot(series):
-            con.print(line, markup=False, highlight=False)
+        _plot(con, line_plot(series, width=56, height=12, title=title, x_label="n", logx=True,
+                             logy=True, markers=True, ascii=not use_color()))
     if res.stopped:
         con.print("(stopped early)")
 
@@ -139,6 +141,8 @@ def run_saturation(*, min_d: int, max_d: int, keys: int, samples: int, trials: i
     from dataclasses import asdict
 
     from engine.scaling import doubling_sizes, saturation_experiment
+    from tutor.plot import Series, line_plot
+    from tutor.terminal import use_color
 
     d_ks = doubling_sizes(min_d, max_d, names=("min_d", "max_d"))
     with _Progress("saturation") as report:
@@ -171,11 +175,11 @@ def run_saturation(*, min_d: int, max_d: int, keys: int, samples: int, trials: i
               "scores q·k/√d_k, raw: q·k. Raw scores saturate the softmax as d_k grows (entropy "
               "and gradient fall towards 0, one weight takes it all); scaled ones stay put.")
     con.print()
-    con.print("entropy (nats) vs d_k, log x")
-    series = {"/√d_k": [(p.d_k, p.entropy_scaled) for p in res.points],
-              "raw": [(p.d_k, p.entropy_unscaled) for p in res.points]}
-    for line in line_plot(series, logy=False):
-        con.print(line, markup=False, highlight=False)
+    d_ks = [p.d_k for p in res.points]
+    series = [Series("/√d_k", [p.entropy_scaled for p in res.points], d_ks),
+              Series("raw", [p.entropy_unscaled for p in res.points], d_ks)]
+    _plot(con, line_plot(series, width=56, height=12, title="entropy (nats) vs d_k, log x",
+                         x_label="d_k", logx=True, markers=True, ascii=not use_color()))
     if res.stopped:
         con.print("(stopped early)")
 
@@ -243,58 +247,8 @@ def _exp(p: float | None) -> str:
     return "—" if p is None else f"{p:.2f}"
 
 
-def line_plot(series: dict[str, list[tuple[float, float]]], *, width: int = 56, height: int = 12,
-              logx: bool = True, logy: bool = True) -> list[str]:
-    """A small text line plot: one marker per series at each point, dots in between.
+def _plot(console, plot) -> None:
+    from tutor.lab_view import print_plot
+    from tutor.terminal import use_color
 
-    Returns the lines (y labels on the left, x labels under the points, a legend).
-    """
-    import math
-
-    markers = "o*+x#@"
-    fx = math.log10 if logx else float
-    fy = math.log10 if logy else float
-    pts = [(x, y) for s in series.values() for x, y in s if (x > 0 or not logx) and (y > 0 or not logy)]
-    if not pts:
-        return ["(nothing to plot)"]
-    xs, ys = [fx(x) for x, _ in pts], [fy(y) for _, y in pts]
-    x0, x1, y0, y1 = min(xs), max(xs), min(ys), max(ys)
-    x1, y1 = (x1 if x1 > x0 else x0 + 1), (y1 if y1 > y0 else y0 + 1)
-    grid = [[" "] * width for _ in range(height)]
-
-    def cell(x: float, y: float) -> tuple[int, int]:
-        c = round((fx(x) - x0) / (x1 - x0) * (width - 1))
-        r = height - 1 - round((fy(y) - y0) / (y1 - y0) * (height - 1))
-        return r, c
-
-    for k, (_, s) in enumerate(series.items()):
-        cells = [cell(x, y) for x, y in s if (x > 0 or not logx) and (y > 0 or not logy)]
-        for (r0, c0), (r1, c1) in zip(cells, cells[1:]):
-            steps = max(abs(c1 - c0), abs(r1 - r0), 1)
-            for t in range(1, steps):
-                r, c = round(r0 + (r1 - r0) * t / steps), round(c0 + (c1 - c0) * t / steps)
-                if grid[r][c] == " ":
-                    grid[r][c] = "."
-        for r, c in cells:
-            grid[r][c] = markers[k % len(markers)]
-
-    def label(v: float) -> str:
-        val = 10 ** v if logy else v
-        return f"{val:.3g}"
-
-    labels = {0: label(y1), height - 1: label(y0), (height - 1) // 2: label((y0 + y1) / 2)}
-    pad = max(len(v) for v in labels.values())
-    lines = [f"{labels.get(i, ''):>{pad}} |" + "".join(row) for i, row in enumerate(grid)]
-    lines.append(" " * pad + " +" + "-" * width)
-    axis = [" "] * (width + 8)
-    for x in sorted({x for s in series.values() for x, _ in s}):
-        if x <= 0 and logx:
-            continue
-        c = cell(x, 10 ** y0 if logy else y0)[1]
-        text = f"{x:g}"
-        if all(ch == " " for ch in axis[c:c + len(text) + 1]):
-            axis[c:c + len(text)] = text
-    lines.append(" " * (pad + 2) + "".join(axis).rstrip())
-    lines.append(" " * (pad + 2) + "   ".join(f"{markers[k % len(markers)]} {name}"
-                                             for k, name in enumerate(series)))
-    return lines
+    print_plot(console, plot, not use_color())
