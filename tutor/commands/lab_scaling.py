@@ -79,15 +79,13 @@ def run_scaling(*, min_n: int, max_n: int, d: int, repeat: int, seed: int, dtype
     from dataclasses import asdict
 
     from engine.scaling import FIT_MIN_N, doubling_sizes, scaling_experiment
-    from tutor.plot import Series, line_plot
     from tutor.terminal import use_color
 
     sizes = doubling_sizes(min_n, max_n)
     with _Progress("scaling") as report:
         res = scaling_experiment(sizes, d, seed=seed, repeat=repeat, dtype=dtype, on_progress=report)
-    fit = res.fit_points()
-    exps = res.exponents()
     if as_json:
+        fit, exps = res.fit_points(), res.exponents()
         print(json.dumps({
             "schema": 1, "experiment": "scaling", "d": res.d, "dtype": res.dtype,
             "repeat": res.repeat, "seed": res.seed, "threads": res.threads, "stopped": res.stopped,
@@ -96,41 +94,9 @@ def run_scaling(*, min_n: int, max_n: int, d: int, repeat: int, seed: int, dtype
             "memory": "computed from the buffers each kernel allocates",
         }, indent=2))
         return
-    from rich.table import Table
-
-    table = Table(title=f"plain vs tiled attention: one head, d = {res.d}, {res.dtype}, "
-                        f"{res.threads} thread(s), best of {res.repeat}, seed {res.seed}",
-                  box=_box())
-    for col in ("n", "plain time", "×", "tiled time", "×", "plain memory", "tiled memory"):
-        table.add_column(col, justify="right")
-    prev = None
-    for p in res.points:
-        table.add_row(str(p.n), _ms(p.plain_seconds), _ratio(p.plain_seconds, prev, "plain_seconds"),
-                      _ms(p.tiled_seconds), _ratio(p.tiled_seconds, prev, "tiled_seconds"),
-                      _mib(p.plain_bytes), _mib(p.tiled_bytes))
-        prev = p
     con = _console()
-    con.print(table)
-    fitted = ", ".join(str(p.n) for p in fit)
-    con.print(f"Fitted exponent p in t ≈ c·nᵖ (least squares of log t on log n, n = {fitted}): "
-              f"time plain {_exp(exps['plain_seconds'])}, tiled {_exp(exps['tiled_seconds'])}; "
-              f"memory plain {_exp(exps['plain_bytes'])}, tiled {_exp(exps['tiled_bytes'])}.")
-    con.print("× = time over the previous n: 4 when doubling n doubles both loops. Memory is "
-              "computed from the buffers each kernel allocates: plain holds the n×n weights "
-              "(∝ n²); tiled one tile per thread (fixed) plus the n×d output and a blocked copy "
-              "of K (∝ n), so its exponent reaches 1 only once those outgrow the tiles.")
-    ns = [p.n for p in res.points]
-    series_t = [Series("plain", [p.plain_seconds * 1e3 for p in res.points], ns),
-                Series("tiled", [p.tiled_seconds * 1e3 for p in res.points], ns)]
-    series_m = [Series("plain", [p.plain_bytes / 2**20 for p in res.points], ns),
-                Series("tiled", [p.tiled_bytes / 2**20 for p in res.points], ns)]
-    for title, series in (("time (ms) vs n, log-log", series_t),
-                          ("memory (MiB) vs n, log-log", series_m)):
-        con.print()
-        _plot(con, line_plot(series, width=56, height=12, title=title, x_label="n", logx=True,
-                             logy=True, markers=True, ascii=not use_color()))
-    if res.stopped:
-        con.print("(stopped early)")
+    for part in scaling_parts(res, ascii=not use_color()):
+        _show(con, part)
 
 
 def run_saturation(*, min_d: int, max_d: int, keys: int, samples: int, trials: int, seed: int,
@@ -141,7 +107,6 @@ def run_saturation(*, min_d: int, max_d: int, keys: int, samples: int, trials: i
     from dataclasses import asdict
 
     from engine.scaling import doubling_sizes, saturation_experiment
-    from tutor.plot import Series, line_plot
     from tutor.terminal import use_color
 
     d_ks = doubling_sizes(min_d, max_d, names=("min_d", "max_d"))
@@ -155,7 +120,65 @@ def run_saturation(*, min_d: int, max_d: int, keys: int, samples: int, trials: i
             "max_entropy": math.log(res.n_keys), "points": [asdict(p) for p in res.points],
         }, indent=2))
         return
+    con = _console()
+    for part in saturation_parts(res, ascii=not use_color()):
+        _show(con, part)
+
+
+def scaling_parts(res, *, ascii: bool = False, width: int = 56) -> list:
+    """The scaling report as printable parts: a table, sentences and two log-log plots.
+
+    The CLI prints them one by one; the TUI's lab screen shows them as one group.
+    """
     from rich.table import Table
+
+    from tutor.plot import Series, line_plot
+
+    fit = res.fit_points()
+    exps = res.exponents()
+    table = Table(title=f"plain vs tiled attention: one head, d = {res.d}, {res.dtype}, "
+                        f"{res.threads} thread(s), best of {res.repeat}, seed {res.seed}",
+                  box=_box())
+    for col in ("n", "plain time", "×", "tiled time", "×", "plain memory", "tiled memory"):
+        table.add_column(col, justify="right")
+    prev = None
+    for p in res.points:
+        table.add_row(str(p.n), _ms(p.plain_seconds), _ratio(p.plain_seconds, prev, "plain_seconds"),
+                      _ms(p.tiled_seconds), _ratio(p.tiled_seconds, prev, "tiled_seconds"),
+                      _mib(p.plain_bytes), _mib(p.tiled_bytes))
+        prev = p
+    fitted = ", ".join(str(p.n) for p in fit)
+    parts: list = [
+        table,
+        f"Fitted exponent p in t ≈ c·nᵖ (least squares of log t on log n, n = {fitted}): "
+        f"time plain {_exp(exps['plain_seconds'])}, tiled {_exp(exps['tiled_seconds'])}; "
+        f"memory plain {_exp(exps['plain_bytes'])}, tiled {_exp(exps['tiled_bytes'])}.",
+        "× = time over the previous n: 4 when doubling n doubles both loops. Memory is "
+        "computed from the buffers each kernel allocates: plain holds the n×n weights "
+        "(∝ n²); tiled one tile per thread (fixed) plus the n×d output and a blocked copy "
+        "of K (∝ n), so its exponent reaches 1 only once those outgrow the tiles.",
+    ]
+    ns = [p.n for p in res.points]
+    series_t = [Series("plain", [p.plain_seconds * 1e3 for p in res.points], ns),
+                Series("tiled", [p.tiled_seconds * 1e3 for p in res.points], ns)]
+    series_m = [Series("plain", [p.plain_bytes / 2**20 for p in res.points], ns),
+                Series("tiled", [p.tiled_bytes / 2**20 for p in res.points], ns)]
+    for title, series in (("time (ms) vs n, log-log", series_t),
+                          ("memory (MiB) vs n, log-log", series_m)):
+        parts.append(line_plot(series, width=width, height=12, title=title, x_label="n",
+                               logx=True, logy=True, markers=True, ascii=ascii))
+    if res.stopped:
+        parts.append("(stopped early)")
+    return parts
+
+
+def saturation_parts(res, *, ascii: bool = False, width: int = 56) -> list:
+    """The saturation report as printable parts: a table, the legend sentence and a plot."""
+    import math
+
+    from rich.table import Table
+
+    from tutor.plot import Series, line_plot
 
     table = Table(title=f"softmax over {res.n_keys} keys, q and k with unit-variance components; "
                         f"{res.samples} pairs and {res.trials} softmaxes per d_k; seed {res.seed}",
@@ -167,21 +190,33 @@ def run_saturation(*, min_d: int, max_d: int, keys: int, samples: int, trials: i
         table.add_row(str(p.d_k), f"{p.var_mc:.2f}", f"{p.var_se:.2f}", f"{p.var_exact:g}",
                       f"{p.entropy_scaled:.3f}", f"{p.entropy_unscaled:.3f}",
                       f"{p.grad_scaled:.4f}", f"{p.grad_unscaled:.4f}", f"{p.max_weight_unscaled:.3f}")
-    con = _console()
-    con.print(table)
-    con.print(f"Var MC: Monte Carlo Var(q·k); exact: Σᵢ Var(qᵢkᵢ) = d_k. H: softmax entropy in "
-              f"nats (uniform = ln {res.n_keys} = {math.log(res.n_keys):.3f}); grad: the largest "
-              "entry max|∂α/∂s| of the softmax Jacobian diag(α) − ααᵀ (at most 1/4); scaled: "
-              "scores q·k/√d_k, raw: q·k. Raw scores saturate the softmax as d_k grows (entropy "
-              "and gradient fall towards 0, one weight takes it all); scaled ones stay put.")
-    con.print()
     d_ks = [p.d_k for p in res.points]
     series = [Series("/√d_k", [p.entropy_scaled for p in res.points], d_ks),
               Series("raw", [p.entropy_unscaled for p in res.points], d_ks)]
-    _plot(con, line_plot(series, width=56, height=12, title="entropy (nats) vs d_k, log x",
-                         x_label="d_k", logx=True, markers=True, ascii=not use_color()))
+    parts: list = [
+        table,
+        f"Var MC: Monte Carlo Var(q·k); exact: Σᵢ Var(qᵢkᵢ) = d_k. H: softmax entropy in "
+        f"nats (uniform = ln {res.n_keys} = {math.log(res.n_keys):.3f}); grad: the largest "
+        "entry max|∂α/∂s| of the softmax Jacobian diag(α) − ααᵀ (at most 1/4); scaled: "
+        "scores q·k/√d_k, raw: q·k. Raw scores saturate the softmax as d_k grows (entropy "
+        "and gradient fall towards 0, one weight takes it all); scaled ones stay put.",
+        line_plot(series, width=width, height=12, title="entropy (nats) vs d_k, log x",
+                  x_label="d_k", logx=True, markers=True, ascii=ascii),
+    ]
     if res.stopped:
-        con.print("(stopped early)")
+        parts.append("(stopped early)")
+    return parts
+
+
+def _show(console, part) -> None:
+    """Print one report part: a plot (coloured unless plain), a sentence or a Rich table."""
+    from tutor.plot import Plot
+
+    if isinstance(part, Plot):
+        console.print()
+        _plot(console, part)
+    else:
+        console.print(part)
 
 
 # --------------------------------------------------------------------------- helpers

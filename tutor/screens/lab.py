@@ -228,15 +228,10 @@ def results_renderable(name: str, result):
         parts.append(view.alignment_view(result))
         parts += [Text(line) for line in view.alignment_summary(result)]
     else:
-        from dataclasses import asdict
+        from tutor.commands.lab_scaling import saturation_parts, scaling_parts
+        from tutor.plot import Plot
 
-        from rich.table import Table
-
-        table = Table(title=f"{name} results", title_justify="left")
-        points = [asdict(p) for p in result.points]
-        for key in (points[0] if points else {}):
-            table.add_column(key, justify="right")
-        for p in points:
-            table.add_row(*(f"{v:.4g}" if isinstance(v, float) else str(v) for v in p.values()))
-        parts.append(table)
+        made = scaling_parts(result) if name == "scaling" else saturation_parts(result)
+        for part in made:
+            parts.append(part.rich() if isinstance(part, Plot) else Text(part) if isinstance(part, str) else part)
     return Group(*parts)
