@@ -33,8 +33,17 @@ def _tiny_calls() -> list[tuple[str, Callable[[], object]]]:
         ("beam search", lambda: _beam()),
         ("sampling", call("engine.decoding", "filtered_probs", x[0], top_k=2, top_p=0.9)),
         ("tiled attention", call("engine.flash", "flash_attention", x, x, x)),
+        ("worked examples", lambda: _all_traces()),
         ("seq2seq lab", call("engine.lab", "warm_up")),
     ]
+
+
+def _all_traces() -> None:
+    """Build every trace once: it reaches the kernels the tiny calls above do not (cells, CE grad…)."""
+    from engine.traces import REGISTRY, build
+
+    for name in REGISTRY:
+        build(name)
 
 
 def _beam() -> object:
