@@ -30,6 +30,7 @@ from engine._validate import (
     shape_str,
 )
 from engine.masks import causal_mask
+from engine.softmax import _softmax_rows
 
 
 @jit
@@ -78,6 +79,26 @@ def _sdpa(Q, K, V, mask, use_mask, scale, out, W):
                         z[c] += a * V[b, j, c]  # z_i = Σ_j α_ij v_j
             for c in range(d_v):
                 out[b, i, c] = z[c]
+
+
+@jit
+def _sdpa_blas(Q, K, V, mask, use_mask, scale, out, W):
+    """Same contract as :func:`_sdpa` for big inputs: the two products go to BLAS.
+
+    W[b] = Q[b] K[b]ᵀ (BLAS), W[b] = softmax(W[b] · scale) row by row in place (masked rows
+    → 0), out[b] = W[b] V[b] (BLAS). The n×n weights are materialised — this is the plain
+    algorithm, just with fast matrix products, so that comparing it with the tiled kernel
+    compares memory and algorithms rather than a scalar loop against BLAS.
+    """
+    for b in range(Q.shape[0]):
+        np.dot(Q[b], K[b].T, W[b])                          # (L, S) raw scores
+        _softmax_rows(W[b], mask[b if use_mask else 0], use_mask, scale, W[b])
+        np.dot(W[b], V[b], out[b])                           # (L, d_v)
+
+
+BLAS_MIN_WORK = 1 << 18
+"""L·S·d_k from which :func:`attention` uses the BLAS kernel (smaller inputs keep the exact
+float64-accumulating loop, which is also what the traces' small examples use)."""
 
 
 def _batched(arr: np.ndarray, name: str, expected: str) -> np.ndarray:
@@ -140,7 +161,8 @@ def attention(Q: object, K: object, V: object, mask: object | None = None,
         m3 = broadcast_mask(m, batch + (L, S)).reshape(nb, L, S)
     out = np.empty((nb, L, v3.shape[2]), dtype=dt)  # (B, L, d_v)
     weights = np.empty((nb, L, S), dtype=dt)  # (B, L, S)
-    _sdpa(q3, k3, v3, m3, m is not None, sc, out, weights)
+    kernel = _sdpa_blas if L * S * d_k >= BLAS_MIN_WORK else _sdpa
+    kernel(q3, k3, v3, m3, m is not None, dt.type(sc), out, weights)
     return out.reshape(batch + (L, v3.shape[2])), weights.reshape(batch + (L, S))
 
 

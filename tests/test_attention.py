@@ -284,3 +284,22 @@ def test_positional_encoding_breaks_permutation_symmetry():
 def test_sinusoidal_errors(call, needle):
     with pytest.raises(ValueError, match=needle):
         call()
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_big_inputs_take_the_blas_kernel_and_still_match_the_reference(dtype):
+    from engine.attention import BLAS_MIN_WORK
+
+    rng = np.random.default_rng(11)
+    B, L, S, d = 2, 70, 80, 64
+    assert L * S * d >= BLAS_MIN_WORK
+    Q, K, V = (rng.standard_normal(shape).astype(dtype) for shape in ((B, L, d), (B, S, d), (B, S, 5)))
+    mask = rng.random((B, L, S)) > 0.3
+    mask[0, 3] = False  # a fully masked row: zero weights, zero output
+    out, w = attention(Q, K, V, mask=mask)
+    want_out, want_w = ref.attention(Q, K, V, mask=mask)
+    tol = 1e-12 if dtype == np.float64 else 1e-5
+    assert out.dtype == dtype
+    np.testing.assert_allclose(w, want_w, rtol=0, atol=tol)
+    np.testing.assert_allclose(out, want_out, rtol=0, atol=tol)
+    assert not w[0, 3].any() and not out[0, 3].any()
