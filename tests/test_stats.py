@@ -79,8 +79,9 @@ def test_compute(tmp_path):
     assert pooling["graded"] == 0 and pooling["accuracy"] is None and pooling["answers"] == 1
     assert topics["decoding"]["accuracy"] is None and topics["decoding"]["mastery"] == 0
     assert topics["qkv"]["questions"] == 0 and topics["qkv"]["mastery"] is None
-    # mastery: mean retrievability, unseen items 0 → strictly between 0 and seen share
-    assert 0 < scoring["mastery"] < scoring["seen"] / scoring["questions"]
+    # mastery: mean retrievability, unseen items 0, and so are items whose latest graded answer
+    # is wrong — a (practice, day -2) and b (the mock, day -1) both are, so scoring has none
+    assert scoring["mastery"] == 0
     assert 0 < pooling["mastery"] <= 1 / pooling["questions"]
     exam = {t["id"]: t for t in data["exam_topics"]}
     assert exam["exam-scaled-dot"]["graded"] == 3  # only question "a" is tagged
@@ -140,3 +141,15 @@ def test_cli_warns_about_a_damaged_store(_data_home, monkeypatch):
     assert r.exit_code == 0
     assert "attn-tutor: warning: the progress file" in r.stderr
     assert "moved to progress.sqlite3.damaged-" in json.loads(r.stdout)["store"]["warnings"][0]
+
+
+def test_a_wrong_latest_answer_counts_zero_mastery(tmp_path):
+    fuzzless = sch.make_scheduler(fuzzing=False)
+    with open_store(tmp_path / "p.sqlite3", now=lambda: NOW) as store:
+        store.record_answer("c", "pooling", correct=False, rating=1, mode="practice", at=NOW,
+                            update_card=sch.updater("c", 1, fuzzless))
+        failed = {t["id"]: t for t in compute(store, BANK)["topics"]}["pooling"]["mastery"]
+        store.record_answer("c", "pooling", correct=True, rating=3, mode="practice", at=NOW,
+                            update_card=sch.updater("c", 3, fuzzless))
+        fixed = {t["id"]: t for t in compute(store, BANK)["topics"]}["pooling"]["mastery"]
+    assert failed == 0 and fixed > 0

@@ -6,7 +6,9 @@ Definitions:
 * **accuracy** — correct / graded answers over every mode (mock exams included); self-graded
   answers are not counted. ``None`` when nothing was graded.
 * **mastery** — mean FSRS retrievability now over *all* items of the topic, unseen items
-  counting 0, so it grows with both coverage and memory (0–1). FSRS measures elapsed time in
+  counting 0, so it grows with both coverage and memory (0–1). An item whose latest graded
+  answer was wrong also counts 0 until it is answered right again (FSRS alone would rate a
+  card just failed today as freshly recalled). FSRS measures elapsed time in
   whole days, so anything reviewed today counts 1 until tomorrow.
 * **daily average** — answers per day over the last 7 local days including today (days
   without answers count 0), compared with a goal. Not a streak: a missed day lowers the
@@ -42,13 +44,15 @@ def compute(store: Store, bank: Sequence[Question], *, now: datetime | None = No
             items[fam.question_id] = (fam.section, fam.exam_topics)
     cards = {c.question_id: c for c in store.cards()}
     qstats = store.question_stats()
+    missed = {q for q, a in store.latest_answers().items() if a.correct is False}
     soon = now + timedelta(days=1)
 
     def topic_row(tid: str, members: list[str]) -> dict[str, Any]:
         graded = sum(qstats[q].graded for q in members if q in qstats)
         correct = sum(qstats[q].correct for q in members if q in qstats)
         seen = [q for q in members if q in cards or q in qstats]
-        r = [retrievability(cards[q].card, now, sch) if q in cards else 0.0 for q in members]
+        r = [retrievability(cards[q].card, now, sch) if q in cards and q not in missed else 0.0
+             for q in members]
         return {
             "id": tid,
             "questions": len(members),
