@@ -600,3 +600,10 @@ def test_missing_or_empty_folder(tmp_path):
     (tmp_path / "empty").mkdir()
     with pytest.raises(BankError, match=r"no \*\.toml files"):
         load_bank(tmp_path / "empty")
+
+
+def test_every_prompt_stands_alone():
+    # questions are shuffled, so none may lean on the one before it ("Same readings ...")
+    leaning = [q.id for q in load_bank()
+               if re.match(r"(same|as above|as before|again|the previous)\b", q.prompt.strip(), re.I)]
+    assert leaning == []
