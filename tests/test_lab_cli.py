@@ -192,3 +192,24 @@ def test_ctrl_c_stops_training_and_reports_what_it_has(tmp_path):
     assert data["interrupted"] is True
     assert 0 < data["runs"]["attention"]["steps"] < 100000
     assert "interrupted" in err and "Traceback" not in err
+
+
+def test_alignment_saves_weights_the_heatmap_command_reads(tmp_path):
+    from tutor.cli import app as cli
+
+    path = tmp_path / "alignment.json"
+    r = CliRunner().invoke(cli, ["lab", "alignment", "--steps", "20", "--max-len", "6", "--length", "4",
+                                 "--save", str(path)], env={"NO_COLOR": "1"})
+    assert r.exit_code == 0, r.output
+    data = json.loads(path.read_text())
+    assert len(data["weights"]) == len(data["rows"]) and len(data["weights"][0]) == len(data["cols"]) == 5
+    drawn = CliRunner().invoke(cli, ["heatmap", "--from", str(path), "--width", "80"], env={"NO_COLOR": "1"})
+    assert drawn.exit_code == 0 and "Learned attention" in drawn.output
+
+
+def test_alignment_refuses_an_unknown_save_type_before_training(tmp_path):
+    from tutor.cli import app as cli
+
+    r = CliRunner().invoke(cli, ["lab", "alignment", "--save", str(tmp_path / "a.png")])
+    assert r.exit_code == 2
+    assert "unknown file type '.png'; expected .json, .txt, .svg or .html" in r.stderr

@@ -240,6 +240,26 @@ def alignment_view(result: Any, *, ascii: bool = False, color: bool = True, widt
                                          kind="weights", scale="matrix"))
 
 
+def save_alignment(path: Path, result: Any) -> None:
+    """Write learned weights: ``.json`` in the format ``attn-tutor heatmap --from`` reads, or
+    the drawn heatmap as ``.txt`` / ``.svg`` / ``.html``."""
+    title = f"Learned attention, `{result.task}`"
+    if path.suffix.lower() == ".json":
+        data = {"title": title, "rows": list(result.row_labels), "cols": list(result.col_labels),
+                "weights": [[float(x) for x in row] for row in result.weights]}
+        try:
+            path.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
+        except OSError as exc:
+            raise UserError(f"--save {path}: could not write it ({exc.strerror or exc})") from None
+        return
+    from tutor.heatmap import HeatmapOptions, heatmap_text
+    from tutor.heatmap.export import export
+
+    plain = heatmap_text(result.weights, result.row_labels, result.col_labels, title,
+                         HeatmapOptions(width=100, color=False))
+    export(path, plain, lambda: [alignment_view(result, width=100)], width=100, title=title)
+
+
 def alignment_summary(result: Any, *, ascii: bool = False) -> list[str]:
     """Plain sentences: output vs target, and how much of the attention sits where the task
     says it should."""

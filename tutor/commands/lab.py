@@ -255,15 +255,20 @@ def alignment_cmd(
     load: Annotated[Optional[Path], typer.Option(
         "--load", metavar="FILE", help="Use an attention model saved by `lab train --save` "
         "instead of training one.", show_default=False)] = None,
+    save: Annotated[Optional[Path], typer.Option(
+        "--save", metavar="FILE", help="Also write the learned weights: .json (for `attn-tutor "
+        "heatmap --from FILE`), or the drawn heatmap as .txt, .svg or .html.",
+        show_default=False)] = None,
     steps: Annotated[Optional[int], typer.Option("--steps", min=1, hidden=True)] = None,
     max_len: Annotated[Optional[int], typer.Option("--max-len", min=1, hidden=True)] = None,
 ) -> None:
     from tutor.errors import user_errors
 
-    user_errors(_alignment)(seed, json_out, ascii_only, task.value, digits, length, load, steps, max_len)
+    user_errors(_alignment)(seed, json_out, ascii_only, task.value, digits, length, load, steps, max_len,
+                            save)
 
 
-def _alignment(seed, json_out, ascii_only, task, digits, length, load, steps, max_len):
+def _alignment(seed, json_out, ascii_only, task, digits, length, load, steps, max_len, save=None):
     from dataclasses import replace
 
     from engine import lab
@@ -271,6 +276,9 @@ def _alignment(seed, json_out, ascii_only, task, digits, length, load, steps, ma
     from tutor.errors import UserError
 
     ascii_only = view.ascii_wanted(ascii_only)
+    if save is not None and save.suffix.lower() not in (".json", ".txt", ".svg", ".html"):
+        shown = repr(save.suffix) if save.suffix else "no extension"  # fail before any training
+        raise UserError(f"--save {save}: unknown file type {shown}; expected .json, .txt, .svg or .html")
 
     seq = None
     if digits is not None:
@@ -303,6 +311,9 @@ def _alignment(seed, json_out, ascii_only, task, digits, length, load, steps, ma
         for line in view.alignment_summary(res, ascii=ascii_only):
             console.print(line, markup=False)
 
+    if save is not None:
+        view.save_alignment(save, res)
+        _note(f"wrote {save}")
     _emit(json_out, lambda: view.alignment_json(res, s if model is None else None), human)
     _finish(res.training is not None and res.training.interrupted)
 
