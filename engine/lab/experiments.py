@@ -75,6 +75,24 @@ class BottleneckResult:
         return self.attention[-1].token_accuracy - self.fixed[-1].token_accuracy
 
 
+def _train_and_evaluate(model: Seq2Seq, tr: TrainSettings, test, exclude: set[bytes],
+                        on_progress: ProgressFn | None, should_stop: StopFn | None,
+                        experiment: str, run: str, t0: float) -> TrainResult:
+    """Train ``model``, then score it on ``test``, reporting "evaluate" and "done" events."""
+    res = train_model(model, tr, exclude=exclude, on_progress=on_progress,
+                      should_stop=should_stop, experiment=experiment, run=run)
+
+    def report(phase: str) -> None:
+        if on_progress is not None:
+            on_progress(ProgressEvent(experiment, run, phase, res.steps, tr.steps, None,
+                                      time.perf_counter() - t0))
+
+    report("evaluate")
+    res.accuracy = evaluate(model, test)
+    report("done")
+    return res
+
+
 def _run_many(jobs: dict[str, Callable[[], TrainResult]], parallel: bool) -> dict[str, TrainResult]:
     """Run training jobs one after the other, or two at a time in threads (the kernels
     release the GIL, so two models train on two cores)."""
@@ -104,16 +122,8 @@ def bottleneck(settings: BottleneckSettings = BottleneckSettings(), *,
     def job(decoder: str) -> Callable[[], TrainResult]:
         def run() -> TrainResult:
             model = Seq2Seq.init(settings.model_config(decoder), seed=tr.seed)
-            res = train_model(model, tr, exclude=exclude, on_progress=on_progress,
-                              should_stop=should_stop, experiment="bottleneck", run=decoder)
-            if on_progress is not None:
-                on_progress(ProgressEvent("bottleneck", decoder, "evaluate", res.steps, tr.steps,
-                                          None, time.perf_counter() - t0))
-            res.accuracy = evaluate(model, test)
-            if on_progress is not None:
-                on_progress(ProgressEvent("bottleneck", decoder, "done", res.steps, tr.steps,
-                                          None, time.perf_counter() - t0))
-            return res
+            return _train_and_evaluate(model, tr, test, exclude, on_progress, should_stop,
+                                       "bottleneck", decoder, t0)
         return run
 
     runs = _run_many({"attention": job("attention"), "fixed": job("fixed")}, settings.parallel)
@@ -183,17 +193,9 @@ def teacher_forcing(settings: TeacherForcingSettings = TeacherForcingSettings(),
         def run() -> TrainResult:
             model = Seq2Seq.init(settings.model_config(), seed=tr.seed)
             label = ratio_label(ratio)
-            res = train_model(model, replace(tr, teacher_forcing_ratio=ratio), exclude=exclude,
-                              on_progress=on_progress, should_stop=should_stop,
-                              experiment="teacher-forcing", run=label)
-            if on_progress is not None:
-                on_progress(ProgressEvent("teacher-forcing", label, "evaluate", res.steps, tr.steps,
-                                          None, time.perf_counter() - t0))
-            res.accuracy = evaluate(model, test)
-            if on_progress is not None:
-                on_progress(ProgressEvent("teacher-forcing", label, "done", res.steps, tr.steps,
-                                          None, time.perf_counter() - t0))
-            return res
+            return _train_and_evaluate(model, replace(tr, teacher_forcing_ratio=ratio), test,
+                                       exclude, on_progress, should_stop, "teacher-forcing",
+                                       label, t0)
         return run
 
     names = {ratio_label(r): r for r in settings.ratios}
