@@ -1,4 +1,4 @@
-"""The :class:`Store` (answers, cards, lesson opens, mock exams) and its record types."""
+"""The :class:`Store` (answers, cards, lesson opens, mock exams); records in :mod:`.rows`."""
 
 from __future__ import annotations
 
@@ -7,24 +7,33 @@ import sqlite3
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
 from datetime import date, datetime, timezone
 from pathlib import Path
 from typing import Any
 
-class StoreError(Exception):
-    """A write could not be saved (disk full, I/O error, locked for too long)."""
+from tutor.store import faults
+from tutor.store.faults import StoreError
+from tutor.store.rows import (
+    KEYS,
+    PARSERS,
+    Answer,
+    BadRow,
+    CardRow,
+    MockExam,
+    QuestionStats,
+    parse_card,
+)
+from tutor.store.rows import iso as _iso
+
+__all__ = ["Answer", "BUSY_TIMEOUT_MS", "CardRow", "MockExam", "QuestionStats", "Store",
+           "StoreError", "local_day", "utcnow"]
+
+BUSY_TIMEOUT_MS = 5000
+"""How long a read or write waits for another program's lock before giving up."""
 
 
 def utcnow() -> datetime:
     return datetime.now(timezone.utc)
-
-
-def _iso(at: datetime) -> str:
-    """Fixed-width UTC text, so string order is time order in SQL comparisons."""
-    if at.tzinfo is None:
-        raise ValueError("times must be timezone-aware (UTC)")
-    return at.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%f+00:00")
 
 
 def _dt(text: str | None) -> datetime | None:
@@ -34,56 +43,6 @@ def _dt(text: str | None) -> datetime | None:
 def local_day(at: datetime) -> date:
     """The student's calendar date of ``at`` (the machine's local time zone)."""
     return at.astimezone().date()
-
-
-@dataclass(frozen=True)
-class Answer:
-    id: int
-    question_id: str
-    topic: str
-    mode: str
-    correct: bool | None
-    rating: int | None
-    response: str
-    variant: str | None
-    seconds: float | None
-    answered_at: datetime
-    day: str
-    session: str | None
-    mock_id: int | None
-
-
-@dataclass(frozen=True)
-class QuestionStats:
-    topic: str
-    graded: int
-    correct: int
-    answers: int
-
-
-@dataclass(frozen=True)
-class CardRow:
-    question_id: str
-    topic: str
-    card: dict[str, Any]
-    due: datetime
-    reps: int
-    lapses: int
-    updated_at: datetime
-
-
-@dataclass(frozen=True)
-class MockExam:
-    id: int
-    started_at: datetime
-    finished_at: datetime | None
-    time_limit_s: float | None
-    n_questions: int
-    answered: int
-    correct: int
-    per_topic: dict[str, list[int]]
-    seed: int | None
-    status: str
 
 
 class Store:
@@ -98,6 +57,9 @@ class Store:
         self.warnings = warnings
         """Messages for the user about how the store was opened (damaged, read-only...)."""
         self.now = now
+        self.bad_rows: dict[tuple[str, object], str] = {}
+        """``{(table, key): what is wrong}`` for every row a reader had to skip."""
+        self._reported: set[tuple[str, object]] = set()
 
     @property
     def persistent(self) -> bool:
@@ -113,14 +75,31 @@ class Store:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
+    def take_notices(self) -> list[str]:
+        """One line about rows skipped since the last call (each row is reported once)."""
+        with self._lock:
+            new = [(k, why) for k, why in self.bad_rows.items() if k not in self._reported]
+            self._reported.update(k for k, _ in new)
+        if not new:
+            return []
+        shown = "; ".join(f"{table} {key!r}: {why}" for (table, key), why in new[:3])
+        more = f"; and {len(new) - 3} more" if len(new) > 3 else ""
+        n = len(new)
+        return [f"skipped {n} unreadable row{'s' * (n != 1)} of the progress file ({shown}{more});"
+                " everything else is shown — `attn-tutor check` repairs them"]
+
     @contextmanager
     def _write(self) -> Iterator[sqlite3.Connection]:
-        """One IMMEDIATE transaction: the write lock is taken first, so read-modify-write is safe."""
+        """One IMMEDIATE transaction: the write lock is taken first, so read-modify-write is safe.
+
+        Raises:
+            StoreError: locked past the busy timeout, disk full, I/O error; nothing was saved.
+        """
         with self._lock:
             try:
                 self._conn.execute("BEGIN IMMEDIATE")
             except sqlite3.Error as exc:
-                raise StoreError(f"could not save progress: {exc}") from exc
+                raise _error("could not save progress", exc) from exc
             try:
                 yield self._conn
                 self._conn.execute("COMMIT")
@@ -128,14 +107,32 @@ class Store:
                 try:
                     self._conn.execute("ROLLBACK")
                 except sqlite3.Error:
-                    pass
+                    pass  # SQLite already rolled back (it does after SQLITE_FULL)
                 if isinstance(exc, sqlite3.Error):
-                    raise StoreError(f"could not save progress: {exc}") from exc
+                    raise _error("could not save progress", exc) from exc
                 raise
 
     def _read(self, sql: str, params: tuple = ()) -> list[sqlite3.Row]:
         with self._lock:
-            return self._conn.execute(sql, params).fetchall()
+            try:
+                return self._conn.execute(sql, params).fetchall()
+            except sqlite3.Error as exc:
+                raise _error("could not read progress", exc) from exc
+
+    def _records(self, table: str, sql: str, params: tuple = ()) -> list[Any]:
+        """Rows of ``table`` as records; a malformed row is skipped and noted in :attr:`bad_rows`."""
+        parse = PARSERS[table]
+        out = []
+        for r in self._read(sql, params):
+            try:
+                out.append(parse(r))
+            except BadRow as exc:
+                self._note_bad(table, r, str(exc))
+        return out
+
+    def _note_bad(self, table: str, r: sqlite3.Row, why: str) -> None:
+        with self._lock:
+            self.bad_rows.setdefault((table, r[KEYS[table]]), why)
 
     # ------------------------------------------------------------------ answers and cards
 
@@ -165,12 +162,17 @@ class Store:
                  session, mock_id),
             )
             if update_card is not None:
-                row = conn.execute("SELECT card, reps, lapses FROM cards WHERE question_id = ?",
+                row = conn.execute("SELECT * FROM cards WHERE question_id = ?",
                                    (question_id,)).fetchone()
-                old = json.loads(row["card"]) if row else None
+                old = None
+                if row is not None:
+                    try:
+                        old = parse_card(row).card
+                    except BadRow as exc:  # start the card afresh rather than lose the answer
+                        self._note_bad("cards", row, str(exc))
                 new = update_card(old, at)
-                reps = (row["reps"] if row else 0) + 1
-                lapses = (row["lapses"] if row else 0) + (1 if row and rating == 1 else 0)
+                reps = (_count(row, "reps") if row else 0) + 1
+                lapses = (_count(row, "lapses") if row else 0) + (1 if row and rating == 1 else 0)
                 conn.execute(
                     "INSERT INTO cards (question_id, topic, card, due, reps, lapses, updated_at)"
                     " VALUES (?,?,?,?,?,?,?) ON CONFLICT(question_id) DO UPDATE SET"
@@ -190,14 +192,15 @@ class Store:
                 where.append(f"{col} = ?")
                 params.append(val)
         sql = "SELECT * FROM answers" + (" WHERE " + " AND ".join(where) if where else "")
-        return [_answer(r) for r in self._read(sql + " ORDER BY id", tuple(params))]
+        return self._records("answers", sql + " ORDER BY id", tuple(params))
 
     def latest_answers(self) -> dict[str, Answer]:
         """Each question's most recent graded (correct or wrong) answer."""
-        rows = self._read(
+        rows = self._records(
+            "answers",
             "SELECT a.* FROM answers a JOIN (SELECT question_id, MAX(id) AS id FROM answers"
             " WHERE correct IS NOT NULL GROUP BY question_id) m ON a.id = m.id")
-        return {r["question_id"]: _answer(r) for r in rows}
+        return {a.question_id: a for a in rows}
 
     def miss_counts(self) -> dict[str, tuple[int, int]]:
         """``{question_id: (graded attempts, wrong)}`` over every mode."""
@@ -222,18 +225,19 @@ class Store:
         return {r["topic"]: (int(r["n"]), int(r["ok"] or 0)) for r in rows}
 
     def card(self, question_id: str) -> CardRow | None:
-        rows = self._read("SELECT * FROM cards WHERE question_id = ?", (question_id,))
-        return _card(rows[0]) if rows else None
+        rows = self._records("cards", "SELECT * FROM cards WHERE question_id = ?", (question_id,))
+        return rows[0] if rows else None
 
     def cards(self) -> list[CardRow]:
         """Every scheduled card, soonest due first."""
-        return [_card(r) for r in self._read("SELECT * FROM cards ORDER BY due, question_id")]
+        return self._records("cards", "SELECT * FROM cards ORDER BY due, question_id")
 
     def due_cards(self, at: datetime | None = None) -> list[CardRow]:
         """Cards due at ``at`` (default now), most overdue first."""
         at = at or self.now()
-        return [_card(r) for r in self._read(
-            "SELECT * FROM cards WHERE due <= ? ORDER BY due, question_id", (_iso(at),))]
+        return [c for c in self._records(
+            "cards", "SELECT * FROM cards WHERE due <= ? ORDER BY due, question_id", (_iso(at),))
+            if c.due <= at]  # a due of another shape sorts by text, not by time
 
     def daily_counts(self, since: date | None = None) -> dict[str, int]:
         """``{local date: answers}`` for days with any answer, from ``since`` on."""
@@ -255,8 +259,7 @@ class Store:
 
     def lessons_opened(self) -> dict[str, datetime]:
         """``{lesson_id: last time opened}``."""
-        return {r["lesson_id"]: _dt(r["last_opened"])
-                for r in self._read("SELECT lesson_id, last_opened FROM lesson_opens")}
+        return dict(self._records("lesson_opens", "SELECT * FROM lesson_opens"))
 
     # ------------------------------------------------------------------ mock exams
 
@@ -279,23 +282,13 @@ class Store:
 
     def mock_exams(self) -> list[MockExam]:
         """Mock exams, oldest first."""
-        return [MockExam(
-            id=r["id"], started_at=_dt(r["started_at"]), finished_at=_dt(r["finished_at"]),
-            time_limit_s=r["time_limit_s"], n_questions=r["n_questions"], answered=r["answered"],
-            correct=r["correct"], per_topic=json.loads(r["per_topic"]), seed=r["seed"],
-            status=r["status"]) for r in self._read("SELECT * FROM mock_exams ORDER BY id")]
+        return self._records("mock_exams", "SELECT * FROM mock_exams ORDER BY id")
 
 
-def _answer(r: sqlite3.Row) -> Answer:
-    return Answer(
-        id=r["id"], question_id=r["question_id"], topic=r["topic"], mode=r["mode"],
-        correct=None if r["correct"] is None else bool(r["correct"]), rating=r["rating"],
-        response=r["response"], variant=r["variant"], seconds=r["seconds"],
-        answered_at=_dt(r["answered_at"]), day=r["day"], session=r["session"],
-        mock_id=r["mock_id"])
+def _count(row: sqlite3.Row, column: str) -> int:
+    value = row[column]
+    return value if isinstance(value, int) else 0
 
 
-def _card(r: sqlite3.Row) -> CardRow:
-    return CardRow(question_id=r["question_id"], topic=r["topic"], card=json.loads(r["card"]),
-                   due=_dt(r["due"]), reps=r["reps"], lapses=r["lapses"],
-                   updated_at=_dt(r["updated_at"]))
+def _error(doing: str, exc: sqlite3.Error) -> StoreError:
+    return StoreError(f"{doing}: {faults.describe(exc, BUSY_TIMEOUT_MS)}", faults.kind(exc))

@@ -3,17 +3,18 @@
 from __future__ import annotations
 
 import os
+import shutil
 import sqlite3
+import tempfile
 import threading
 from collections.abc import Callable
 from datetime import datetime, timezone
 from pathlib import Path
 
-from tutor.store import schema
+from tutor.store import core, faults, schema
 from tutor.store.core import Store, utcnow
 
 FILENAME = "progress.sqlite3"
-BUSY_TIMEOUT_MS = 5000
 
 
 def default_path() -> Path:
@@ -37,31 +38,37 @@ def open_store(path: str | Path | None = None, *, now: Callable[[], datetime] = 
     try:
         return _open_file(path, warnings, now)
     except (OSError, sqlite3.Error) as exc:  # e.g. a read-only mount that os.access missed
-        warnings.append(f"cannot use the progress file {path} ({exc}); answers in this "
-                        "session will not be saved")
-        return _memory_store(path, warnings, now)
+        why = faults.describe(exc, core.BUSY_TIMEOUT_MS) if isinstance(exc, sqlite3.Error) else exc
+        return _memory_store(path, warnings, now,
+                             f"cannot use the progress file {path} ({why}); answers in this "
+                             "session will not be saved")
 
 
 def _open_file(path: Path, warnings: list[str], now: Callable[[], datetime]) -> Store:
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
-        warnings.append(f"cannot create the progress folder {path.parent} ({exc.strerror}); "
-                        "answers in this session will not be saved")
-        return _memory_store(None, warnings, now)
+        return _memory_store(None, warnings, now,
+                             f"cannot create the progress folder {path.parent} ({exc.strerror}); "
+                             "answers in this session will not be saved")
     if not _writable(path):
-        warnings.append(f"the progress folder {path.parent} is read-only; answers in this "
-                        "session will not be saved")
-        return _memory_store(path if path.exists() else None, warnings, now)
+        return _memory_store(path, warnings, now,
+                             f"the progress folder {path.parent} is read-only; answers in this "
+                             "session will not be saved")
 
     if path.exists() and path.stat().st_size == 0:
         _move_aside(path, "is empty (zero bytes)", warnings)
     if not path.exists():
         _create(path)
+    conn = None
     try:
         conn = _connect(path)
         problem = _check(conn)
-    except sqlite3.DatabaseError as exc:
+    except sqlite3.Error as exc:
+        if conn is not None:
+            conn.close()
+        if faults.kind(exc) != faults.CORRUPT:
+            return _unusable(path, exc, warnings, now)
         conn, problem = None, str(exc)
     if problem is not None:
         if conn is not None:
@@ -70,15 +77,33 @@ def _open_file(path: Path, warnings: list[str], now: Callable[[], datetime]) -> 
         if not path.exists():
             _create(path)
         conn = _connect(path)
-    version = conn.execute("PRAGMA user_version").fetchone()[0]
-    if version > schema.SCHEMA_VERSION:
+    try:
+        version = conn.execute("PRAGMA user_version").fetchone()[0]
+        if version > schema.SCHEMA_VERSION:
+            conn.close()
+            return _memory_store(  # its tables may mean something else now: copy nothing
+                None, warnings, now,
+                f"{path} was written by a newer attn-tutor (schema {version}, this one knows "
+                f"{schema.SCHEMA_VERSION}); it is left untouched and this session's answers "
+                "will not be saved — upgrade attn-tutor")
+        lost = schema.migrate(conn)
+    except sqlite3.Error as exc:
         conn.close()
-        warnings.append(f"{path} was written by a newer attn-tutor (schema {version}, this one "
-                        f"knows {schema.SCHEMA_VERSION}); it is left untouched and this session's "
-                        "answers will not be saved — upgrade attn-tutor")
-        return _memory_store(path, warnings, now)
-    schema.migrate(conn)
+        return _unusable(path, exc, warnings, now)
+    if lost:
+        warnings.append(f"the progress file {path} had lost its {', '.join(lost)} "
+                        f"table{'s' * (len(lost) != 1)}; {'they were' if len(lost) > 1 else 'it was'}"
+                        " created again, empty, and the rest of your progress is kept")
     return Store(conn, path, warnings, now)
+
+
+def _unusable(path: Path, exc: sqlite3.Error, warnings: list[str],
+              now: Callable[[], datetime]) -> Store:
+    """A healthy file we cannot use now (locked, disk full, I/O error): leave it where it is."""
+    return _memory_store(path, warnings, now,
+                         f"cannot open the progress file {path}: "
+                         f"{faults.describe(exc, core.BUSY_TIMEOUT_MS)}; nothing was moved or changed, "
+                         "and answers in this session will not be saved")
 
 
 def _writable(path: Path) -> bool:
@@ -88,14 +113,18 @@ def _writable(path: Path) -> bool:
 
 
 def _connect(path: Path | str) -> sqlite3.Connection:
-    conn = sqlite3.connect(str(path), timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None,
+    conn = sqlite3.connect(str(path), timeout=core.BUSY_TIMEOUT_MS / 1000, isolation_level=None,
                            check_same_thread=False)
-    conn.row_factory = sqlite3.Row
-    conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
-    conn.execute("PRAGMA foreign_keys = ON")
-    if str(path) != ":memory:":
-        conn.execute("PRAGMA journal_mode = WAL")
-        conn.execute("PRAGMA synchronous = NORMAL")  # WAL + NORMAL: durable across app crashes
+    try:
+        conn.row_factory = sqlite3.Row
+        conn.execute(f"PRAGMA busy_timeout = {core.BUSY_TIMEOUT_MS}")
+        conn.execute("PRAGMA foreign_keys = ON")
+        if str(path) != ":memory:":
+            conn.execute("PRAGMA journal_mode = WAL")
+            conn.execute("PRAGMA synchronous = NORMAL")  # WAL + NORMAL: durable across app crashes
+    except BaseException:
+        conn.close()
+        raise
     return conn
 
 
@@ -106,15 +135,16 @@ def _check(conn: sqlite3.Connection) -> str | None:
     return None if found == ["ok"] else "; ".join(found[:3])
 
 
-
 def _create(path: Path) -> None:
     """Build an empty, migrated database beside ``path`` and link it into place atomically."""
     tmp = path.with_name(f"{path.name}.new-{os.getpid()}-{threading.get_ident()}")
     try:
         conn = _connect(tmp)
-        schema.migrate(conn)
-        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-        conn.close()
+        try:
+            schema.migrate(conn)
+            conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        finally:
+            conn.close()
         try:
             os.link(tmp, path)  # fails if another copy created the file first: use theirs
         except FileExistsError:
@@ -152,21 +182,74 @@ def _move_aside(path: Path, why: str, warnings: list[str]) -> None:
                     "fresh one started")
 
 
-def _memory_store(copy_from: Path | None, warnings: list[str],
-                  now: Callable[[], datetime]) -> Store:
-    """An in-memory store, seeded with a read-only copy of ``copy_from`` when it can be read."""
+def _memory_store(copy_from: Path | None, warnings: list[str], now: Callable[[], datetime],
+                  why: str) -> Store:
+    """An in-memory store seeded with the saved progress of ``copy_from`` when it can be read.
+
+    ``why`` is the warning; it gains a clause when the saved progress could not be copied.
+    """
     conn = _connect(":memory:")
     if copy_from is not None and copy_from.exists():
-        try:
-            src = sqlite3.connect(f"{copy_from.resolve().as_uri()}?mode=ro&immutable=1", uri=True)
-            try:
-                if _check(src) is None and \
-                        src.execute("PRAGMA user_version").fetchone()[0] <= schema.SCHEMA_VERSION:
-                    src.backup(conn)
-            finally:
-                src.close()
-        except sqlite3.Error:
-            pass
-    conn.row_factory = sqlite3.Row
+        problem = read_snapshot(copy_from, conn)
+        if problem is not None:
+            why += f"; your saved progress could not be read either ({problem})"
+    warnings.append(why)
     schema.migrate(conn)
     return Store(conn, None, warnings, now)
+
+
+def read_snapshot(path: Path, into: sqlite3.Connection) -> str | None:
+    """Copy the database at ``path``, with the answers still in its ``-wal``, into ``into``.
+
+    Nothing at ``path`` is written. After a crash the newest answers live only in the
+    ``-wal`` file, so the copy is read in this order:
+
+    1. read-only through SQLite (``mode=ro``), which reads the WAL when its ``-shm`` index
+       exists or can be made;
+    2. when there is no WAL to lose, as an immutable file;
+    3. otherwise the file and its ``-wal`` are copied to a temporary folder and opened there,
+       where SQLite replays the WAL as it would on the next writable open.
+
+    Returns:
+        None on success, else why nothing could be read (``into`` is then left empty).
+    """
+    uri = path.resolve().as_uri()
+    wal = Path(f"{path}-wal")
+    attempts: list[Callable[[], sqlite3.Connection]] = [
+        lambda: sqlite3.connect(f"{uri}?mode=ro", uri=True, timeout=core.BUSY_TIMEOUT_MS / 1000)]
+    if not wal.exists() or wal.stat().st_size == 0:
+        attempts.append(lambda: sqlite3.connect(f"{uri}?mode=ro&immutable=1", uri=True))
+    problem, locked = "it could not be opened", False
+    for attempt in attempts:
+        try:
+            problem = _backup_from(attempt(), into)
+        except sqlite3.Error as exc:
+            problem = faults.describe(exc, core.BUSY_TIMEOUT_MS)
+            locked = locked or faults.kind(exc) == faults.LOCKED
+        if problem is None:
+            return None
+    if wal.exists() and not locked:  # a program holding the lock may be rewriting both files
+        try:
+            with tempfile.TemporaryDirectory(prefix="attn-tutor-") as tmp:
+                copy = Path(tmp) / path.name
+                shutil.copyfile(path, copy)
+                shutil.copyfile(wal, Path(f"{copy}-wal"))
+                return _backup_from(sqlite3.connect(str(copy)), into)
+        except (OSError, sqlite3.Error) as exc:
+            problem = (faults.describe(exc, core.BUSY_TIMEOUT_MS) if isinstance(exc, sqlite3.Error)
+                       else str(exc))
+    return problem
+
+
+def _backup_from(src: sqlite3.Connection, into: sqlite3.Connection) -> str | None:
+    """Back ``src`` up into ``into`` if it passes ``quick_check`` and is not newer; closes ``src``."""
+    try:
+        problem = _check(src)
+        if problem is not None:
+            return f"damaged: {problem}"
+        if src.execute("PRAGMA user_version").fetchone()[0] > schema.SCHEMA_VERSION:
+            return "written by a newer attn-tutor"
+        src.backup(into)
+        return None
+    finally:
+        src.close()

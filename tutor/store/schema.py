@@ -61,11 +61,26 @@ MIGRATIONS: tuple[str, ...] = (
 SCHEMA_VERSION = len(MIGRATIONS)
 
 
-def migrate(conn: sqlite3.Connection) -> None:
-    """Bring ``conn`` up to :data:`SCHEMA_VERSION` in one IMMEDIATE transaction."""
+def migrate(conn: sqlite3.Connection) -> list[str]:
+    """Bring ``conn`` up to :data:`SCHEMA_VERSION` and put back any table, index or view lost.
+
+    A file whose ``user_version`` is set but whose tables are gone (dropped by hand, or by a
+    tool) gets the missing objects of its own version re-created before newer migrations run.
+    The write lock is taken only when something has to change, so opening a healthy file
+    while another program writes to it never waits.
+
+    Returns:
+        The names of the tables and views that had to be created again (empty normally).
+    """
+    version = _version(conn)
+    if version >= SCHEMA_VERSION and not missing(conn, version):
+        return []
     conn.execute("BEGIN IMMEDIATE")
     try:
-        version = conn.execute("PRAGMA user_version").fetchone()[0]
+        version = _version(conn)  # another copy may have migrated while we waited
+        lost = missing(conn, version) if version else []
+        for _kind, _name, sql in lost:
+            conn.execute(sql)
         for v in range(version, SCHEMA_VERSION):
             for statement in _statements(MIGRATIONS[v]):
                 conn.execute(statement)
@@ -73,8 +88,40 @@ def migrate(conn: sqlite3.Connection) -> None:
             conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
         conn.execute("COMMIT")
     except BaseException:
-        conn.execute("ROLLBACK")
+        if conn.in_transaction:
+            conn.execute("ROLLBACK")
         raise
+    return [name for kind, name, _ in lost if kind in ("table", "view")]
+
+
+def missing(conn: sqlite3.Connection, version: int = SCHEMA_VERSION) -> list[tuple[str, str, str]]:
+    """``(type, name, CREATE statement)`` of the objects schema ``version`` has and ``conn`` lacks."""
+    present = {(r[0], r[1]) for r in conn.execute("SELECT type, name FROM sqlite_master")}
+    return [o for o in _objects(min(version, SCHEMA_VERSION)) if (o[0], o[1]) not in present]
+
+
+_OBJECTS: dict[tuple[str, ...], list[tuple[str, str, str]]] = {}
+
+
+def _objects(version: int) -> list[tuple[str, str, str]]:
+    """The schema after migrations ``0..version-1``, in creation order (tables before indexes)."""
+    key = MIGRATIONS[:version]
+    if key not in _OBJECTS:
+        ref = sqlite3.connect(":memory:")
+        try:
+            for script in key:
+                for statement in _statements(script):
+                    ref.execute(statement)
+            _OBJECTS[key] = [tuple(r) for r in ref.execute(
+                "SELECT type, name, sql FROM sqlite_master WHERE sql IS NOT NULL"
+                " AND name NOT LIKE 'sqlite_%' ORDER BY rowid")]
+        finally:
+            ref.close()
+    return _OBJECTS[key]
+
+
+def _version(conn: sqlite3.Connection) -> int:
+    return int(conn.execute("PRAGMA user_version").fetchone()[0])
 
 
 def _statements(script: str) -> list[str]:

@@ -1,0 +1,183 @@
+"""The store's record types and the one place a database row becomes one.
+
+Each ``parse_*`` function turns a row into its record or raises :class:`BadRow` saying which
+column is wrong and why. Readers skip such a row (and report it once); ``attn-tutor check``
+uses the same functions to find and repair them, so "malformed" means one thing everywhere.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from dataclasses import dataclass
+from datetime import date, datetime, timezone
+from typing import Any
+
+
+class BadRow(ValueError):
+    """A row that cannot be read; the message names the column and the value."""
+
+
+@dataclass(frozen=True)
+class Answer:
+    id: int
+    question_id: str
+    topic: str
+    mode: str
+    correct: bool | None
+    rating: int | None
+    response: str
+    variant: str | None
+    seconds: float | None
+    answered_at: datetime
+    day: str
+    session: str | None
+    mock_id: int | None
+
+
+@dataclass(frozen=True)
+class QuestionStats:
+    topic: str
+    graded: int
+    correct: int
+    answers: int
+
+
+@dataclass(frozen=True)
+class CardRow:
+    question_id: str
+    topic: str
+    card: dict[str, Any]
+    due: datetime
+    reps: int
+    lapses: int
+    updated_at: datetime
+
+
+@dataclass(frozen=True)
+class MockExam:
+    id: int
+    started_at: datetime
+    finished_at: datetime | None
+    time_limit_s: float | None
+    n_questions: int
+    answered: int
+    correct: int
+    per_topic: dict[str, list[int]]
+    seed: int | None
+    status: str
+
+
+KEYS = {"answers": "id", "cards": "question_id", "lesson_opens": "lesson_id",
+        "mock_exams": "id"}
+"""The column that names a row of each table in reports."""
+
+
+def iso(at: datetime) -> str:
+    """Fixed-width UTC text, so string order is time order in SQL comparisons."""
+    if at.tzinfo is None:
+        raise ValueError("times must be timezone-aware (UTC)")
+    return at.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%f+00:00")
+
+
+def _show(value: object) -> str:
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def _time(r: sqlite3.Row, column: str, *, null: bool = False) -> datetime | None:
+    value = r[column]
+    if value is None and null:
+        return None
+    try:
+        return datetime.fromisoformat(value).astimezone(timezone.utc)
+    except (TypeError, ValueError, OverflowError):
+        raise BadRow(f"{column} {_show(value)} is not a date and time") from None
+
+
+def _int(r: sqlite3.Row, column: str, *, null: bool = False, allowed: tuple | None = None
+         ) -> int | None:
+    value = r[column]
+    if value is None and null:
+        return None
+    if not isinstance(value, int) or (allowed is not None and value not in allowed):
+        want = "one of " + ", ".join(map(str, allowed)) if allowed else "a whole number"
+        raise BadRow(f"{column} {_show(value)} is not {want}")
+    return value
+
+
+def _text(r: sqlite3.Row, column: str, *, null: bool = False) -> str | None:
+    value = r[column]
+    if value is None and null:
+        return None
+    if not isinstance(value, str):
+        raise BadRow(f"{column} {_show(value)} is not text")
+    return value
+
+
+def _json_object(r: sqlite3.Row, column: str) -> dict[str, Any]:
+    value = r[column]
+    try:
+        data = json.loads(value)
+    except (TypeError, ValueError, RecursionError):
+        raise BadRow(f"{column} {_show(value)} is not valid JSON") from None
+    if not isinstance(data, dict):
+        raise BadRow(f"{column} {_show(value)} is not a JSON object")
+    return data
+
+
+def parse_answer(r: sqlite3.Row) -> Answer:
+    correct = _int(r, "correct", null=True, allowed=(0, 1))
+    seconds = r["seconds"]
+    if seconds is not None and not isinstance(seconds, (int, float)):
+        raise BadRow(f"seconds {_show(seconds)} is not a number")
+    day = _text(r, "day")
+    try:
+        date.fromisoformat(day)
+    except ValueError:
+        raise BadRow(f"day {_show(day)} is not a date") from None
+    return Answer(
+        id=r["id"], question_id=_text(r, "question_id"), topic=_text(r, "topic"),
+        mode=_text(r, "mode"), correct=None if correct is None else bool(correct),
+        rating=_int(r, "rating", null=True, allowed=(1, 2, 3, 4)),
+        response=_text(r, "response"), variant=_text(r, "variant", null=True),
+        seconds=seconds, answered_at=_time(r, "answered_at"), day=day,
+        session=_text(r, "session", null=True), mock_id=_int(r, "mock_id", null=True))
+
+
+def parse_card(r: sqlite3.Row) -> CardRow:
+    card = _json_object(r, "card")
+    try:
+        datetime.fromisoformat(card["due"])
+    except (KeyError, TypeError, ValueError):
+        raise BadRow(f"card has no readable 'due' ({_show(card.get('due'))})") from None
+    return CardRow(question_id=_text(r, "question_id"), topic=_text(r, "topic"), card=card,
+                   due=_time(r, "due"), reps=_int(r, "reps"), lapses=_int(r, "lapses"),
+                   updated_at=_time(r, "updated_at"))
+
+
+def parse_lesson_open(r: sqlite3.Row) -> tuple[str, datetime]:
+    _time(r, "first_opened")
+    _int(r, "times")
+    return _text(r, "lesson_id"), _time(r, "last_opened")
+
+
+def parse_mock(r: sqlite3.Row) -> MockExam:
+    per_topic = _json_object(r, "per_topic")
+    for topic, cell in per_topic.items():
+        if not (isinstance(cell, list) and len(cell) == 2
+                and all(isinstance(x, int) for x in cell)):
+            raise BadRow(f"per_topic[{_show(topic)}] {_show(cell)} is not [correct, questions]")
+    limit = r["time_limit_s"]
+    if limit is not None and not isinstance(limit, (int, float)):
+        raise BadRow(f"time_limit_s {_show(limit)} is not a number")
+    return MockExam(
+        id=r["id"], started_at=_time(r, "started_at"),
+        finished_at=_time(r, "finished_at", null=True), time_limit_s=limit,
+        n_questions=_int(r, "n_questions"), answered=_int(r, "answered"),
+        correct=_int(r, "correct"), per_topic=per_topic, seed=_int(r, "seed", null=True),
+        status=_text(r, "status"))
+
+
+PARSERS = {"answers": parse_answer, "cards": parse_card, "lesson_opens": parse_lesson_open,
+           "mock_exams": parse_mock}
