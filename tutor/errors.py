@@ -11,6 +11,8 @@ P = ParamSpec("P")
 R = TypeVar("R")
 
 EXIT_USAGE = 2
+EXIT_STORE = 1
+"""The progress file could not be read or written: not the user's mistake."""
 
 
 class UserError(Exception):
@@ -26,7 +28,10 @@ def fail(message: str, code: int = EXIT_USAGE):
 
 
 def user_errors(fn: Callable[P, R]) -> Callable[P, R]:
-    """Turn :class:`UserError` and input ``ValueError`` into a one-line message and exit 2."""
+    """Turn :class:`UserError` and input ``ValueError`` into a one-line message and exit 2.
+
+    A ``StoreError`` (the progress file locked, the disk full) is one line too, with exit 1.
+    """
 
     @functools.wraps(fn)
     def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
@@ -34,8 +39,19 @@ def user_errors(fn: Callable[P, R]) -> Callable[P, R]:
             return fn(*args, **kwargs)
         except (UserError, ValueError) as exc:
             fail(str(exc).splitlines()[0] if str(exc) else type(exc).__name__)
+        except Exception as exc:
+            if not _is_store_error(exc):
+                raise
+            fail(str(exc), code=EXIT_STORE)  # progress could not be read or saved
         except KeyboardInterrupt:
             print("attn-tutor: interrupted", file=sys.stderr)
             raise SystemExit(130) from None
 
     return wrapper
+
+
+def _is_store_error(exc: Exception) -> bool:
+    """Checked lazily: importing the store (sqlite3) would slow ``attn-tutor --help``."""
+    from tutor.store.faults import StoreError
+
+    return isinstance(exc, StoreError)

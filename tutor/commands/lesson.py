@@ -119,31 +119,38 @@ def _open_tui(page: str, plain: bool) -> bool:
 
 
 def lessons_opened() -> dict[str, datetime]:
-    """Lesson id → when it was first opened; empty if the progress store is not available."""
+    """Lesson id → when it was last opened; empty if the progress store cannot be read."""
     try:
-        from tutor.store import open_store
-
+        from tutor.store import StoreError, open_store
+    except ImportError:  # lessons work without a progress store
+        return {}
+    try:
         with open_store() as store:
-            _warn(store)
-            return store.lessons_opened()
-    except (ImportError, AttributeError):
+            _warn(store.warnings)
+            opened = store.lessons_opened()
+            _warn(store.take_notices())
+            return opened
+    except StoreError as exc:  # a lesson is still worth reading without its "opened" marks
+        _warn([str(exc)])
         return {}
 
 
 def mark_opened(lesson_id: str) -> None:
-    """Record that a lesson was shown (silently skipped without a progress store)."""
+    """Record that a lesson was shown; a store that cannot save it says so in one line."""
     try:
-        from tutor.store import open_store
-
+        from tutor.store import StoreError, open_store
+    except ImportError:
+        return
+    try:
         with open_store() as store:
             store.mark_lesson_opened(lesson_id)
-    except (ImportError, AttributeError):
-        pass
+    except StoreError as exc:
+        _warn([str(exc)])
 
 
-def _warn(store: object) -> None:
-    for warning in getattr(store, "warnings", ()):
-        print(f"attn-tutor: {warning}", file=sys.stderr)
+def _warn(messages: list[str]) -> None:
+    for message in messages:
+        print(f"attn-tutor: warning: {message}", file=sys.stderr)
 
 
 # --------------------------------------------------------------------------- output

@@ -63,11 +63,16 @@ def run(*, mode: str, topics: list[str], count: int | None, seed: int | None,
                 generated=generated)
         return
     store = open_store()
-    for warning in store.warnings:
-        print(f"attn-tutor: warning: {warning}", file=sys.stderr)
+
+    def warn(messages: list[str]) -> None:
+        for message in messages:
+            print(f"attn-tutor: warning: {message}", file=sys.stderr)
+
+    warn(store.warnings)
     try:
         selection = select(mode, bank=load_bank(), store=store, topics=wanted, count=count,
                            seed=seed, generated=generated)
+        warn(store.take_notices())  # rows skipped while choosing: reported before the first question
         if not selection.items:
             print(selection.note or "Nothing to ask.")
             return
@@ -83,6 +88,7 @@ def run(*, mode: str, topics: list[str], count: int | None, seed: int | None,
         saved_to = str(store.path) if store.persistent else None
         _, interrupted = run_plain(session, header=header, saved_to=saved_to)
     finally:
+        warn(store.take_notices())
         store.close()
     if interrupted:
         raise typer.Exit(130)

@@ -37,6 +37,8 @@ def run(*, json_out: bool, goal: int) -> None:
         for warning in store.warnings:
             print(f"attn-tutor: warning: {warning}", file=sys.stderr)
         data = compute(store, load_bank(), goal=goal)
+        for notice in store.take_notices():
+            print(f"attn-tutor: warning: {notice}", file=sys.stderr)
     if json_out:
         print(json.dumps(data, indent=2))
     else:

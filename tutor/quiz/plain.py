@@ -223,7 +223,8 @@ def _show_feedback(fb: Feedback, out: Out) -> None:
     if not fb.saved:
         out.line(f"Warning: this answer was NOT saved ({fb.error}).", "bold red")
     if not fb.reveal:
-        out.line("Recorded.", "dim")
+        if fb.saved:
+            out.line("Recorded.", "dim")
         return
     if fb.correct is True:
         out.line("Correct.", "bold green")

@@ -72,8 +72,12 @@ def parse_rating(text: str) -> Rating | None:
 
 def review(card: dict[str, Any] | None, question_id: str, rating: Rating | int, at: datetime,
            scheduler: Scheduler) -> dict[str, Any]:
-    """The card's state after a review with ``rating`` at ``at`` (a new card if ``None``)."""
-    c = Card.from_dict(card) if card is not None else new_card(question_id, at)
+    """The card's state after a review with ``rating`` at ``at`` (a new card if ``None``).
+
+    A stored card that is not an fsrs card (edited by hand, another tool) starts afresh, so the
+    answer is still saved; ``attn-tutor check`` rebuilds such cards from the answer history.
+    """
+    c = load_card(card) or new_card(question_id, at)
     updated, _log = scheduler.review_card(c, Rating(int(rating)), review_datetime=_utc(at))
     return updated.to_dict()
 
@@ -85,9 +89,22 @@ def updater(question_id: str, rating: Rating | int, scheduler: Scheduler):
 
 def retrievability(card: dict[str, Any] | None, at: datetime, scheduler: Scheduler) -> float:
     """Predicted probability of recall at ``at`` (0 for a card never reviewed)."""
-    if card is None:
+    c = load_card(card)
+    if c is None:
         return 0.0
-    return float(scheduler.get_card_retrievability(Card.from_dict(card), _utc(at)))
+    return float(scheduler.get_card_retrievability(c, _utc(at)))
+
+
+def load_card(card: dict[str, Any] | None) -> Card | None:
+    """The fsrs card stored as ``card``; None when there is none or it is not a valid fsrs card."""
+    if card is None:
+        return None
+    try:
+        c = Card.from_dict(card)
+        _utc(c.due)
+        return c
+    except (KeyError, TypeError, ValueError, AttributeError, OverflowError):
+        return None
 
 
 def is_due(card: dict[str, Any], at: datetime) -> bool:

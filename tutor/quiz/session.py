@@ -274,11 +274,14 @@ class QuizSession:
                 response=" | ".join(self._responses), mode=self.mode, variant=item.variant,
                 seconds=round(self._clock() - self._item_started, 3), session=self.session_id,
                 mock_id=self.mock_id, at=at, update_card=update)
-            if not mock:
-                card = self.store.card(item.question_id)
-                due = card.due if card else None
         except StoreError as exc:
             saved, error = False, str(exc)
+        if saved and not mock:
+            try:  # the answer is committed: a failed read of its new due date changes nothing
+                card = self.store.card(item.question_id)
+                due = card.due if card else None
+            except StoreError:
+                pass
         self._done_index = self._index
         expected = tuple(v.expected for v in self._verdicts)
         self._summary.results.append(Result(item.question_id, item.section, correct, rating,

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import shlex
 
+from rich.markup import escape
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
@@ -288,11 +289,13 @@ class QuizScreen(Screen):
             lines.append("\nGrade yourself: [b]1[/b] Again · [b]2[/b] Hard · [b]3[/b] Good · [b]4[/b] Easy")
         else:
             if not fb.saved:
-                lines.append(f"[red]Not saved: {fb.error}[/red]")
+                lines.append(f"[red][b]Not saved:[/b] {escape(fb.error or '')}[/red]")
             if not fb.reveal:
-                lines.append("[b]Recorded.[/b] [dim]Mock exam: results at the end.[/dim]")
+                lines.append(("[b]Recorded.[/b] " if fb.saved else "")
+                             + "[dim]Mock exam: results at the end.[/dim]")
             elif fb.correct is None:
-                lines.append(f"[b]Saved[/b] as {RATINGS.get(fb.rating or 0, '')}.")
+                lines.append(f"[b]{'Saved' if fb.saved else 'Rated'}[/b] as "
+                             f"{RATINGS.get(fb.rating or 0, '')}.")
             elif fb.correct:
                 lines.append("[green][b]✓ Correct.[/b][/green]")
             else:
