@@ -87,6 +87,20 @@ def updater(question_id: str, rating: Rating | int, scheduler: Scheduler):
     return lambda old, at: review(old, question_id, rating, at, scheduler)
 
 
+def replay(question_id: str, reviews: list[tuple[int, datetime]],
+           scheduler: Scheduler | None = None) -> dict[str, Any] | None:
+    """The card a question's reviews ``[(rating, at), ...]``, oldest first, lead to.
+
+    ``attn-tutor check`` rebuilds an unreadable card with it. Without fuzzing, so the rebuilt
+    intervals are FSRS's own (the original ones may differ by the fuzz).
+    """
+    sch = scheduler or make_scheduler(fuzzing=False)
+    card = None
+    for rating, at in reviews:
+        card = review(card, question_id, rating, at, sch)
+    return card
+
+
 def retrievability(card: dict[str, Any] | None, at: datetime, scheduler: Scheduler) -> float:
     """Predicted probability of recall at ``at`` (0 for a card never reviewed)."""
     c = load_card(card)

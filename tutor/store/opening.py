@@ -11,7 +11,7 @@ from collections.abc import Callable
 from datetime import datetime, timezone
 from pathlib import Path
 
-from tutor.store import core, faults, schema
+from tutor.store import core, faults, salvage, schema
 from tutor.store.core import Store, utcnow
 
 FILENAME = "progress.sqlite3"
@@ -73,10 +73,12 @@ def _open_file(path: Path, warnings: list[str], now: Callable[[], datetime]) -> 
     if problem is not None:
         if conn is not None:
             conn.close()
-        _move_aside(path, f"is damaged ({problem})", warnings)
+        aside = _move_aside(path, f"is damaged ({problem})", warnings)
         if not path.exists():
             _create(path)
         conn = _connect(path)
+        if aside is not None:
+            _salvage(aside, conn, warnings)
     try:
         version = conn.execute("PRAGMA user_version").fetchone()[0]
         if version > schema.SCHEMA_VERSION:
@@ -160,7 +162,9 @@ def _create(path: Path) -> None:
                 pass
 
 
-def _move_aside(path: Path, why: str, warnings: list[str]) -> None:
+def _move_aside(path: Path, why: str, warnings: list[str]) -> Path | None:
+    """Rename ``path`` (and its -wal, -shm) to ``<name>.damaged-<stamp>``; the new path, or None
+    when another copy moved it first."""
     stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
     target = path.with_name(f"{path.name}.damaged-{stamp}")
     n = 1
@@ -170,7 +174,7 @@ def _move_aside(path: Path, why: str, warnings: list[str]) -> None:
     try:
         os.replace(path, target)
     except FileNotFoundError:  # another copy moved it already
-        return
+        return None
     for suffix in ("-wal", "-shm"):
         side = Path(f"{path}{suffix}")
         if side.exists():
@@ -180,6 +184,18 @@ def _move_aside(path: Path, why: str, warnings: list[str]) -> None:
                 pass
     warnings.append(f"the progress file {path} {why}; it was moved to {target.name} and a "
                     "fresh one started")
+    return target
+
+
+def _salvage(aside: Path, conn: sqlite3.Connection, warnings: list[str]) -> None:
+    """Copy the readable rows of the damaged file into the fresh one, and say how many."""
+    try:
+        copied = salvage.copy_rows(aside, conn)
+    except sqlite3.Error:
+        return
+    kept = ", ".join(f"{n} {table.replace('_', ' ')}" for table, n in copied.items() if n)
+    if kept:
+        warnings[-1] += f"; what could still be read was copied into it ({kept})"
 
 
 def _memory_store(copy_from: Path | None, warnings: list[str], now: Callable[[], datetime],
