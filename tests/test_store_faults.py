@@ -387,3 +387,19 @@ def test_an_answer_on_an_unreadable_card_is_saved_and_the_card_starts_afresh(tmp
         assert len(s.answers(question_id="m2")) == 2
         assert ("cards", "m2") in s.bad_rows and len(s.take_notices()) == 1
         assert s.take_notices() == []
+
+
+async def test_tui_stats_skips_malformed_rows_and_says_so(_data_home, monkeypatch):
+    from tutor.app import StartAt, make_app
+    from tutor.screens.stats import StatsScreen
+
+    monkeypatch.setattr(bank_mod, "load_bank", lambda root=None: list(MCQS))
+    _history(_data_home / "progress.sqlite3")
+    _spoil(_data_home / "progress.sqlite3")
+    app = make_app(StartAt("stats"))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        assert isinstance(app.screen, StatsScreen)
+        assert app.screen.data["due"]["seen"] == 4
+        messages = [n.message for n in app._notifications]
+        assert sum("unreadable row" in m for m in messages) == 1

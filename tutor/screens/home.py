@@ -54,6 +54,8 @@ class HomeScreen(Screen):
 
     def on_screen_resume(self) -> None:
         self.query_one("#home-progress", Static).update(self.progress_line())
+        for notice in self.app.store.take_notices():  # type: ignore[attr-defined]
+            self.notify(notice, severity="warning", timeout=10)  # rows progress_line skipped
 
     def progress_line(self) -> str:
         """Where the student stands: lessons read, cards due now."""

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
@@ -81,5 +82,15 @@ class StatsScreen(Screen):
         from tutor.quiz.bank import load_bank
         from tutor.quiz.progress import compute
 
-        self.data = compute(self.app.store, load_bank())  # type: ignore[attr-defined]
-        self.query_one("#stats-body", Static).update(stats_renderable(self.data))
+        from tutor.store import StoreError
+
+        store = self.app.store  # type: ignore[attr-defined]
+        body = self.query_one("#stats-body", Static)
+        try:
+            self.data = compute(store, load_bank())
+        except StoreError as exc:  # e.g. another program holds the file locked
+            body.update(Text(f"Progress cannot be read now: {exc}", style="red"))
+            return
+        body.update(stats_renderable(self.data))
+        for notice in store.take_notices():  # rows left out of these figures
+            self.notify(notice, severity="warning", timeout=10)

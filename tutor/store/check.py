@@ -21,7 +21,7 @@ import json
 import sqlite3
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
-from datetime import datetime, timedelta
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
 
@@ -138,7 +138,7 @@ def check_store(path: str | Path | None = None, *, repair: bool = True,
         _stuck_mocks(conn, now(), report, writable)
         _orphans(conn, report, writable)
         report.counts = {t: int(conn.execute(f"SELECT COUNT(*) FROM {t}").fetchone()[0])
-                         for t in PARSERS}
+                         for t in PARSERS if _has_table(conn, t)}
         if writable:
             conn.execute("COMMIT")
     except sqlite3.Error as exc:
@@ -252,33 +252,30 @@ def _stuck_mocks(conn: sqlite3.Connection, now: datetime, report: CheckReport,
     if not _has_table(conn, "mock_exams"):
         return
     for r in conn.execute("SELECT * FROM mock_exams WHERE status = 'running'").fetchall():
-        try:
-            exam = PARSERS["mock_exams"](r)
-        except BadRow:
-            continue  # reported as a bad row already
-        limit = exam.time_limit_s
-        try:
-            deadline = exam.started_at + (timedelta(seconds=limit) + STUCK_AFTER
-                                          if limit is not None else NO_LIMIT_STUCK_AFTER)
-        except OverflowError:
+        limit = r["time_limit_s"]
+        try:  # only these columns matter here; any other bad column is a bad row of its own
+            started = datetime.fromisoformat(r["started_at"]).astimezone(timezone.utc)
+            deadline = started + (timedelta(seconds=limit) + STUCK_AFTER
+                                  if limit is not None else NO_LIMIT_STUCK_AFTER)
+        except (TypeError, ValueError, OverflowError):
             continue
         if now <= deadline:
             continue  # it may still be going in another window
         answered, correct, last = conn.execute(
             "SELECT COUNT(*), SUM(correct = 1), MAX(answered_at) FROM answers WHERE mock_id = ?",
-            (exam.id,)).fetchone()
+            (r["id"],)).fetchone()
         correct = int(correct or 0)
         fixed = None
         if writable:
             conn.execute("UPDATE mock_exams SET status = 'stopped', finished_at = ?,"
                          " answered = ?, correct = ?, per_topic = ? WHERE id = ?",
-                         (last or iso(exam.started_at), answered, correct,
-                          json.dumps(_mock_per_topic(conn, exam.id)), exam.id))
-            fixed = (f"closed as stopped: {answered} of {exam.n_questions} answered, "
+                         (last or iso(started), answered, correct,
+                          json.dumps(_mock_per_topic(conn, r["id"])), r["id"]))
+            fixed = (f"closed as stopped: {answered} of {r['n_questions']} answered, "
                      f"{correct} correct")
         report.problems.append(Problem(
-            "stuck-mock", f"mock_exams {exam.id}",
-            f"started {exam.started_at:%Y-%m-%d %H:%M} UTC and still running long after its "
+            "stuck-mock", f"mock_exams {r['id']}",
+            f"started {started:%Y-%m-%d %H:%M} UTC and still running long after its "
             "time limit (the program was stopped before it could close it)", fixed))
 
 
