@@ -71,6 +71,8 @@ def test_a_file_locked_by_another_program_is_left_alone(tmp_path, short_busy_tim
         assert not s.persistent
         assert "another program is holding the progress file locked" in warning
         assert "still busy after 0.2 s" in warning and "nothing was moved" in warning
+        # the file as last committed is still shown (read without waiting a second time)
+        assert [a.response for a in s.answers()] == ["r0", "r1", "r2"]
     assert h.files(tmp_path) == before  # before the fix: moved to .damaged-..., fresh file
     holder.execute("COMMIT")
     holder.close()

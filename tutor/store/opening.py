@@ -93,19 +93,20 @@ def _open_file(path: Path, warnings: list[str], now: Callable[[], datetime]) -> 
         conn.close()
         return _unusable(path, exc, warnings, now)
     if lost:
+        several = len(lost) > 1
         warnings.append(f"the progress file {path} had lost its {', '.join(lost)} "
-                        f"table{'s' * (len(lost) != 1)}; {'they were' if len(lost) > 1 else 'it was'}"
-                        " created again, empty, and the rest of your progress is kept")
+                        f"table{'s' * several}; {'they were' if several else 'it was'} created "
+                        "again, empty, and the rest of your progress is kept")
     return Store(conn, path, warnings, now)
 
 
 def _unusable(path: Path, exc: sqlite3.Error, warnings: list[str],
               now: Callable[[], datetime]) -> Store:
     """A healthy file we cannot use now (locked, disk full, I/O error): leave it where it is."""
-    return _memory_store(path, warnings, now,
-                         f"cannot open the progress file {path}: "
-                         f"{faults.describe(exc, core.BUSY_TIMEOUT_MS)}; nothing was moved or changed, "
-                         "and answers in this session will not be saved")
+    why = (f"cannot open the progress file {path}: {faults.describe(exc, core.BUSY_TIMEOUT_MS)}; "
+           "nothing was moved or changed, and answers in this session will not be saved")
+    locked = faults.kind(exc) == faults.LOCKED  # we waited once already: do not wait again
+    return _memory_store(path, warnings, now, why, wait=not locked)
 
 
 def _writable(path: Path) -> bool:
@@ -199,14 +200,14 @@ def _salvage(aside: Path, conn: sqlite3.Connection, warnings: list[str]) -> None
 
 
 def _memory_store(copy_from: Path | None, warnings: list[str], now: Callable[[], datetime],
-                  why: str) -> Store:
+                  why: str, *, wait: bool = True) -> Store:
     """An in-memory store seeded with the saved progress of ``copy_from`` when it can be read.
 
     ``why`` is the warning; it gains a clause when the saved progress could not be copied.
     """
     conn = _connect(":memory:")
     if copy_from is not None and copy_from.exists():
-        problem = read_snapshot(copy_from, conn)
+        problem = read_snapshot(copy_from, conn, wait=wait)
         if problem is not None:
             why += f"; your saved progress could not be read either ({problem})"
     warnings.append(why)
@@ -214,7 +215,7 @@ def _memory_store(copy_from: Path | None, warnings: list[str], now: Callable[[],
     return Store(conn, None, warnings, now)
 
 
-def read_snapshot(path: Path, into: sqlite3.Connection) -> str | None:
+def read_snapshot(path: Path, into: sqlite3.Connection, *, wait: bool = True) -> str | None:
     """Copy the database at ``path``, with the answers still in its ``-wal``, into ``into``.
 
     Nothing at ``path`` is written. After a crash the newest answers live only in the
@@ -226,13 +227,17 @@ def read_snapshot(path: Path, into: sqlite3.Connection) -> str | None:
     3. otherwise the file and its ``-wal`` are copied to a temporary folder and opened there,
        where SQLite replays the WAL as it would on the next writable open.
 
+    Args:
+        wait: wait up to the busy timeout for another program's lock (else give up at once).
+
     Returns:
         None on success, else why nothing could be read (``into`` is then left empty).
     """
     uri = path.resolve().as_uri()
     wal = Path(f"{path}-wal")
     attempts: list[Callable[[], sqlite3.Connection]] = [
-        lambda: sqlite3.connect(f"{uri}?mode=ro", uri=True, timeout=core.BUSY_TIMEOUT_MS / 1000)]
+        lambda: sqlite3.connect(f"{uri}?mode=ro", uri=True,
+                                timeout=core.BUSY_TIMEOUT_MS / 1000 if wait else 0)]
     if not wal.exists() or wal.stat().st_size == 0:
         attempts.append(lambda: sqlite3.connect(f"{uri}?mode=ro&immutable=1", uri=True))
     problem, locked = "it could not be opened", False
