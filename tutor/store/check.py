@@ -190,43 +190,71 @@ def _bad_rows(conn: sqlite3.Connection, table: str, report: CheckReport, writabl
               rebuild_card, valid_card) -> None:
     if not _has_table(conn, table):
         return
-    parse, key = PARSERS[table], KEYS[table]
-    conn.row_factory = sqlite3.Row
+    key = KEYS[table]
     for r in conn.execute(f"SELECT * FROM {table}").fetchall():
-        try:
-            record = parse(r)
-            if table == "cards" and valid_card is not None and not valid_card(record.card):
-                raise BadRow("card is not a valid fsrs card")
-        except BadRow as exc:
-            fixed = _fix_row(conn, table, r, str(exc), rebuild_card) if writable else None
-            report.problems.append(Problem("bad-row", f"{table} {r[key]!r}", str(exc), fixed))
+        why = _why_bad(table, r, valid_card)
+        if why is not None:
+            fixed = _fix_row(conn, table, r, why, rebuild_card, valid_card) if writable else None
+            report.problems.append(Problem("bad-row", f"{table} {r[key]!r}", why, fixed))
+
+
+def _why_bad(table: str, r: sqlite3.Row, valid_card) -> str | None:
+    try:
+        record = PARSERS[table](r)
+    except BadRow as exc:
+        return str(exc)
+    if table == "cards" and valid_card is not None and not valid_card(record.card):
+        return "card is not a valid fsrs card"
+    return None
 
 
 def _fix_row(conn: sqlite3.Connection, table: str, r: sqlite3.Row, why: str,
-             rebuild_card) -> str:
+             rebuild_card, valid_card) -> str:
+    """Repair the row from the rest of the file if that makes it readable, else set it aside."""
     key = KEYS[table]
-    if table == "cards" and rebuild_card is not None:
-        reviews = _reviews(conn, r["question_id"])
-        card = rebuild_card(r["question_id"], reviews) if reviews else None
-        if card is not None:
-            lapses = sum(1 for i, (rating, _) in enumerate(reviews) if i and rating == 1)
-            conn.execute("UPDATE cards SET card = ?, due = ?, reps = ?, lapses = ?,"
-                         " updated_at = ? WHERE question_id = ?",
-                         (json.dumps(card), iso(datetime.fromisoformat(card["due"])),
-                          len(reviews), lapses, iso(reviews[-1][1]), r["question_id"]))
-            return f"rebuilt from its {len(reviews)} answer{'s' * (len(reviews) != 1)}"
-    if table == "mock_exams" and why.startswith("per_topic"):
-        conn.execute("UPDATE mock_exams SET per_topic = ? WHERE id = ?",
-                     (json.dumps(_mock_per_topic(conn, r["id"])), r["id"]))
-        return "per_topic recounted from its answers"
+    repaired = _repair(conn, table, r, why, rebuild_card)
+    if repaired is not None:
+        again = conn.execute(f"SELECT * FROM {table} WHERE {key} = ?", (r[key],)).fetchone()
+        if _why_bad(table, again, valid_card) is None:
+            return repaired
+    unlinked = ""
+    if table == "mock_exams":  # its answers stay, without the link (a foreign key)
+        n = conn.execute("UPDATE answers SET mock_id = NULL WHERE mock_id = ?",
+                         (r["id"],)).rowcount
+        unlinked = f"; its {n} answer{'s' * (n != 1)} kept, unlinked from it" if n else ""
     conn.execute(SET_ASIDE_SQL)
     row = {k: (v.hex() if isinstance(v, bytes) else v) for k, v in dict(r).items()}
     conn.execute("INSERT INTO set_aside (table_name, row_key, row_json, reason, set_aside_at)"
                  " VALUES (?,?,?,?,?)", (table, str(r[key]), json.dumps(row), why,
                                          iso(core.utcnow())))
     conn.execute(f"DELETE FROM {table} WHERE {key} = ?", (r[key],))
-    extra = " (the question is asked as new)" if table == "cards" else ""
-    return f"moved to the set_aside table, unchanged{extra}"
+    extra = " (the question is asked as new)" if table == "cards" else unlinked
+    return f"moved to the set_aside table as it was{extra}"
+
+
+def _repair(conn: sqlite3.Connection, table: str, r: sqlite3.Row, why: str,
+            rebuild_card) -> str | None:
+    """Rebuild what the rest of the file determines; None when nothing does."""
+    if table == "cards" and rebuild_card is not None:
+        reviews = _reviews(conn, r["question_id"])
+        card = rebuild_card(r["question_id"], reviews) if reviews else None
+        if card is None:
+            return None
+        lapses = sum(1 for i, (rating, _) in enumerate(reviews) if i and rating == 1)
+        topic = conn.execute("SELECT topic FROM answers WHERE question_id = ? AND"
+                             " typeof(topic) = 'text' ORDER BY id DESC LIMIT 1",
+                             (r["question_id"],)).fetchone()
+        conn.execute("UPDATE cards SET topic = ?, card = ?, due = ?, reps = ?, lapses = ?,"
+                     " updated_at = ? WHERE question_id = ?",
+                     (topic[0] if topic else r["topic"], json.dumps(card),
+                      iso(datetime.fromisoformat(card["due"])), len(reviews), lapses,
+                      iso(reviews[-1][1]), r["question_id"]))
+        return f"rebuilt from its {len(reviews)} answer{'s' * (len(reviews) != 1)}"
+    if table == "mock_exams" and why.startswith("per_topic"):
+        conn.execute("UPDATE mock_exams SET per_topic = ? WHERE id = ?",
+                     (json.dumps(_mock_per_topic(conn, r["id"])), r["id"]))
+        return "per_topic recounted from its answers"
+    return None
 
 
 def _reviews(conn: sqlite3.Connection, question_id: str) -> Reviews:
