@@ -29,8 +29,8 @@ BANK = [Question(id=f"q{i}", kind="mcq", section="qkv", prompt=f"Q{i}?", answer=
 COLUMNS = {
     "answers": ["question_id", "topic", "mode", "correct", "rating", "response", "variant",
                 "seconds", "answered_at", "day", "session", "mock_id"],
-    "cards": ["topic", "card", "due", "reps", "lapses", "updated_at"],
-    "lesson_opens": ["first_opened", "last_opened", "times"],
+    "cards": ["question_id", "topic", "card", "due", "reps", "lapses", "updated_at"],
+    "lesson_opens": ["lesson_id", "first_opened", "last_opened", "times"],
     "mock_exams": ["started_at", "finished_at", "time_limit_s", "n_questions", "answered",
                    "correct", "per_topic", "seed", "status"],
 }

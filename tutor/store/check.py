@@ -191,7 +191,8 @@ def _bad_rows(conn: sqlite3.Connection, table: str, report: CheckReport, writabl
     if not _has_table(conn, table):
         return
     key = KEYS[table]
-    for r in conn.execute(f"SELECT * FROM {table}").fetchall():
+    # by rowid: a TEXT PRIMARY KEY may hold NULL (an old SQLite quirk), which no = can find
+    for r in conn.execute(f"SELECT rowid AS _rid, * FROM {table}").fetchall():
         why = _why_bad(table, r, valid_card)
         if why is not None:
             fixed = _fix_row(conn, table, r, why, rebuild_card, valid_card) if writable else None
@@ -214,7 +215,7 @@ def _fix_row(conn: sqlite3.Connection, table: str, r: sqlite3.Row, why: str,
     key = KEYS[table]
     repaired = _repair(conn, table, r, why, rebuild_card)
     if repaired is not None:
-        again = conn.execute(f"SELECT * FROM {table} WHERE {key} = ?", (r[key],)).fetchone()
+        again = conn.execute(f"SELECT * FROM {table} WHERE rowid = ?", (r["_rid"],)).fetchone()
         if _why_bad(table, again, valid_card) is None:
             return repaired
     unlinked = ""
@@ -223,11 +224,11 @@ def _fix_row(conn: sqlite3.Connection, table: str, r: sqlite3.Row, why: str,
                          (r["id"],)).rowcount
         unlinked = f"; its {n} answer{'s' * (n != 1)} kept, unlinked from it" if n else ""
     conn.execute(SET_ASIDE_SQL)
-    row = {k: (v.hex() if isinstance(v, bytes) else v) for k, v in dict(r).items()}
+    row = {k: (v.hex() if isinstance(v, bytes) else v) for k, v in dict(r).items() if k != "_rid"}
     conn.execute("INSERT INTO set_aside (table_name, row_key, row_json, reason, set_aside_at)"
                  " VALUES (?,?,?,?,?)", (table, str(r[key]), json.dumps(row), why,
                                          iso(core.utcnow())))
-    conn.execute(f"DELETE FROM {table} WHERE {key} = ?", (r[key],))
+    conn.execute(f"DELETE FROM {table} WHERE rowid = ?", (r["_rid"],))
     extra = " (the question is asked as new)" if table == "cards" else unlinked
     return f"moved to the set_aside table as it was{extra}"
 
@@ -245,10 +246,10 @@ def _repair(conn: sqlite3.Connection, table: str, r: sqlite3.Row, why: str,
                              " typeof(topic) = 'text' ORDER BY id DESC LIMIT 1",
                              (r["question_id"],)).fetchone()
         conn.execute("UPDATE cards SET topic = ?, card = ?, due = ?, reps = ?, lapses = ?,"
-                     " updated_at = ? WHERE question_id = ?",
+                     " updated_at = ? WHERE rowid = ?",
                      (topic[0] if topic else r["topic"], json.dumps(card),
                       iso(datetime.fromisoformat(card["due"])), len(reviews), lapses,
-                      iso(reviews[-1][1]), r["question_id"]))
+                      iso(reviews[-1][1]), r["_rid"]))
         return f"rebuilt from its {len(reviews)} answer{'s' * (len(reviews) != 1)}"
     if table == "mock_exams" and why.startswith("per_topic"):
         conn.execute("UPDATE mock_exams SET per_topic = ? WHERE id = ?",
