@@ -405,3 +405,26 @@ async def test_tui_stats_skips_malformed_rows_and_says_so(_data_home, monkeypatc
         assert app.screen.data["due"]["seen"] == 4
         messages = [n.message for n in app._notifications]
         assert sum("unreadable row" in m for m in messages) == 1
+
+
+async def test_tui_quiz_start_says_when_progress_cannot_be_read(monkeypatch):
+    """Once the store is open, WAL readers are never blocked by a writer (and no program can
+    take the file in exclusive locking mode while we hold it open), so this read failure is
+    simulated: it stands for a disk that fails a read."""
+    from tutor.app import StartAt, make_app
+    from tutor.store import Store
+
+    def failing(self, *a, **k):
+        raise StoreError("could not read progress: the disk reported an error (disk I/O error)",
+                         faults.IO)
+
+    monkeypatch.setattr(bank_mod, "load_bank", lambda root=None: list(MCQS))
+    app = make_app(StartAt("quiz", options=(("mode", "review"), ("generated", False))))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        monkeypatch.setattr(Store, "_read", failing)
+        app.screen.start()
+        await pilot.pause()
+        assert app.screen.state == "setup"  # no crash: the form says why
+        shown = str(app.screen.query_one("#quiz-setup-error").content)
+        assert shown == "could not read progress: the disk reported an error (disk I/O error)"

@@ -155,10 +155,13 @@ class QuizScreen(Screen):
             self.start()
 
     def start(self) -> None:
+        from rich.text import Text
+
         from tutor.errors import UserError
         from tutor.quiz.bank import load_bank
         from tutor.quiz.modes import select
         from tutor.quiz.session import QuizSession
+        from tutor.store import StoreError
 
         error = self.query_one("#quiz-setup-error", Static)
         modes = self.query_one("#quiz-modes", OptionList)
@@ -179,8 +182,8 @@ class QuizScreen(Screen):
         try:
             selection = select(mode, bank=load_bank(), store=self.app.store, topics=topics,  # type: ignore[attr-defined]
                                count=count, generated=generated, seed=self.seed)
-        except UserError as exc:
-            error.update(str(exc))
+        except (UserError, StoreError) as exc:  # StoreError: progress cannot be read now
+            error.update(Text(str(exc)))
             return
         if not selection.items:
             error.update(selection.note or "Nothing to ask.")
