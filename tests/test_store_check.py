@@ -219,3 +219,30 @@ def test_cli_on_a_locked_file_is_one_line(_data_home, monkeypatch):
                         "holding the progress file locked (still busy after 0.2 s)\n")
     assert {p.name for p in _data_home.iterdir()} <= {
         "progress.sqlite3", "progress.sqlite3-wal", "progress.sqlite3-shm"}
+
+
+def test_a_really_read_only_file_is_checked_from_a_copy(spoiled):
+    """In a folder this process cannot write (root without CAP_DAC_OVERRIDE), after a crash."""
+    import os
+
+    import store_helpers as h
+
+    folder = spoiled.parent
+    before = _dump(spoiled)
+    for p in folder.iterdir():
+        os.chmod(p, 0o444)
+    os.chmod(folder, 0o555)
+    try:
+        code = ("import json, sys; from tutor.store.check import check_store;"
+                " from tutor.quiz import scheduler as sch;"
+                " r = check_store(sys.argv[1], rebuild_card=sch.replay,"
+                " valid_card=lambda c: sch.load_card(c) is not None);"
+                " print(json.dumps([len(r.problems), len(r.unfixed), r.repaired, r.note]))")
+        r = h.python(code, str(spoiled), obey_permissions=os.geteuid() == 0)
+    finally:
+        os.chmod(folder, 0o755)
+    assert r.returncode == 0, r.stderr
+    # by the real clock both mock exams are stuck: the 8 problems of the fixture plus one
+    assert json.loads(r.stdout) == [9, 9, False,
+                                    "the progress file is read-only: nothing was repaired"]
+    assert _dump(spoiled) == before

@@ -104,11 +104,15 @@ def check_store(path: str | Path | None = None, *, repair: bool = True,
         report.exists = False
         report.note = "no progress file yet: nothing to check"
         return report
-    writable = repair and opening._writable(path)
+    can_write = opening._writable(path)
+    writable = repair and can_write
     conn = None
     try:
-        conn = opening._connect(path)
-        found = [r[0] for r in conn.execute("PRAGMA integrity_check").fetchall()]
+        if can_write:
+            conn = opening._connect(path)
+            found = [r[0] for r in conn.execute("PRAGMA integrity_check").fetchall()]
+        else:
+            conn, found = _read_only_copy(path)
     except sqlite3.Error as exc:
         if conn is not None:
             conn.close()
@@ -155,6 +159,19 @@ def _finish(report: CheckReport, repair: bool, writable: bool) -> CheckReport:
     if repair and not writable and report.problems:
         report.note = "the progress file is read-only: nothing was repaired"
     return report
+
+
+def _read_only_copy(path: Path) -> tuple[sqlite3.Connection | None, list[str]]:
+    """The file (with its -wal) copied into memory, for a folder we may not write to, and what
+    ``quick_check`` found: ``(copy, ["ok"])`` or ``(None, [damage])``."""
+    conn = opening._connect(":memory:")
+    problem = opening.read_snapshot(path, conn)
+    if problem is None:
+        return conn, ["ok"]
+    conn.close()
+    if problem.startswith("damaged: "):
+        return None, [problem.removeprefix("damaged: ")]
+    raise StoreError(f"cannot check the progress file: {problem}")
 
 
 def _error(exc: sqlite3.Error) -> StoreError:
