@@ -81,7 +81,6 @@ class StatsScreen(Screen):
     def action_refresh_stats(self) -> None:
         from tutor.quiz.bank import load_bank
         from tutor.quiz.progress import compute
-
         from tutor.store import StoreError
 
         store = self.app.store  # type: ignore[attr-defined]
