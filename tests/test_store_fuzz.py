@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 
 from tutor.quiz import scheduler as sch
 from tutor.quiz.bank import Question
+from tutor.quiz.generators import FAMILIES
 from tutor.quiz.modes import MODES, select
 from tutor.quiz.progress import compute
 from tutor.store import open_store
@@ -36,10 +37,13 @@ COLUMNS = {
 }
 JUNK = st.one_of(
     st.none(), st.integers(-2**63, 2**63 - 1), st.floats(allow_nan=True), st.binary(max_size=8),
-    st.sampled_from(["", "not a date", "2026-13-45", "{", "[1]", "null", '{"due": 5}',
+    st.sampled_from(["", "not a date", "12x", "-3", "2026-13-45", "{", "[1]", "null", '{"due": 5}',
                      '{"due": "2026-03-02"}', '{"qkv": [1]}', "9" * 40, "running", "mock"]),
     st.text(max_size=12),
 )
+
+
+GENERATED = next(iter(FAMILIES.values())).question_id
 
 
 def _template() -> bytes:
@@ -52,6 +56,8 @@ def _template() -> bytes:
                 s.record_answer(q, "qkv", correct=i != 1, rating=3 if i != 1 else 1,
                                 at=T0 + timedelta(hours=i),
                                 update_card=sch.updater(q, 3 if i != 1 else 1, fuzzless))
+            s.record_answer(GENERATED, "qkv", correct=False, rating=1, variant="5",
+                            at=T0 + timedelta(hours=3))  # what "retry" brings back
             m = s.start_mock(2, 600.0, seed=1, at=T0)
             s.record_answer("q2", "qkv", correct=True, rating=None, mode="mock", mock_id=m, at=T0)
             s.finish_mock(m, answered=1, correct=1, per_topic={"qkv": [1, 2]}, at=T0)
@@ -69,7 +75,7 @@ def _read_everything(path: Path) -> None:
         s.lessons_opened(), s.mock_exams()
         compute(s, BANK)
         for mode in MODES:
-            select(mode, bank=BANK, store=s, seed=1, generated=False)
+            select(mode, bank=BANK, store=s, seed=1, generated=mode == "retry")
         s.take_notices()
 
 

@@ -131,6 +131,9 @@ def parse_answer(r: sqlite3.Row) -> Answer:
     seconds = r["seconds"]
     if seconds is not None and not isinstance(seconds, (int, float)):
         raise BadRow(f"seconds {_show(seconds)} is not a number")
+    variant = _text(r, "variant", null=True)
+    if variant is not None and not (variant.lstrip("-").isdigit() and len(variant) <= 20):
+        raise BadRow(f"variant {_show(variant)} is not the seed of a generated problem")
     day = _text(r, "day")
     try:
         date.fromisoformat(day)
@@ -140,7 +143,7 @@ def parse_answer(r: sqlite3.Row) -> Answer:
         id=r["id"], question_id=_text(r, "question_id"), topic=_text(r, "topic"),
         mode=_text(r, "mode"), correct=None if correct is None else bool(correct),
         rating=_int(r, "rating", null=True, allowed=(1, 2, 3, 4)),
-        response=_text(r, "response"), variant=_text(r, "variant", null=True),
+        response=_text(r, "response"), variant=variant,
         seconds=seconds, answered_at=_time(r, "answered_at"), day=day,
         session=_text(r, "session", null=True), mock_id=_int(r, "mock_id", null=True))
 
