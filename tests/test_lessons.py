@@ -154,41 +154,45 @@ def test_self_attention_errata_name_each_weight_the_notes_round_differently():
         assert f"α_{j + 1}" in errata and f"{computed[j]:.3f}" in errata and f"{printed[j]:.3f}" in errata
 
 
-def test_cross_attention_uniform_weights_match_the_tokens_counted():
-    """The lesson counts 11 tokens in its table, then said "uniform over ten states, 0.1 each"."""
+def test_cross_attention_counts_the_tokens_the_trace_uses():
+    """The lesson once counted 11 tokens (full stops included) while its trace used 10."""
     from engine.traces import build
 
     text = get_lesson("cross-attention").part("Worked example")
     index_row = next(line for line in text.splitlines() if line.startswith("| index |"))
+    token_row = next(line for line in text.splitlines() if line.startswith("| token |"))
     n = len(index_row.strip("| \n").split("|")) - 1
-    assert n == 11
-    assert f"1/{n} ≈ {1 / n:.3f}" in text
+    tokens = [c.strip().replace("⟨EOS⟩", "<EOS>") for c in token_row.strip("| \n").split("|")[1:]]
     trace = build("cross-attention")
-    m = len(trace.inputs["tokens"])
-    assert np.allclose(trace.result["weights"][1], 1 / m) and m == 10
-    assert f"0.1 each over the ten states" in text
+    assert tokens == trace.inputs["tokens"] and n == len(tokens) == 10
+    assert np.allclose(trace.result["weights"][1], 1 / n)
+    assert f"1/{n} = {1 / n:g}" in text
+    assert tokens.index("1947") + 1 == 5 and "**H_5**" in text
 
 
-def test_the_guidance_lists_the_known_errata():
-    guidance = load_exam_guidance()
-    for trace in ("qkv", "greedy-vs-beam", "bottleneck", "heatmap-reading", "cross-attention"):
-        assert re.search(rf"\| {re.escape(trace)} \|$", guidance, re.M), trace
+def test_the_exam_document_lists_every_error_from_the_catalogue():
+    from tutor.errata import load_errata
+
+    exam = exam_document()
+    table = exam.split("## Where the printed notes are wrong")[1].split("**Not errors")[0]
+    for e in load_errata():
+        assert (f"`{e.id}`" in table) == e.is_error, e.id
+    # the rounding notes are listed as such, not as errors
+    notes = exam.split("**Not errors: rounding.**")[1].split("**Reading")[0]
+    for e in load_errata():
+        assert (f"`{e.id}`" in notes) == (e.kind == "rounding"), e.id
+    assert "`scores-rounding`" in notes and "`qkv-exp-rounding`" in notes
 
 
-def test_the_guidance_errata_table_matches_the_traces():
-    """Every trace named in the table shows an erratum, and every trace whose notes' numbers
-    are wrong (not just worded loosely) is in the table: the table promises both."""
+def test_the_exam_table_names_every_trace_that_shows_an_erratum():
+    """Every trace named in the table shows an erratum with that id, and every trace erratum
+    is in the table: the table promises both."""
     from engine.traces import build
+    from tutor.errata import load_errata
 
-    table = load_exam_guidance().split("## Where the printed notes are wrong")[1]
-    named = set(re.findall(r"\| ([a-z][a-z0-9-]*) \|$", table, re.M)) - {"trace"}  # minus the header
-    with_errata = {name: {e.kind for e in build(name).errata} for name in REGISTRY}
-    for name in named:
-        assert with_errata[name], f"the guidance sends students to `{name}`, which shows no erratum"
-    for name, kinds in with_errata.items():
-        if kinds - {"wording"}:
-            assert name in named or name in ("self-attention", "beam-search"), (
-                f"{name} finds {sorted(kinds)} errata the guidance table does not list")
+    listed = {(t, e.id) for e in load_errata() if e.is_error for t in e.traces}
+    shown = {(name, err.id) for name in REGISTRY for err in build(name).errata}
+    assert listed == shown
 
 
 def test_documents_carry_title_qa_and_links():
@@ -236,6 +240,7 @@ def root(tmp_path: Path) -> Path:
     shutil.copy(src / "sections/05-qkv.md", base / "sections/05-qkv.md")
     shutil.copytree(src / "exam", base / "exam")
     shutil.copy(src / "qa.toml", base / "qa.toml")
+    shutil.copy(src / "errata.toml", base / "errata.toml")
     return base
 
 
