@@ -289,7 +289,9 @@ def test_every_error_reaches_a_student_through_a_lesson_and_the_exam_table():
 
 # --------------------------------------------------------------------------- false claims
 
-_ATTRIBUTION = re.compile(r"\bnotes?\b|\bnotes'|\bprint(s|ed)?\b|\blecture'?s?\b", re.I)
+_ATTRIBUTION = re.compile(r"\bnotes?\b|\bnotes'|\bprint(s|ed)?\b|\blecture'?s?\b|\b(said|says|claims?|"
+                          r"calls?|credits?|attribut\w+)\b", re.I)
+_CODE = re.compile(r"`[^`\n]*`")
 _QUOTED = re.compile(r'"[^"\n]*"|“[^”\n]*”')
 
 
@@ -301,11 +303,12 @@ def sentences(text: str) -> list[str]:
 def asserts(text: str, pattern: str) -> str | None:
     """The sentence of ``text`` that asserts ``pattern`` in the tutor's own voice, if any.
 
-    A sentence that attributes what it says to the notes (the notes say, the lecture prints)
-    reports a claim rather than making it, and a match inside quotation marks is a quotation.
+    A sentence that attributes what it says to someone (the notes say, the lecture prints, the
+    table calls) reports a claim rather than making it, a match inside quotation marks is a
+    quotation, and inline code (an erratum's id) is not prose.
     """
     rx = re.compile(pattern, re.I)
-    for s in sentences(text):
+    for s in sentences(_CODE.sub("", text)):
         if _ATTRIBUTION.search(s):
             continue
         quoted = [m.span() for m in _QUOTED.finditer(s)]
