@@ -371,3 +371,15 @@ def test_error_kinds_are_the_engines():
 
     assert "claim" in Erratum.__doc__ and set(ERROR_KINDS) == {
         "arithmetic", "miscount", "inconsistency", "wording", "claim"}
+
+
+def test_the_readme_table_lists_only_errors_from_the_catalogue():
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    table = readme.split("### Where the notes are wrong")[1].split("\n\n")[2]
+    rows = [r for r in table.splitlines() if r.startswith("| §")]
+    ids = [re.search(r"`([a-z0-9-]+)` \|$", r)[1] for r in rows]
+    assert rows and len(ids) == len(rows)
+    for erratum_id, row in zip(ids, rows):
+        assert ERRATA[erratum_id].is_error, f"README lists {erratum_id}, a {ERRATA[erratum_id].kind} note"
+        assert row.startswith(f"| §{ERRATA[erratum_id].section} "), row
+    assert not any(r.startswith("| §6") for r in rows)  # the §6 digits are a rounding note
