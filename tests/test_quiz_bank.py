@@ -423,6 +423,17 @@ def test_mcq_marking(qmap):
         assert not v.valid and v.correct is None and hint in v.hint and "1–4" in v.hint, bad
 
 
+def test_a_wrong_choice_comes_with_its_own_reason(qmap):
+    q = qmap["scoring-factor"]
+    for i, choice in enumerate(q.choices):
+        v = check_answer(q, "abcd"[i])
+        if i == q.answer:
+            assert v.correct and v.why_wrong is None
+        else:
+            assert not v.correct and v.why_wrong == f"Why not {'abcd'[i]}: {q.why_wrong[i]}"
+    assert len({check_answer(q, "abcd"[i]).why_wrong for i in range(4)} - {None}) == 3
+
+
 def test_true_false_marking(qmap):
     q = qmap["dec-nucleus-crossing"]  # the statement is false
     for said in ("f", "F", "false", "no", "n", "False."):

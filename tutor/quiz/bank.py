@@ -178,6 +178,8 @@ class Verdict:
     ``valid`` False: the text cannot be an answer; show ``hint`` and ask again.
     ``correct``: True/False, or None for a self-graded ``free`` question.
     ``reason``: one line to show after marking. ``expected``: the correct/model answer.
+    ``why_wrong``: for a wrong multiple-choice pick, one line saying why that choice is wrong
+    (``"Why not b: ..."``), to show with the reason.
     """
 
     valid: bool
@@ -185,6 +187,7 @@ class Verdict:
     reason: str
     hint: str | None = None
     expected: str = ""
+    why_wrong: str | None = None
 
     @classmethod
     def invalid(cls, hint: str) -> Verdict:
@@ -549,7 +552,8 @@ def check_answer(question: Question, text: str) -> Verdict:
             return Verdict.invalid(f"Answer with a letter a–{_LETTERS[n - 1]} or a number 1–{n}.")
         ok = got == q.answer
         reason = ("Right: " if ok else f"You chose {_LETTERS[got]}; the answer is ") + expected + "."
-        return Verdict(True, ok, reason, hint=None if ok else q.hint, expected=expected)
+        why = f"Why not {_LETTERS[got]}: {q.why_wrong[got]}" if not ok and q.why_wrong else None
+        return Verdict(True, ok, reason, hint=None if ok else q.hint, expected=expected, why_wrong=why)
 
     if q.kind == "true_false":
         s = _unify(text).strip(" .!")

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import shlex
 
+from rich.markup import escape
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
@@ -297,6 +298,7 @@ class QuizScreen(Screen):
                 lines.append("[green][b]✓ Correct.[/b][/green]")
             else:
                 lines.append("[red][b]✗ Not quite.[/b][/red] Expected: " + " | ".join(fb.expected))
+                lines += [f"[yellow]{escape(v.why_wrong)}[/yellow]" for v in fb.verdicts if v.why_wrong]
             if fb.reveal:
                 lines += ["", *fb.explanation]
                 if fb.trace_command:
