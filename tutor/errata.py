@@ -135,13 +135,13 @@ def errata_document(root: Path | None = None) -> str:
     entries = load_errata(root)
     out = ["## Where the printed notes are wrong", "",
            "If your own working disagrees with the notes, look here first. Each lesson's Errata "
-           "section explains its entries, and a trace named in the last column shows the "
-           "printed and computed values side by side. Throughout, the notes often say "
-           "\"scores\" for softmax weights: scores go into the softmax, weights come out.", "",
-           "| § | erratum | the notes say | correct | trace |", "| --- | --- | --- | --- | --- |"]
+           "section explains its entries, and a trace named with an entry shows the printed and "
+           "computed values side by side. Throughout, the notes often say \"scores\" for "
+           "softmax weights: scores go into the softmax, weights come out.", ""]
     for e in sorted((e for e in entries if e.is_error), key=lambda e: e.section):
-        trace = ", ".join(e.traces) or "—"
-        out.append(f"| {e.section} | `{e.id}` | {_cell(e.printed)} | {_cell(e.correct)} | {trace} |")
+        where = f"§{e.section}" + "".join(f"; `attn-tutor trace {t}`" for t in e.traces)
+        out.append(f"- `{e.id}` ({where}). The notes: {_line(e.printed)}. Correct: "
+                   f"{_line(e.correct)}.")
     notes = [e for e in entries if e.kind == "rounding"]
     if notes:
         out += ["", "**Not errors: rounding.** These printed digits differ from exact arithmetic "
@@ -155,5 +155,5 @@ def errata_document(root: Path | None = None) -> str:
     return "\n".join(out) + "\n"
 
 
-def _cell(text: str) -> str:
-    return " ".join(text.split()).replace("|", "\\|")
+def _line(text: str) -> str:
+    return " ".join(text.split()).rstrip(".")
