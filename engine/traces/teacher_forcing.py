@@ -135,14 +135,20 @@ def build(target: list[str], vocab: list[str], d_h: int, seed: int, train_steps:
     forced_in = [0] + [i + 1 for i in ids[:-1]]
     words = lambda fed: " ".join(readable[i] for i in fed)  # noqa: E731
 
-    def run_lines(probs, fed):
+    def seq_loss(probs) -> float:  # L = Σₜ −log Pₜ(Yₜ)
+        return float(-sum(np.log(probs[t][ids[t]]) for t in range(T)))
+
+    def run_step(title, formula, probs, fed, key, note, extra=()):
+        """One step listing, for each t, what was fed, what came out and its loss."""
         out = []
         for t in range(T):
             guess = vocab[int(np.argmax(probs[t]))]
             mark = "right" if guess == target[t] else "wrong"
             out.append(f"t = {t + 1}: input {readable[fed[t]]:<8} → predicts {guess} ({mark}), "
                        f"P({target[t]}) = {n(probs[t][ids[t]])}, loss = {n(-np.log(probs[t][ids[t]]))}")
-        return out
+        loss = seq_loss(probs)
+        return Step(title, formula, lines(*out, f"L = {n(loss)}", *extra),
+                    {f"P_{key}": np.array(probs), f"loss_{key}": loss}, note)
 
     steps = [Step(
         "Set-up",
@@ -158,24 +164,21 @@ def build(target: list[str], vocab: list[str], d_h: int, seed: int, train_steps:
     # before training: the untrained decoder fed both ways (the contrast)
     _, p_tf0 = _forward(start, C, forced_in)
     fed_fr0, p_fr0 = _greedy(start, C, T)
-    loss_tf0 = float(-sum(np.log(p_tf0[t][ids[t]]) for t in range(T)))
-    loss_fr0 = float(-sum(np.log(p_fr0[t][ids[t]]) for t in range(T)))
+    loss_tf0, loss_fr0 = seq_loss(p_tf0), seq_loss(p_fr0)
     pred_tf0 = [vocab[int(np.argmax(p))] for p in p_tf0]
     pred_fr0 = [vocab[int(np.argmax(p))] for p in p_fr0]
-    steps.append(Step(
+    steps.append(run_step(
         "Before training, fed the reference",
         "teacher forcing: input at step t is Yₜ₋₁ (the reference); L = Σₜ −log Pₜ(Yₜ)",
-        lines(*run_lines(p_tf0, forced_in), f"L = {n(loss_tf0)}"),
-        {"P_forced_before": np.array(p_tf0), "loss_forced_before": loss_tf0},
+        p_tf0, forced_in, "forced_before",
         "An untrained decoder is wrong whatever it is fed: the correct prefix does not make "
         f"\"{target[-1]}\" likely (P = {n(p_tf0[-1][ids[-1]])}). Teacher forcing does not "
         "make predictions right; it makes each step's loss a fair test of one prediction.",
     ))
-    steps.append(Step(
+    steps.append(run_step(
         "Before training, fed its own guesses",
         "free running: input at step t is Ŷₜ₋₁ = argmax Pₜ₋₁",
-        lines(*run_lines(p_fr0, fed_fr0), f"L = {n(loss_fr0)}"),
-        {"P_free_before": np.array(p_fr0), "loss_free_before": loss_fr0},
+        p_fr0, fed_fr0, "free_before",
         f"After the first wrong guess the inputs ({words(fed_fr0)}) leave the reference, so "
         "the later losses score predictions made from a history the target never contains.",
     ))
@@ -209,29 +212,25 @@ def build(target: list[str], vocab: list[str], d_h: int, seed: int, train_steps:
     _, p_tf1 = _forward(tf_params, C, forced_in)
     gen_tf1, p_gen_tf1 = _greedy(tf_params, C, T)
     gen_fr1, p_gen_fr1 = _greedy(fr_params, C, T)
-    loss_tf1 = float(-sum(np.log(p_tf1[t][ids[t]]) for t in range(T)))
+    loss_tf1, loss_gen_tf, loss_gen_fr = seq_loss(p_tf1), seq_loss(p_gen_tf1), seq_loss(p_gen_fr1)
     out_tf = [vocab[int(np.argmax(p))] for p in p_gen_tf1]
     out_fr = [vocab[int(np.argmax(p))] for p in p_gen_fr1]
-    loss_gen_tf = float(-sum(np.log(p_gen_tf1[t][ids[t]]) for t in range(T)))
-    loss_gen_fr = float(-sum(np.log(p_gen_fr1[t][ids[t]]) for t in range(T)))
-    steps.append(Step(
+    steps.append(run_step(
         "After training with teacher forcing",
         "fed the reference, as in training; then generating on its own",
-        lines(*run_lines(p_tf1, forced_in), f"L = {n(loss_tf1)}",
-              f"generating: {' '.join(out_tf)} (L = {n(loss_gen_tf)})"),
-        {"P_forced_after": np.array(p_tf1), "loss_forced_after": loss_tf1},
+        p_tf1, forced_in, "forced_after",
         f"From the correct prefix the last step now gives \"{target[-1]}\" probability "
         f"{n(p_tf1[-1][ids[-1]], 3)}: what the lesson describes, and what the untrained "
         f"decoder could not do ({n(p_tf0[-1][ids[-1]], 4)})."
         if vocab[int(np.argmax(p_tf1[-1]))] == target[-1] else
         f"After {train_steps} updates the last step still misses \"{target[-1]}\"; try more "
         "train_steps or a larger lr.",
+        extra=[f"generating: {' '.join(out_tf)} (L = {n(loss_gen_tf)})"],
     ))
-    steps.append(Step(
+    steps.append(run_step(
         "After training free running",
         "generating on its own, as at inference",
-        lines(*run_lines(p_gen_fr1, gen_fr1), f"L = {n(loss_gen_fr)}"),
-        {"P_free_after": np.array(p_gen_fr1), "loss_free_after": loss_gen_fr},
+        p_gen_fr1, gen_fr1, "free_after",
         "Same start, same number of updates, same learning rate; only the inputs fed during "
         "training differed.",
     ))
@@ -268,6 +267,7 @@ def build(target: list[str], vocab: list[str], d_h: int, seed: int, train_steps:
                 "p_target_forced_after": np.array([p_tf1[t][ids[t]] for t in range(T)]),
                 "loss_forced_after": loss_tf1,
                 "generated_forced": out_tf, "generated_free": out_fr,
+                "p_target_free_after": np.array([p_gen_fr1[t][ids[t]] for t in range(T)]),
                 "loss_generated_forced": loss_gen_tf, "loss_generated_free": loss_gen_fr},
         fused={"loss_forced_before": f_before[1],
                "predicted_forced_after": [vocab[i] for i in f_tf[0]],
