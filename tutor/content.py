@@ -543,7 +543,7 @@ def exam_document(root: Path | None = None) -> str:
         ]
         if card.errata:
             out += ["**Where the notes go wrong:** " + ", ".join(f"`{e}`" for e in card.errata)
-                    + " (see the table at the end).", ""]
+                    + " (listed at the end).", ""]
     from tutor.errata import errata_document  # it imports this module
 
     out += [load_exam_guidance(root), errata_document(root)]
