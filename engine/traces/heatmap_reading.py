@@ -145,7 +145,9 @@ def build(source: list[str], target: list[str], rows: list[str], weights: np.nda
                 printed="\"the high weights … on 'hurt' for 'mal' confirm the alignment\"",
                 computed=f"the table gives mal → feet {n(mal[1])}, hurt {n(mal[2])}",
                 why="The sense-check contradicts the table (and the interpretation just above "
-                    "it, which aligns mal with feet). In the table, hurt is ai's focus.",
+                    "it, which aligns mal with feet). In the table, hurt is ai's focus. "
+                    "Linguistically \"avoir mal\" renders \"hurt\", so it is the table's "
+                    "numbers that are invented, not a learned alignment.",
                 kind="inconsistency", id="heatmap-mal-hurt"),
             Erratum(
                 where="§11 table vs §4 example, row \"ai\"",
