@@ -299,10 +299,14 @@ class Step:
 class Erratum:
     """Something the notes print that the engine computes (or counts) differently.
 
-    ``kind`` sorts them for the reader: ``arithmetic`` (a wrong result), ``rounding`` (a last
-    digit that moved because an intermediate was rounded), ``miscount`` (a length or index),
-    ``inconsistency`` (two places in the notes disagree), ``wording`` (a term or claim that
-    does not match the numbers).
+    ``kind`` sorts them for the reader: ``arithmetic`` (a wrong result), ``miscount`` (a length
+    or index), ``inconsistency`` (two places in the notes disagree), ``wording`` (a term that
+    does not match the numbers), ``claim`` (a statement of fact that is wrong). A last digit
+    that moved only because the notes rounded an intermediate they state is not an erratum:
+    traces say so in a step note instead.
+
+    ``id`` is the erratum's stable name in the tutor's catalogue (``lessons/errata.toml``),
+    which lessons, quiz items and exam cards refer to.
     """
 
     where: str
@@ -310,6 +314,7 @@ class Erratum:
     computed: str
     why: str
     kind: str = "arithmetic"
+    id: str = ""
 
 
 @dataclass
@@ -386,8 +391,8 @@ class Trace:
             "fused": to_jsonable(self.fused),
             "agrees": not self.disagreements(),
             "errata": [
-                {"where": e.where, "printed": e.printed, "computed": e.computed, "why": e.why,
-                 "kind": e.kind}
+                {"id": e.id, "where": e.where, "printed": e.printed, "computed": e.computed,
+                 "why": e.why, "kind": e.kind}
                 for e in self.errata
             ],
             "heatmaps": [

@@ -154,41 +154,79 @@ def test_self_attention_errata_name_each_weight_the_notes_round_differently():
         assert f"α_{j + 1}" in errata and f"{computed[j]:.3f}" in errata and f"{printed[j]:.3f}" in errata
 
 
-def test_cross_attention_uniform_weights_match_the_tokens_counted():
-    """The lesson counts 11 tokens in its table, then said "uniform over ten states, 0.1 each"."""
+def test_cross_attention_counts_the_tokens_the_trace_uses():
+    """The lesson once counted 11 tokens (full stops included) while its trace used 10."""
     from engine.traces import build
 
     text = get_lesson("cross-attention").part("Worked example")
     index_row = next(line for line in text.splitlines() if line.startswith("| index |"))
+    token_row = next(line for line in text.splitlines() if line.startswith("| token |"))
     n = len(index_row.strip("| \n").split("|")) - 1
-    assert n == 11
-    assert f"1/{n} ≈ {1 / n:.3f}" in text
+    tokens = [c.strip().replace("⟨EOS⟩", "<EOS>") for c in token_row.strip("| \n").split("|")[1:]]
     trace = build("cross-attention")
-    m = len(trace.inputs["tokens"])
-    assert np.allclose(trace.result["weights"][1], 1 / m) and m == 10
-    assert f"0.1 each over the ten states" in text
+    assert tokens == trace.inputs["tokens"] and n == len(tokens) == 10
+    assert np.allclose(trace.result["weights"][1], 1 / n)
+    assert f"1/{n} = {1 / n:g}" in text
+    assert tokens.index("1947") + 1 == 5 and "**H_5**" in text
 
 
-def test_the_guidance_lists_the_known_errata():
-    guidance = load_exam_guidance()
-    for trace in ("qkv", "greedy-vs-beam", "bottleneck", "heatmap-reading", "cross-attention"):
-        assert re.search(rf"\| {re.escape(trace)} \|$", guidance, re.M), trace
-
-
-def test_the_guidance_errata_table_matches_the_traces():
-    """Every trace named in the table shows an erratum, and every trace whose notes' numbers
-    are wrong (not just worded loosely) is in the table: the table promises both."""
+def test_teacher_forcing_lesson_quotes_the_traces_numbers():
+    """Lesson 3 once claimed "sat" came out right under teacher forcing while its trace's
+    untrained decoder predicted "ran"; now it quotes what the trace computes."""
     from engine.traces import build
 
-    table = load_exam_guidance().split("## Where the printed notes are wrong")[1]
-    named = set(re.findall(r"\| ([a-z][a-z0-9-]*) \|$", table, re.M)) - {"trace"}  # minus the header
-    with_errata = {name: {e.kind for e in build(name).errata} for name in REGISTRY}
-    for name in named:
-        assert with_errata[name], f"the guidance sends students to `{name}`, which shows no erratum"
-    for name, kinds in with_errata.items():
-        if kinds - {"wording"}:
-            assert name in named or name in ("self-attention", "beam-search"), (
-                f"{name} finds {sorted(kinds)} errata the guidance table does not list")
+    t = build("teacher-forcing")
+    r, inputs = t.result, t.inputs
+    text = " ".join(get_lesson("teacher-forcing").part("Worked example").split())
+    fed = " ".join(w.replace("<start>", "⟨start⟩") for w in r["fed_free_before"])
+    p_after = ", ".join(f"{x:.3f}" for x in r["p_target_forced_after"][:-1])
+    quoted = [
+        f"it predicts {', '.join(r['predicted_forced_before'])}",
+        f"gives \"sat\" only P = {r['p_last_forced_before']:.4f}",
+        f"({fed}) it predicts {', '.join(r['predicted_free_before'])}",
+        f"L = {r['loss_forced_before']:.2f} teacher-forced and {r['loss_free_before']:.2f} free running",
+        f"After {inputs['train_steps']} teacher-forced updates",
+        f"η = {inputs['lr']:g}",
+        f"predicts {', '.join(r['predicted_forced_after'])} with probabilities {p_after} and "
+        f"{r['p_target_forced_after'][-1]:.3f}",
+        f"down to {r['loss_forced_after']:.3f}",
+        f"writes \"{' '.join(r['generated_forced'])}\"",
+        f"After {inputs['train_steps']} free-running updates",
+        f"generating \"{' '.join(r['generated_free'])}\", with P(sat) = {r['p_target_free_after'][-1]:.3f}",
+        f"L = {r['loss_generated_free']:.2f}",
+    ]
+    for phrase in quoted:
+        assert phrase in text, phrase
+    # what the lesson teaches holds in the trace: the trained decoder gets "sat" from "cat"
+    assert r["predicted_forced_after"][-1] == "sat" and r["p_target_forced_after"][-1] > 0.8
+    assert r["generated_free"] != r["generated_forced"]
+    training = t.steps[4].substitution  # free running: the first word flips during training
+    assert "<start> sat" in training and "<start> The" in training
+
+
+def test_the_exam_document_lists_every_error_from_the_catalogue():
+    from tutor.errata import load_errata
+
+    exam = exam_document()
+    table = exam.split("## Where the printed notes are wrong")[1].split("**Not errors")[0]
+    for e in load_errata():
+        assert (f"`{e.id}`" in table) == e.is_error, e.id
+    # the rounding notes are listed as such, not as errors
+    notes = exam.split("**Not errors: rounding.**")[1].split("**Reading")[0]
+    for e in load_errata():
+        assert (f"`{e.id}`" in notes) == (e.kind == "rounding"), e.id
+    assert "`scores-rounding`" in notes and "`qkv-exp-rounding`" in notes
+
+
+def test_the_exam_table_names_every_trace_that_shows_an_erratum():
+    """Every trace named in the table shows an erratum with that id, and every trace erratum
+    is in the table: the table promises both."""
+    from engine.traces import build
+    from tutor.errata import load_errata
+
+    listed = {(t, e.id) for e in load_errata() if e.is_error for t in e.traces}
+    shown = {(name, err.id) for name in REGISTRY for err in build(name).errata}
+    assert listed == shown
 
 
 def test_documents_carry_title_qa_and_links():
@@ -236,6 +274,7 @@ def root(tmp_path: Path) -> Path:
     shutil.copy(src / "sections/05-qkv.md", base / "sections/05-qkv.md")
     shutil.copytree(src / "exam", base / "exam")
     shutil.copy(src / "qa.toml", base / "qa.toml")
+    shutil.copy(src / "errata.toml", base / "errata.toml")
     return base
 
 

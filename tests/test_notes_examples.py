@@ -43,16 +43,17 @@ def test_scalar_score_example():
     r2 = math.sqrt(2)
     np.testing.assert_allclose(s, [-0.01 / r2, 0.43 / r2, -0.32 / r2], rtol=1e-12)
     assert s[0] == pytest.approx(-0.007, abs=0.0005)  # printed -0.007: right
-    # Printed 0.305 and -0.227 are wrong in the third decimal: the notes divide by the rounded
-    # 1.41 instead of √2 (0.43/1.41 = 0.30496, 0.32/1.41 = 0.22695). With √2: 0.30406, -0.22627.
+    # Printed 0.305 and -0.227 differ in the third decimal only because the notes divide by their
+    # stated √2 ≈ 1.41 (0.43/1.41 = 0.30496, 0.32/1.41 = 0.22695): a rounding note, not an error.
+    # With √2 exactly: 0.30406, -0.22627.
     assert s[1] == pytest.approx(0.304, abs=0.0005)
     assert s[2] == pytest.approx(-0.226, abs=0.0005)
     w = softmax(s)
     e = [math.exp(-0.01 / r2), math.exp(0.43 / r2), math.exp(-0.32 / r2)]
     np.testing.assert_allclose(w, [x / sum(e) for x in e], rtol=1e-12)
-    # Printed α1 = 0.316 and α2 = 0.431 are right (0.31564, 0.43084). Printed α3 = 0.253 is
-    # wrong in the third decimal: exactly 0.25351 → 0.254 (the notes' 0.797/3.147 = 0.25326
-    # carries the 1.41 rounding). Sum check: 0.316 + 0.431 + 0.254 = 1.001 after rounding.
+    # Printed α1 = 0.316 and α2 = 0.431 are right (0.31564, 0.43084). Printed α3 = 0.253 follows
+    # from the notes' rounded 0.797/3.147 = 0.25326; exactly 0.25351 → 0.254 (a rounding note).
+    # Sum check: 0.316 + 0.431 + 0.254 = 1.001 after rounding.
     np.testing.assert_allclose(w, [0.316, 0.431, 0.254], atol=0.0005)
     assert abs(w[2] - 0.253) > 0.0005
     # (the printed e^0.305 ≈ 1.357 and sum 3.147 inherit the rounding; exactly 1.3553 and 3.1458)

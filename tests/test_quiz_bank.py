@@ -352,11 +352,54 @@ def test_every_item_accepts_its_own_answer(questions):
             assert v.valid and v.correct is None and v.expected == q.answer
 
 
-def test_mcq_answer_positions_are_spread(questions):
-    positions = Counter(q.answer for q in questions if q.kind == "mcq")
-    total = sum(positions.values())
-    assert set(positions) >= {0, 1, 2, 3}
-    assert max(positions.values()) <= 0.4 * total, positions
+def _cue_shares(mcqs: list[Question]) -> dict[str, float]:
+    """How often each answering strategy that ignores the question would score: pick the
+    strictly longest choice, pick the strictly shortest, always pick position k; and chance,
+    the mean of 1/(number of choices)."""
+    n = len(mcqs)
+    def strictly(q: Question, better) -> bool:
+        key = len(q.choices[q.answer])
+        return all(better(key, len(c)) for i, c in enumerate(q.choices) if i != q.answer)
+    shares = {"longest": sum(strictly(q, int.__gt__) for q in mcqs) / n,
+              "shortest": sum(strictly(q, int.__lt__) for q in mcqs) / n,
+              "chance": sum(1 / len(q.choices) for q in mcqs) / n}
+    for k in range(max(len(q.choices) for q in mcqs)):
+        shares[f"position {'abcde'[k]}"] = sum(q.answer == k for q in mcqs) / n
+    return shares
+
+
+def test_no_length_or_position_cue_beats_chance(questions):
+    """Issue 15 found the key strictly the longest choice in 73% of items. A student who
+    picks the longest (or shortest) choice, or always the same letter, must do no better than
+    chance, within a few items."""
+    shares = _cue_shares([q for q in questions if q.kind == "mcq"])
+    chance = shares.pop("chance")
+    assert chance == pytest.approx(0.25)  # every item has four choices
+    for cue, share in shares.items():
+        assert abs(share - chance) <= 0.08, (cue, round(share, 3), shares)
+
+
+def test_the_cue_measure_catches_a_giveaway_bank():
+    """The measure above can fail: a bank whose key is always the longest, in position a."""
+    giveaway = [Question(id=f"g{i}", kind="mcq", section="scoring", prompt="?", answer=0,
+                         explanation=".", difficulty=1, choices=("the long right one", "no", "nah", "nope"))
+                for i in range(8)]
+    shares = _cue_shares(giveaway)
+    assert shares["longest"] == 1 and shares["position a"] == 1 and shares["shortest"] == 0
+
+
+def test_every_wrong_choice_says_why_in_one_line(questions):
+    for q in questions:
+        if q.kind != "mcq":
+            assert q.why_wrong == (), q.id
+            continue
+        assert len(q.why_wrong) == len(q.choices), q.id
+        for i, line in enumerate(q.why_wrong):
+            if i == q.answer:
+                assert line == "", q.id
+            else:
+                assert line and "\n" not in line and len(line) <= 160, (q.id, i)
+                assert line != q.explanation and line.rstrip(".") != q.choices[i], (q.id, i)
 
 
 def test_true_false_answers_are_balanced(questions):
@@ -378,6 +421,17 @@ def test_mcq_marking(qmap):
     for bad, hint in (("5", "a–d"), ("0", "a–d"), ("e", "a–d"), ("banana", "a–d"), ("", "a–d")):
         v = check_answer(q, bad)
         assert not v.valid and v.correct is None and hint in v.hint and "1–4" in v.hint, bad
+
+
+def test_a_wrong_choice_comes_with_its_own_reason(qmap):
+    q = qmap["scoring-factor"]
+    for i, choice in enumerate(q.choices):
+        v = check_answer(q, "abcd"[i])
+        if i == q.answer:
+            assert v.correct and v.why_wrong is None
+        else:
+            assert not v.correct and v.why_wrong == f"Why not {'abcd'[i]}: {q.why_wrong[i]}"
+    assert len({check_answer(q, "abcd"[i]).why_wrong for i in range(4)} - {None}) == 3
 
 
 def test_true_false_marking(qmap):
@@ -467,6 +521,10 @@ prompt = "Pick a."
 choices = ["a", "b", "c"]
 answer = 0
 explanation = "Because."
+
+[question.why_wrong]
+b = "Not b."
+c = "Not c."
 '''
 
 
@@ -493,6 +551,7 @@ def item(**fields: object) -> str:
         "explanation": "Because.",
     }
     base.update(fields)
+    why_wrong = base.pop("why_wrong", {"b": "Not b.", "c": "Not c."} if base["kind"] == "mcq" else None)
     lines = ["[[question]]"]
     for key, value in base.items():
         if value is None:
@@ -506,6 +565,9 @@ def item(**fields: object) -> str:
             lines.append(f"{key} = [{inner}]")
         else:
             lines.append(f"{key} = {value}")
+    if why_wrong is not None:  # a sub-table: it must come last in the item
+        lines.append("[question.why_wrong]")
+        lines += [f'{letter} = "{line}"' for letter, line in why_wrong.items()]
     return "\n".join(lines) + "\n"
 
 
@@ -548,6 +610,17 @@ def test_good_file_loads_and_caches(tmp_path):
          "field 'accept': expected a list of non-empty strings"),
         ({"kind": "free", "choices": None, "answer": 3}, "field 'answer': expected a model answer"),
         ({"answer": None}, "field 'answer': expected the 0-based index of the right choice (an integer) (missing)"),
+        ({"why_wrong": None}, "field 'why_wrong': expected a table with one line for each wrong choice (b, c), "
+                              "got nothing (missing)"),
+        ({"why_wrong": {"b": "Not b."}}, "field 'why_wrong': expected a non-empty line for choice c"),
+        ({"why_wrong": {"a": "Not a?", "b": "Not b.", "c": "Not c."}},
+         "field 'why_wrong': expected a table with one line for each wrong choice (b, c); a is the right answer"),
+        ({"why_wrong": {"b": "Not b.", "c": "Not c.", "e": "?"}}, "; there is no choice e, got 'e'"),
+        ({"why_wrong": {"b": "", "c": "Not c."}}, "field 'why_wrong': expected a non-empty line for choice b"),
+        ({"kind": "true_false", "choices": None, "answer": True, "why_wrong": {"b": "x"}},
+         "field 'why_wrong': unknown on a 'true_false' question"),
+        ({"erratum": "no-such-erratum"}, "field 'erratum': expected the id of an entry in lessons/errata.toml, "
+                                         "got 'no-such-erratum'"),
     ],
 )
 def test_malformed_item_messages(tmp_path, fields, expected):

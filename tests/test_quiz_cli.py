@@ -22,7 +22,8 @@ T0 = datetime(2026, 3, 2, 9, 0, tzinfo=timezone.utc)
 BANK = [
     Question(id="t-mcq", kind="mcq", section="encoder-decoder", prompt="Which letter is b?",
              answer=1, explanation="b is the second letter.", difficulty=1,
-             choices=("first", "second", "third"), exam_topics=("exam-encoder-decoder",)),
+             choices=("first", "second", "third"), exam_topics=("exam-encoder-decoder",),
+             why_wrong=("[first] comes before b.", "", "c is the third letter.")),
     Question(id="t-tf", kind="true_false", section="qkv", prompt="W_Q changes per input.",
              answer=False, explanation="The projections are fixed after training.",
              difficulty=1, hint="Think about training vs inference."),
@@ -43,6 +44,13 @@ def fixture_bank(monkeypatch):
 
 def _quiz(args, stdin):
     return CliRunner().invoke(app, ["quiz", "--plain", *args], input=stdin)
+
+
+def test_a_wrong_choice_is_told_why(fixture_bank):
+    result = _quiz(["--mode", "review", "--no-generated", "--topic", "encoder-decoder"], "a\n")
+    assert result.exit_code == 0, result.output
+    assert "Wrong." in result.output and "You chose a; the answer is b) second." in result.output
+    assert "Why not a: [first] comes before b." in result.output  # brackets shown as typed
 
 
 def test_scripted_review_session_grades_and_saves(fixture_bank):

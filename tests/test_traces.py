@@ -64,8 +64,10 @@ def test_json_round_trips_with_the_documented_keys(traces, name):
     for step in data["steps"]:
         assert set(step) == STEP_KEYS
     for e in data["errata"]:
-        assert set(e) == {"where", "printed", "computed", "why", "kind"}
-        assert e["kind"] in ("arithmetic", "rounding", "miscount", "inconsistency", "wording")
+        assert set(e) == {"id", "where", "printed", "computed", "why", "kind"}
+        # a rounding difference the notes state is a step note, never an erratum
+        assert e["kind"] in ("arithmetic", "miscount", "inconsistency", "wording", "claim")
+        assert re.fullmatch(r"[a-z0-9]+(-[a-z0-9]+)*", e["id"]), e
     for h in data["heatmaps"]:
         assert len(h["weights"]) == len(h["rows"]) and len(h["weights"][0]) == len(h["cols"])
 
@@ -105,10 +107,14 @@ def test_encoder_matches_the_notes_and_hand_tanh(traces):
     assert np.allclose(t.result["C"], h)
     assert np.allclose(t.result["H"][0], [math.tanh(0.5), math.tanh(0.1), math.tanh(-0.3)])
     assert np.array_equal(np.round(t.result["C"], 2), [0.10, 0.13, 0.36])  # the notes' C
-    # the rounding erratum: 0.5 × the printed H_2 does not give the printed W_HH H_2
-    (e,) = t.errata
-    assert e.kind == "rounding" and "[0.20, -0.17, -0.02]" in e.printed
-    assert "[0.21, -0.17, -0.03]" in e.computed
+    # every printed number checks out, W_HH H_2 = [0.20, -0.17, -0.02] included: it is half the
+    # unrounded H_2 (0.5 · tanh(0.43), …) rounded; halving the printed H_2 rounds twice
+    assert t.errata == []
+    half = [0.5 * math.tanh(0.2 + 0.5 * math.tanh(0.5)), 0.5 * math.tanh(-0.4 + 0.5 * math.tanh(0.1)),
+            0.5 * math.tanh(0.1 + 0.5 * math.tanh(-0.3))]
+    assert [round(x, 2) for x in half] == [0.20, -0.17, -0.02]
+    assert "[0.20, -0.17, -0.02] is right" in t.steps[2].note and "[0.21, -0.17, -0.03]" in t.steps[2].note
+    assert "four rows of three" in t.steps[0].note and "three rows of four" not in t.steps[0].note
     note = t.steps[-1].note
     assert "[0.41, -0.34, -0.04]" in note and "[0.11, 0.13, 0.35]" in note
 
@@ -151,19 +157,86 @@ def test_bottleneck_counts_17_words_and_prefers_recent_ones(traces):
     assert other.errata == [] and other.result["T"] == 4
 
 
-def test_teacher_forcing_timelines(traces):
+def _tf_loss(params, C, fed, targets):
+    """Independent forward pass of the §1 decoder (H₀ = C), summed −log P(target)."""
+    W_HH, W_HY, W_HC, b, W_O = params
+    h, total = C, 0.0
+    for tok, y in zip(fed, targets):
+        x = np.zeros(W_HY.shape[1])
+        x[tok] = 1.0
+        h = np.tanh(W_HH @ h + W_HY @ x + W_HC @ C + b)
+        z = W_O @ h
+        total += math.log(np.exp(z - z.max()).sum()) + z.max() - z[y]
+    return total
+
+
+def _tf_start(seed=74, d_h=4, V=7):
+    rng = np.random.default_rng(seed)  # the trace's Draw: N(0, scale²) rounded to 1 decimal
+    draw = lambda *shape, scale=0.5: np.round(rng.normal(0.0, scale, size=shape), 1) + 0.0  # noqa: E731
+    C = draw(d_h)
+    return C, [draw(d_h, d_h), draw(d_h, V + 1, scale=1.0), draw(d_h, d_h), draw(d_h, scale=0.1),
+               draw(V, d_h, scale=1.0)]
+
+
+def _fd_grad(params, f, eps=1e-6):
+    out = []
+    for k, P in enumerate(params):
+        g = np.zeros_like(P)
+        for idx in np.ndindex(P.shape):
+            up = [q.copy() for q in params]
+            down = [q.copy() for q in params]
+            up[k][idx] += eps
+            down[k][idx] -= eps
+            g[idx] = (f(up) - f(down)) / (2 * eps)
+        out.append(g)
+    return out
+
+
+def test_teacher_forcing_untrained_decoder_is_the_contrast(traces):
     t = traces["teacher-forcing"]
     target = ["The", "cat", "sat"]
-    fed_free = t.result["fed_free"]
-    pred_free = t.result["predicted_free"]
-    # free running feeds its own guesses; they leave the target after the first wrong one
-    assert fed_free == ["<start>"] + pred_free[:-1]
-    assert pred_free[0] != "The" and fed_free[1] != "The"
-    gaps = [s.values["state_gap"] for s in t.steps[1:4]]
-    assert gaps[0] == 0 and gaps[1] > 0 and gaps[2] > 0
-    assert "<start> The cat" in t.steps[-1].substitution
+    # free running feeds its own guesses; the first one is "A", as in the notes' story
+    assert t.result["fed_free_before"] == ["<start>"] + t.result["predicted_free_before"][:-1]
+    assert t.result["predicted_free_before"][0] == "A"
+    # untrained, even the correct prefix does not make "sat" likely
+    assert t.result["predicted_forced_before"][-1] != "sat"
+    assert t.result["p_last_forced_before"] < 0.01
+    # after teacher-forced training the reference prefix gives the reference words
+    assert t.result["predicted_forced_after"] == target
+    assert t.result["generated_forced"] == target
+    p = t.result["p_target_forced_after"]
+    assert p[-1] > 0.8 and np.all(p > 0.8)
+    assert t.result["loss_forced_after"] < t.result["loss_forced_before"] / 10
+    # same start, same updates: free running has not learned the sentence yet
+    assert t.result["generated_free"] != target
+    assert t.result["loss_generated_free"] > t.result["loss_generated_forced"]
     (e,) = t.errata
-    assert "5" in e.printed and "7 output words" in e.computed
+    assert "5" in e.printed and "7 output words" in e.computed and e.id == "tf-vocabulary-size"
+
+
+def test_teacher_forcing_gradient_matches_finite_differences():
+    from engine.traces.teacher_forcing import NAMES, loss_and_grad
+
+    C, params = _tf_start()
+    fed, targets = [0, 1, 3], [0, 2, 4]  # <start> The cat → The cat sat
+    loss, grad = loss_and_grad(dict(zip(NAMES, params)), C, fed, targets)
+    assert loss == pytest.approx(_tf_loss(params, C, fed, targets), rel=1e-12)
+    fd = _fd_grad(params, lambda q: _tf_loss(q, C, fed, targets))
+    for name, g in zip(NAMES, fd):
+        np.testing.assert_allclose(grad[name], g, atol=1e-7, err_msg=name)
+
+
+def test_teacher_forcing_loss_curve_by_independent_training(traces):
+    """Ten steps of gradient descent with finite-difference gradients reproduce the curve."""
+    t = traces["teacher-forcing"]
+    C, params = _tf_start()
+    fed, targets = [0, 1, 3], [0, 2, 4]
+    f = lambda q: _tf_loss(q, C, fed, targets)  # noqa: E731
+    curve = [f(params)]
+    for _ in range(t.inputs["train_steps"]):
+        params = [q - t.inputs["lr"] * g for q, g in zip(params, _fd_grad(params, f))]
+        curve.append(f(params))
+    np.testing.assert_allclose(t.result["losses_forced"], curve, rtol=1e-6)
 
 
 # --------------------------------------------------------------------------- §4–§7
@@ -218,10 +291,13 @@ def test_qkv_softmax_and_erratum(traces):
     assert np.allclose(t.result["weights"], expected)
     assert np.allclose(t.result["output"], expected[:2])
     assert np.allclose(t.result["query"], [0, 1, 0])
-    soft, out, rounding = t.errata
+    soft, out = t.errata
     assert "0.64" in soft.printed and "0.471, 0.264, 0.264" in soft.computed
     assert "[0.64, 0.18]" in out.printed and "[0.471, 0.264]" in out.computed
-    assert rounding.kind == "rounding" and f"{e1:.3f}" == "1.781" and "1.781" in rounding.computed
+    assert (soft.id, out.id) == ("qkv-weights", "qkv-output")
+    # e^0.58 ≈ 1.79 is right for the score the notes round to 0.58: a step note, not an erratum
+    note = t.steps[5].note
+    assert f"{math.exp(0.58):.3f}" == "1.786" and "1.786" in note and f"{e1:.3f}" in note
 
 
 def test_qkv_override_changes_every_number_and_drops_the_erratum():
@@ -244,16 +320,19 @@ def test_self_attention_rows(traces):
     assert len(t.errata) == 1
 
 
-def test_scores_match_the_notes_weights_and_the_rounding_erratum(traces):
+def test_scores_match_the_notes_weights_and_the_rounding_note(traces):
     t = traces["scores"]
     s = [-0.01 / math.sqrt(2), 0.43 / math.sqrt(2), -0.32 / math.sqrt(2)]
     assert np.allclose(t.result["scores"], s)
     # the notes print 0.316, 0.431, 0.253; exactly, α₃ = 0.25351 rounds to 0.254
     assert np.array_equal(np.round(t.result["weights"], 3), [0.316, 0.431, 0.254])
-    (e,) = t.errata
-    assert e.kind == "rounding" and "0.305" in e.printed and "score₂ = 0.304" in e.computed
-    assert "3.146" in e.computed and "1.355" in e.computed and "α₃ = 0.254" in e.computed
-    assert "α₁" not in e.printed and "α₂" not in e.printed  # those two match the notes
+    # 0.305 and 0.253 follow from the notes' stated √2 ≈ 1.41: a rounding note, not an erratum
+    assert t.errata == []
+    assert round(0.43 / 1.41, 3) == 0.305 and round(0.797 / 3.147, 3) == 0.253
+    note = t.steps[0].note
+    assert "score₂ 0.305 there, 0.304 here" in note and "α₃ 0.253 there, 0.254 here" in note
+    assert "α₁" not in note and "α₂" not in note  # those two match the notes
+    assert "not an error" in note
 
 
 def test_cross_attention_spotlight_and_token_count(traces):
@@ -381,7 +460,7 @@ def test_pooling_matches_the_notes(traces):
     assert t.result["max"] == 100 and math.isclose(t.result["mean"], 23.4)
     assert math.isclose(t.result["attention"], 9.5)
     (e,) = t.errata
-    assert e.kind == "wording" and "4.25" in e.computed and "52.6%" in e.computed
+    assert e.kind == "claim" and "4.25" in e.computed and "52.6%" in e.computed
     other = build("pooling", {"weights": [0.2, 0.2, 0.2, 0.2, 0.2]})
     assert math.isclose(other.result["attention"], 23.4) and other.errata == []
 
@@ -395,9 +474,11 @@ def test_greedy_vs_beam_exact_tie(traces):
     assert math.isclose(t.result["greedy_logp"], math.log(0.24))
     assert t.result["beam"] == ["the cat", "a dog"]
     assert np.allclose(t.result["beam_logps"], math.log(0.24))
-    tie, verdict = t.errata
-    assert "-1.42" in tie.printed and "-1.4271" in tie.computed and "tie" in tie.computed
-    assert "misses" in verdict.printed
+    # the printed -1.43 / -1.42 add the stated two-decimal logs correctly: a step note; the
+    # erratum is the conclusion drawn from them
+    (verdict,) = t.errata
+    assert "misses" in verdict.printed and verdict.kind == "claim" and verdict.id == "beam-verdict"
+    assert "−1.42" in t.steps[-1].substitution and "not an error" in t.steps[-1].note
 
 
 def test_greedy_vs_beam_with_other_numbers_finds_the_better_sentence():

@@ -70,6 +70,24 @@ async def test_invalid_answer_is_reasked_with_a_hint_and_digits_stay_in_the_fiel
         assert app.store.answers() == [] or not bad
 
 
+async def test_a_wrong_choice_is_told_why_it_is_wrong():
+    options = (("mode", "practice"), ("count", 30), ("seed", 5), ("generated", False),
+               ("topics", ("scoring",)), ("autostart", True))
+    app = make_app(StartAt("quiz", options=options))
+    async with app.run_test(size=(100, 30)) as pilot:
+        screen = await _start(pilot, app)
+        while screen.session.current.kind != "mcq":
+            await pilot.press("ctrl+n")
+            await pilot.pause()
+        q = screen.session.current.question
+        wrong = next(i for i in range(len(q.choices)) if i != q.answer)
+        await pilot.press("abcde"[wrong], "enter")
+        await pilot.pause()
+        assert screen.state == "feedback" and screen.feedback.correct is False
+        shown = str(screen.query_one("#quiz-feedback").render())
+        assert f"Why not {'abcde'[wrong]}: {q.why_wrong[wrong]}" in " ".join(shown.split())
+
+
 async def test_mock_exam_shows_its_timer_and_hides_correctness():
     options = (("mode", "mock"), ("count", 2), ("seed", 3), ("generated", False), ("autostart", True))
     app = make_app(StartAt("quiz", options=options))

@@ -13,6 +13,9 @@ Layout (under ``lessons.ROOT`` or the ``root`` passed in)::
     exam/cards.toml       one ``[[card]]`` per exam topic, in EXAM_TOPICS order
     exam/guidance.md      the exam guidance summary (Markdown)
     qa.toml               ``[[item]]`` short questions and answers, each tied to a lesson
+    errata.toml           ``[[erratum]]`` the catalogue of places where the notes go wrong,
+                          each with a stable id that lessons (erratum `ID`), quiz items
+                          (``erratum = "ID"``), cards (``errata = [...]``) and traces use
 
 Notation used by the text (it is shown as written, with no LaTeX step): subscripts after an
 underscore (``H_t``, ``W_Q``, ``d_k``), braces only when the subscript holds an operator or a
@@ -137,6 +140,8 @@ class ExamCard:
     self_check_answer: str
     connects_to: tuple[str, ...]
     traces: tuple[str, ...] = ()
+    errata: tuple[str, ...] = ()
+    """Ids of the catalogue errata (``errata.toml``) this topic touches."""
 
 
 @dataclass(frozen=True)
@@ -216,6 +221,7 @@ _CARD_SCHEMA = {
     "self_check_answer": (_STR, True),
     "connects_to": (_STRS, True),
     "traces": (_STRS, False),
+    "errata": (_STRS, False),
 }
 
 _QA_SCHEMA = {
@@ -421,11 +427,16 @@ def load_exam_cards(root: Path | None = None) -> tuple[ExamCard, ...]:
         _check_choice(table["id"], EXAM_TOPICS, here, "id")
         _check_choice(table["lesson"], LESSON_IDS, here, "lesson")
         _check_choice(table["connects_to"], LESSON_IDS, here, "connects_to")
+        if table.get("errata"):
+            from tutor.errata import load_errata  # it imports this module
+
+            _check_choice(table["errata"], tuple(e.id for e in load_errata(root)), here, "errata")
         cards.append(
             ExamCard(
-                **{k: v for k, v in table.items() if k not in ("connects_to", "traces")},
+                **{k: v for k, v in table.items() if k not in ("connects_to", "traces", "errata")},
                 connects_to=tuple(table["connects_to"]),
                 traces=tuple(table.get("traces", ())),
+                errata=tuple(table.get("errata", ())),
             )
         )
     ids = [c.id for c in cards]
@@ -507,7 +518,7 @@ def _para(text: str) -> str:
 
 
 def exam_document(root: Path | None = None) -> str:
-    """The nine revision cards, then the guidance summary, as one Markdown document."""
+    """The nine revision cards, the guidance summary and the errata table, as one Markdown document."""
     out = ["# Exam revision cards", ""]
     for n, card in enumerate(load_exam_cards(root), start=1):
         out += [
@@ -530,5 +541,10 @@ def exam_document(root: Path | None = None) -> str:
             f"**Lesson:** {card.lesson}. **Connects to:** " + ", ".join(card.connects_to) + ".",
             "",
         ]
-    out.append(load_exam_guidance(root))
+        if card.errata:
+            out += ["**Where the notes go wrong:** " + ", ".join(f"`{e}`" for e in card.errata)
+                    + " (listed at the end).", ""]
+    from tutor.errata import errata_document  # it imports this module
+
+    out += [load_exam_guidance(root), errata_document(root)]
     return "\n".join(out).rstrip() + "\n"

@@ -151,7 +151,11 @@ def build(first: np.ndarray, after_the: np.ndarray, after_a: np.ndarray, beam_wi
                 "</s>: every candidate, the beam and the finished pool at each step.",
     )
     if same_as_defaults(INPUTS, inputs, "first", "after_the", "after_a"):
-        trace.errata.append(dataclasses.replace(lecture_beam_example().erratum, kind="rounding"))
+        example = lecture_beam_example()
+        trace.errata.append(dataclasses.replace(example.errata[1], kind="claim", id="beam-verdict"))
+        steps[-1].note += (" The notes print \"the cat\" −1.43 and \"a dog\" −1.42 because they "
+                           "add logs already rounded to two decimals; both are log 0.24 ≈ "
+                           f"{math.log(0.24):.3f}.")
     return trace
 
 

@@ -168,6 +168,6 @@ def build(review: list[str], d_h: int, d_x: int, seed: int) -> Trace:
             computed=f"{T} words",
             why="Counting the review word by word gives 17; commas and the full stop are not "
                 "words, and no split of a hyphen or contraction adds two.",
-            kind="miscount",
+            kind="miscount", id="review-word-count",
         ))
     return trace

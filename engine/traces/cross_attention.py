@@ -137,7 +137,7 @@ def build(tokens: list[str], K: np.ndarray, queries: np.ndarray, answer: list[st
                 why="The passage has 9 words (10 tokens with <EOS>, 11 with both full stops); "
                     "whatever the tokenisation, the full stop comes after 1947, so it is the "
                     "fifth token, not the sixth.",
-                kind="miscount"),
+                kind="miscount", id="qa-1947-index"),
             Erratum(
                 where="§7 worked example",
                 printed="\"Scores: H₆ gets highest score (0.85). H₂ gets 0.05\"",
@@ -146,6 +146,15 @@ def build(tokens: list[str], K: np.ndarray, queries: np.ndarray, answer: list[st
                          f"{n(_Q1[1] / math.sqrt(2), 3)} against 0 for the rest",
                 why="Scores are raw compatibilities; only after the softmax do they become the "
                     "weights that sum to 1.",
-                kind="wording"),
+                kind="wording", id="qa-scores-are-weights"),
         ]
+        if len(answer) > 1 and np.allclose(weights[1], 1 / m):
+            trace.errata.append(Erratum(
+                where="§7 worked example, the <EOS> step",
+                printed="\"Scores are uniform and low\" (the notes' \"scores\" here are weights)",
+                computed=f"uniform weights over the {m} states are 1/{m} = {n(1 / m)} each; "
+                         f"they sum to {n(weights[1].sum())}",
+                why="Softmax weights always add up to 1, so they can be uniform but never all "
+                    "low; only the scores behind them can all be small.",
+                kind="claim", id="eos-uniform-and-low"))
     return trace

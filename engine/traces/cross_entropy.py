@@ -107,12 +107,13 @@ def build(vocab: list[str], probs: np.ndarray, targets: list[str]) -> Trace:
             if fixed(got[key], 3) != f"{printed:.3f}":
                 trace.errata.append(Erratum(f"§12 worked example ({key})", f"{printed:.3f}",
                                             fixed(got[key], 3), "Recomputed from the notes' "
-                                            "probabilities.", "arithmetic"))
+                                            "probabilities.", "arithmetic",
+                                            id="cross-entropy-printed-values"))
         trace.errata.append(Erratum(
             where="§12 worked example, encoder",
             printed="\"cat\" → H₁, H₂ (plus H₃ for <EOS>)",
             computed="one source word plus <EOS> gives two encoder states, H₁ and H₂",
             why="Unless \"cat\" is split into two sub-word tokens (the notes do not say so), "
                 "there is one state per token: cat, then <EOS>.",
-            kind="miscount"))
+            kind="miscount", id="training-encoder-states"))
     return trace

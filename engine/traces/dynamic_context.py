@@ -131,13 +131,13 @@ def build(source: list[str], target: list[str], weights: np.ndarray, d_h: int, s
                          f"them are ln α up to a constant, e.g. {v(shifted[0], 3)} for j'",
                 why="The notes elsewhere insist that scores are raw numbers and weights are their "
                     "softmax; here the softmax outputs are called scores.",
-                kind="wording"),
+                kind="wording", id="dynamic-scores-are-weights"),
             Erratum(
                 where="§4 step 2 vs §11 heatmap table, row \"ai\"",
                 printed="§4: ai → [my 0.2, feet 0.1, hurt 0.7]; §11: ai → [my 0.1, feet 0.2, hurt 0.7]",
                 computed="the two rows swap the weights of my and feet; this trace uses §4's",
                 why="The same example appears twice with different numbers; both rows sum to 1 "
                     "and both put 0.7 on hurt, so only the minor weights disagree.",
-                kind="inconsistency"),
+                kind="inconsistency", id="ai-row-mismatch"),
         ]
     return trace

@@ -14,7 +14,7 @@ import math
 import numpy as np
 
 from engine.decoding import beam_search, greedy_decode, lecture_beam_example
-from engine.trace import Erratum, InputSpec, Step, Trace, same_as_defaults, source_of
+from engine.trace import InputSpec, Step, Trace, same_as_defaults, source_of
 from engine.traces._common import lines, n, p
 from engine.traces._lecture_table import FIRST, TABLE_INPUTS, log_row, model_from
 
@@ -121,9 +121,9 @@ def build(first: np.ndarray, after_the: np.ndarray, after_a: np.ndarray, beam_wi
     )
     if same_as_defaults(INPUTS, inputs, "first", "after_the", "after_a"):
         example = lecture_beam_example()
-        kinds = ["rounding", "wording"]
-        trace.errata += [dataclasses.replace(e, kind=kinds[k] if k < len(kinds) else "arithmetic")
-                         for k, e in enumerate(example.errata)]
+        # The printed -1.43 and -1.42 add the notes' stated two-decimal logs correctly (a
+        # rounding note, shown in the last step); what is wrong is the conclusion drawn from them.
+        trace.errata.append(dataclasses.replace(example.errata[1], kind="claim", id="beam-verdict"))
         steps[0].note += " Filled in as the decoding engine does: " + " ".join(example.choices)
         steps.append(Step(
             "The notes' rounding",
@@ -132,6 +132,8 @@ def build(first: np.ndarray, after_the: np.ndarray, after_a: np.ndarray, beam_wi
                   f"exact:   log 0.24 = {n(math.log(0.24))} for both"),
             {"exact_both": math.log(0.24)},
             "Rounding log 0.4 and log 0.8 before adding moved the two totals 0.01 apart; the "
-            "probabilities 0.4·0.6 and 0.3·0.8 are both exactly 0.24.",
+            "probabilities 0.4·0.6 and 0.3·0.8 are both exactly 0.24. The notes' sums are right "
+            "for the rounded logs they print (a rounding difference, not an error); the error is "
+            "the conclusion that \"a dog\" scores higher (see the erratum).",
         ))
     return trace

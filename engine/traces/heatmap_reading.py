@@ -139,33 +139,35 @@ def build(source: list[str], target: list[str], rows: list[str], weights: np.nda
                          f"full table is {len(target)} × {S} (j' has no row)",
                 why="The grid size was not updated after rows were added, and the j' row the "
                     "interpretation talks about is missing from the table.",
-                kind="miscount"),
+                kind="miscount", id="heatmap-shape"),
             Erratum(
                 where="§11 sense-check",
                 printed="\"the high weights … on 'hurt' for 'mal' confirm the alignment\"",
                 computed=f"the table gives mal → feet {n(mal[1])}, hurt {n(mal[2])}",
                 why="The sense-check contradicts the table (and the interpretation just above "
-                    "it, which aligns mal with feet). In the table, hurt is ai's focus.",
-                kind="inconsistency"),
+                    "it, which aligns mal with feet). In the table, hurt is ai's focus. "
+                    "Linguistically \"avoir mal\" renders \"hurt\", so it is the table's "
+                    "numbers that are invented, not a learned alignment.",
+                kind="inconsistency", id="heatmap-mal-hurt"),
             Erratum(
                 where="§11 table vs §4 example, row \"ai\"",
                 printed="§11: ai → [0.1, 0.2, 0.7]; §4: ai → [0.2, 0.1, 0.7]",
                 computed="the weights on my and feet are swapped between the two sections",
                 why="Same example, two versions; the alignment (ai → hurt) is the same in both.",
-                kind="inconsistency"),
+                kind="inconsistency", id="ai-row-mismatch"),
             Erratum(
                 where="§11 interpretation",
                 printed="\"The strong diagonal from 'feet' to multiple French words\"",
                 computed="feet's weights form a bright column (0.8, 0.9, 0.85 for mal, au, pieds)",
                 why="A diagonal means word-for-word alignment in order; one source word feeding "
                     "several target words shows up as a vertical band.",
-                kind="wording"),
+                kind="wording", id="heatmap-feet-diagonal"),
             Erratum(
                 where="§11 target sentence",
                 printed="j'ai mal au pieds",
                 computed="j'ai mal aux pieds",
                 why="French contracts à + les to aux before a plural noun; the tokens here keep "
                     "the notes' spelling so the table still matches.",
-                kind="wording"),
+                kind="wording", id="french-aux"),
         ]
     return trace

@@ -100,7 +100,8 @@ def build(values: np.ndarray, weights: np.ndarray) -> Trace:
         for key, printed in _PRINTED.items():
             if abs(printed - got[key]) > 0.005:
                 trace.errata.append(Erratum(f"§9 worked example ({key})", n(printed), n(got[key]),
-                                            "Recomputed from the notes' inputs.", "arithmetic"))
+                                            "Recomputed from the notes' inputs.", "arithmetic",
+                                            id="pooling-printed-values"))
         trace.errata.append(Erratum(
             where="§9 worked example, sense-check",
             printed="the sense-check calls 9.50 close to the central tendency of the four "
@@ -110,5 +111,5 @@ def build(values: np.ndarray, weights: np.ndarray) -> Trace:
                      f"spike alone contributes {n(terms[k])} ({n(100 * contrib[k], 1)}% of 9.5)",
             why="The arithmetic (9.50) is right, but the claim is not: the spike's small weight "
                 "is multiplied by a huge value, so it still supplies over half of the output.",
-            kind="wording"))
+            kind="claim", id="pooling-sense-check"))
     return trace

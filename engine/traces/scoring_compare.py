@@ -123,6 +123,6 @@ def build(Q: np.ndarray, K: np.ndarray, W_Q: np.ndarray, W_K: np.ndarray, v: np.
                 trace.errata.append(Erratum(
                     where=f"§8 worked example ({key})", printed=show(printed, 2),
                     computed=show(computed[key], 2), why="Recomputed from the notes' inputs.",
-                    kind="arithmetic"))
+                    kind="arithmetic", id="scoring-compare-printed-values"))
         steps[-1].note += " Every number the notes print here checks out."
     return trace

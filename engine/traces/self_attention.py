@@ -99,5 +99,5 @@ def build(tokens: list[str], X: np.ndarray, W_Q: np.ndarray, W_K: np.ndarray,
             computed=f"weights {A[1, 0]:.3f}, {A[1, 1]:.3f}, {A[1, 2]:.3f}; output "
                      f"[{Z[1, 0]:.3f}, {Z[1, 1]:.3f}]",
             why="Same slip as in the qkv trace: e^0.577 / (e^0.577 + 2) = 0.471, not 0.64.",
-            kind="arithmetic"))
+            kind="arithmetic", id="qkv-weights"))
     return trace

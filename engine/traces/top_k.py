@@ -109,5 +109,5 @@ def build(words: list[str], probs: np.ndarray, k: int, seed: int) -> Trace:
                      "(renormalised); beam search keeps K sequences and ranks them by Σ log P",
             why="The section describes beam search under the name top-K sampling; the notes' own "
                 "pitfall list later says the two are different mechanisms.",
-            kind="inconsistency"))
+            kind="inconsistency", id="topk-is-beam"))
     return trace

@@ -20,12 +20,15 @@ passed) holds an array of tables named ``question`` and nothing else::
     explanation = "..."                 # required, non-empty: why the answer is right
     trace = "scaling"                   # optional: a trace name (engine.traces.REGISTRY)
     hint = "..."                        # optional nudge shown on request or after a miss
-    erratum = "..."                     # optional: what the lecture notes print wrongly here
+    erratum = "qkv-weights"             # optional: id of the notes' erratum in lessons/errata.toml
 
 Per kind:
 
 * ``mcq``: ``choices`` = 3–5 distinct non-empty strings; ``answer`` = 0-based index of the
   right choice. The student sees the choices labelled a, b, c… (and may answer 1, 2, 3…).
+  ``why_wrong`` is a table, written last in the item as ``[question.why_wrong]``, with one
+  line per wrong choice keyed by its letter (``a = "..."``): why that choice is wrong, shown
+  when a student picks it. Every wrong choice needs one; the right one has none.
 * ``true_false``: ``answer`` = ``true`` or ``false`` (a TOML boolean). The prompt is a
   statement, usually a pitfall; the explanation says why it is true or false.
 * ``fill``: ``answer`` is a string (text answer) or a number (numeric answer).
@@ -38,9 +41,11 @@ Fields a kind does not use (``choices`` on a fill item, ``tolerance`` on a text 
 unknown fields are errors, so typos such as ``explaination`` are caught.
 
 Ids are stable: progress is stored against them, so edit a question in place and keep its id.
-Choice order is hand-placed (right answers are spread over the positions); show the choices in
-file order, or keep the mapping if you shuffle. ``erratum`` marks items where the lecture notes
-print something wrong; the explanation then says what the notes got wrong and why.
+Choice order is hand-placed (right answers are spread over the positions, and the right answer
+is no more often the longest choice than chance); show the choices in file order, or keep the
+mapping if you shuffle. ``erratum`` marks items where the lecture notes go wrong: it names an
+entry of the errata catalogue (``tutor.errata``), whose one-line summary is shown after the
+answer, and the explanation says what the notes got wrong and why.
 
 Python API
 ==========
@@ -89,7 +94,7 @@ _LETTERS = "abcde"
 _COMMON = {"id", "kind", "section", "exam_topics", "difficulty", "prompt", "answer",
            "explanation", "trace", "hint", "erratum"}
 _ALLOWED: dict[str, set[str]] = {
-    "mcq": _COMMON | {"choices"},
+    "mcq": _COMMON | {"choices", "why_wrong"},
     "true_false": set(_COMMON),
     "fill": _COMMON | {"accept", "tolerance"},
     "free": _COMMON | {"key_points"},
@@ -123,7 +128,11 @@ class Question:
     trace: str | None = None
     hint: str | None = None
     erratum: str | None = None
+    """The catalogue's one-line summary of the notes' erratum (shown after answering)."""
+    erratum_id: str | None = None
     key_points: tuple[str, ...] = ()
+    why_wrong: tuple[str, ...] = ()
+    """mcq only: one line per choice saying why it is wrong ("" for the right choice)."""
     source: str = field(default="", compare=False)
     """File name the item came from (for messages)."""
 
@@ -169,6 +178,8 @@ class Verdict:
     ``valid`` False: the text cannot be an answer; show ``hint`` and ask again.
     ``correct``: True/False, or None for a self-graded ``free`` question.
     ``reason``: one line to show after marking. ``expected``: the correct/model answer.
+    ``why_wrong``: for a wrong multiple-choice pick, one line saying why that choice is wrong
+    (``"Why not b: ..."``), to show with the reason.
     """
 
     valid: bool
@@ -176,6 +187,7 @@ class Verdict:
     reason: str
     hint: str | None = None
     expected: str = ""
+    why_wrong: str | None = None
 
     @classmethod
     def invalid(cls, hint: str) -> Verdict:
@@ -335,12 +347,22 @@ def _parse_item(file: str, index: int, raw: dict[str, Any], errors: list[str]) -
     prompt = it.text("prompt")
     explanation = it.text("explanation")
     hint = it.text("hint", required=False)
-    erratum = it.text("erratum", required=False)
+    erratum_id = it.text("erratum", required=False)
+    erratum = None
+    if erratum_id is not None:
+        from tutor.errata import load_errata
+
+        known = {e.id: e for e in load_errata()}
+        if erratum_id in known:
+            erratum = known[erratum_id].summary
+        else:
+            it.error("erratum", "the id of an entry in lessons/errata.toml", erratum_id)
     trace = it.text("trace", required=False)
     if trace is not None and not _ID.match(trace):
         it.error("trace", "a trace name like 'scaling' (kebab-case)", trace)
 
     choices: tuple[str, ...] = ()
+    why_wrong: tuple[str, ...] = ()
     accept: tuple[str, ...] = ()
     key_points: tuple[str, ...] = ()
     tolerance: float | None = None
@@ -361,6 +383,8 @@ def _parse_item(file: str, index: int, raw: dict[str, Any], errors: list[str]) -
             it.error("answer", _ANSWER_EXPECTED[kind], answer)
         elif choices and not 0 <= answer < len(choices):
             it.error("answer", f"a 0-based index 0–{len(choices) - 1} into choices", answer)
+        elif choices:
+            why_wrong = _why_wrong(it, choices, answer)
     elif kind == "true_false":
         if not isinstance(answer, bool):
             it.error("answer", _ANSWER_EXPECTED[kind], answer)
@@ -397,8 +421,30 @@ def _parse_item(file: str, index: int, raw: dict[str, Any], errors: list[str]) -
         id=ident, kind=kind, section=section, prompt=prompt, answer=answer,  # type: ignore[arg-type]
         explanation=explanation, difficulty=difficulty,  # type: ignore[arg-type]
         exam_topics=tuple(topics), choices=choices, accept=accept, tolerance=tolerance,
-        trace=trace, hint=hint, erratum=erratum, key_points=key_points, source=file,
+        trace=trace, hint=hint, erratum=erratum, erratum_id=erratum_id, key_points=key_points,
+        why_wrong=why_wrong, source=file,
     )
+
+
+def _why_wrong(it: _Item, choices: tuple[str, ...], answer: int) -> tuple[str, ...]:
+    """The ``[question.why_wrong]`` table as one line per choice ("" for the right one)."""
+    raw = it.raw.get("why_wrong")
+    wrong = [_LETTERS[i] for i in range(len(choices)) if i != answer]
+    expected = "a table with one line for each wrong choice (" + ", ".join(wrong) + ")"
+    if not isinstance(raw, dict):
+        it.error("why_wrong", expected, raw if "why_wrong" in it.raw else "nothing (missing)")
+        return ()
+    for letter in sorted(set(raw) - set(wrong)):
+        right = letter == _LETTERS[answer]
+        it.error("why_wrong", expected + (f"; {letter} is the right answer" if right else
+                                          f"; there is no choice {letter}"), letter)
+    out = []
+    for i in range(len(choices)):
+        line = raw.get(_LETTERS[i], "") if i != answer else ""
+        if i != answer and (not isinstance(line, str) or not line.strip()):
+            it.error("why_wrong", f"a non-empty line for choice {_LETTERS[i]}", line or "nothing (missing)")
+        out.append(line.strip() if isinstance(line, str) else "")
+    return tuple(out)
 
 
 _ANSWER_EXPECTED = {
@@ -506,7 +552,8 @@ def check_answer(question: Question, text: str) -> Verdict:
             return Verdict.invalid(f"Answer with a letter a–{_LETTERS[n - 1]} or a number 1–{n}.")
         ok = got == q.answer
         reason = ("Right: " if ok else f"You chose {_LETTERS[got]}; the answer is ") + expected + "."
-        return Verdict(True, ok, reason, hint=None if ok else q.hint, expected=expected)
+        why = f"Why not {_LETTERS[got]}: {q.why_wrong[got]}" if not ok and q.why_wrong else None
+        return Verdict(True, ok, reason, hint=None if ok else q.hint, expected=expected, why_wrong=why)
 
     if q.kind == "true_false":
         s = _unify(text).strip(" .!")

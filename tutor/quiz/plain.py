@@ -238,6 +238,8 @@ def _show_feedback(fb: Feedback, out: Out) -> None:
             break
         label = f"({chr(97 + i)}) " if several else ""
         out.line(f"{label}{v.reason}", "green" if v.correct else "red")
+        if v.why_wrong:
+            out.line(v.why_wrong, "yellow")
         if v.hint and not v.correct:
             out.line(f"Hint: {v.hint}", "yellow")
     for line in fb.explanation:

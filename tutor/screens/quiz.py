@@ -303,6 +303,7 @@ class QuizScreen(Screen):
                 lines.append("[green][b]✓ Correct.[/b][/green]")
             else:
                 lines.append("[red][b]✗ Not quite.[/b][/red] Expected: " + " | ".join(fb.expected))
+                lines += [f"[yellow]{escape(v.why_wrong)}[/yellow]" for v in fb.verdicts if v.why_wrong]
             if fb.reveal:
                 lines += ["", *fb.explanation]
                 if fb.trace_command:
