@@ -2,12 +2,23 @@
 
 Nothing here imports the UI (textual, rich, typer) or does I/O. Submodules are imported on
 first use so ``import engine`` stays cheap; import from the concept module directly
-(``from engine.softmax import softmax``) or use the names re-exported here lazily.
+(``from engine.softmax import softmax``) or use the names re-exported here lazily
+(``from engine import softmax, attention`` gives the *functions*).
+
+Two exports share their name with the module that defines them (``softmax``,
+``attention``). Importing a submodule normally binds it as an attribute of its package,
+which would hide the function from ``from engine import softmax`` once anything had imported
+``engine.softmax``. The package's module class therefore declines to bind a submodule under
+an exported name: ``engine.softmax`` is always the function, and the module stays reachable
+as ``sys.modules["engine.softmax"]``, ``importlib.import_module("engine.softmax")`` or
+``from engine.softmax import …``.
 """
 
 from __future__ import annotations
 
 import importlib
+import sys
+import types
 
 # public name -> defining module; filled in as modules land
 _EXPORTS: dict[str, str] = {
@@ -49,7 +60,7 @@ _EXPORTS: dict[str, str] = {
     "sample_decode": "engine.decoding",
     "TableModel": "engine.decoding",
     "FunctionModel": "engine.decoding",
-    "lecture_beam_example": "engine.decoding",
+    "lecture_beam_example": "engine.traces.lecture_beam",
 }
 
 
@@ -61,3 +72,15 @@ def __getattr__(name: str):
 
 
 __all__ = sorted(_EXPORTS)
+
+
+class _Engine(types.ModuleType):
+    """``engine``'s module type: an exported name always means the export (see above)."""
+
+    def __setattr__(self, name: str, value: object) -> None:
+        if name in _EXPORTS and isinstance(value, types.ModuleType):
+            return  # the import system binding engine.softmax (the module): keep the function
+        super().__setattr__(name, value)
+
+
+sys.modules[__name__].__class__ = _Engine

@@ -98,12 +98,18 @@ def as_float(
 
 
 def as_bool(x: object, name: str, *, shape: Sequence[int | str] | None = None) -> np.ndarray:
-    """Return ``x`` as a C-contiguous boolean array of the given shape (True = may attend)."""
+    """Return ``x`` as a C-contiguous boolean array of the given shape (True = may attend).
+
+    Only ``bool`` arrays (and Python ``True``/``False`` lists) are masks. A numeric array
+    raises, zeros and ones included: PyTorch reads a float mask as *added* to the scores
+    (0 = keep), the opposite of a 0/1 boolean reading, so guessing would silently mask
+    everything in one convention or nothing in the other.
+    """
     arr = np.asarray(x)
     if arr.dtype != np.bool_:
-        if not np.issubdtype(arr.dtype, np.number) or not np.isin(arr, (0, 1)).all():
-            raise ValueError(f"{name}: expected a boolean mask (True = may attend), got {arr.dtype} values")
-        arr = arr.astype(np.bool_)
+        raise ValueError(f"{name}: expected a boolean mask (True = may attend), got {arr.dtype} "
+                         "values; convert it with mask.astype(bool), or for an additive float mask "
+                         "(0 = keep, -inf = drop) use mask == 0")
     arr = np.asarray(arr, order="C")
     if shape is not None:
         ok = arr.ndim == len(shape) and all(

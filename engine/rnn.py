@@ -9,8 +9,9 @@ Column convention of the notes (a weight matrix times a column vector, W x):
 
 The gated cells follow ``torch.nn.GRUCell`` and ``torch.nn.LSTMCell`` exactly, including the
 gate order in the stacked weights (GRU: r, z, n; LSTM: i, f, g, o) and GRU's reset gate
-applied to (W_hn h + b_hn). The ``_kernel`` functions are plain numba functions, callable
-from other jitted code (the seq2seq lab) without going through the Python wrappers.
+applied to (W_hn h + b_hn). The ``_kernel`` functions are plain numba functions behind the
+validated wrappers below (the seq2seq lab has its own batched kernels in
+:mod:`engine.seq2seq._kernels`, with the backward passes these single steps do not need).
 """
 
 from __future__ import annotations

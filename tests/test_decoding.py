@@ -8,12 +8,12 @@ import numpy as np
 import pytest
 
 import reference_decoding as ref
+from engine.traces.lecture_beam import lecture_beam_example
 from engine.decoding import (
     FunctionModel,
     TableModel,
     beam_search,
     greedy_decode,
-    lecture_beam_example,
     length_normalised_score,
     length_penalty_factor,
     score_sequence,

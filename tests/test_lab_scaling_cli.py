@@ -10,7 +10,7 @@ import sys
 import pytest
 from typer.testing import CliRunner
 
-from engine.scaling import plain_memory
+from engine.lab.scaling import plain_memory
 from tutor.cli import app
 
 

@@ -53,3 +53,27 @@ def test_mask_errors_name_the_argument(call, needle):
     with pytest.raises(ValueError, match=needle) as info:
         call()
     assert "\n" not in str(info.value)
+
+
+@pytest.mark.parametrize("mask", [
+    np.zeros((2, 3)),                      # PyTorch would read this as additive: nothing masked
+    np.ones((2, 3), dtype=np.float32),
+    np.array([[1, 0, 1], [0, 1, 1]]),      # integers 0/1 are not a mask either
+])
+def test_a_non_boolean_mask_raises_instead_of_being_guessed(mask):
+    from engine.attention import attention
+    from engine.softmax import masked_softmax
+
+    x = np.zeros((2, 3))
+    with pytest.raises(ValueError, match=r"^mask: expected a boolean mask \(True = may attend\), got "
+                                         + str(mask.dtype)):
+        masked_softmax(x, mask)
+    with pytest.raises(ValueError, match="expected a boolean mask"):
+        attention(np.ones((2, 4)), np.ones((3, 4)), np.ones((3, 1)), mask=mask)
+
+
+def test_a_python_list_of_bools_is_a_mask():
+    from engine.softmax import masked_softmax
+
+    got = masked_softmax([[0.0, 0.0, 0.0]], [[True, False, True]])
+    np.testing.assert_allclose(got, [[0.5, 0.0, 0.5]])

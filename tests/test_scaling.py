@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from engine.scaling import (
+from engine.lab.scaling import (
     ScalingPoint,
     ScalingResult,
     doubling_sizes,
@@ -85,7 +85,8 @@ def test_memory_model_by_hand():
 
 def test_scaling_experiment_small_sizes_progress_and_stop():
     calls = []
-    res = scaling_experiment([16, 32], d=8, repeat=1, on_progress=lambda *a: calls.append(a))
+    res = scaling_experiment([16, 32], d=8, repeat=1,
+                             on_progress=lambda e: calls.append((e.step, e.total, e.message)))
     assert [p.n for p in res.points] == [16, 32] and not res.stopped
     assert calls[0] == (0, 3, "loading the kernels") and calls[-1] == (3, 3, "done")
     assert [p.plain_bytes for p in res.points] == [plain_memory(16, 8), plain_memory(32, 8)]
@@ -93,7 +94,7 @@ def test_scaling_experiment_small_sizes_progress_and_stop():
 
     seen = []
     res = scaling_experiment([16, 32, 64], d=4, repeat=1,
-                             on_progress=lambda d, t, m: seen.append(m), should_stop=lambda: len(seen) >= 3)
+                             on_progress=lambda e: seen.append(e.message), should_stop=lambda: len(seen) >= 3)
     assert res.stopped and [p.n for p in res.points] == [16]
 
 

@@ -73,7 +73,7 @@ def test_every_experiment_result_draws():
         "teacher-forcing": lab.teacher_forcing(s["teacher-forcing"]),
         "alignment": lab.alignment(s["alignment"]),
     }
-    from engine.scaling import saturation_experiment, scaling_experiment
+    from engine.lab.scaling import saturation_experiment, scaling_experiment
 
     results["scaling"] = scaling_experiment([64, 128], 8, repeat=1)
     results["saturation"] = saturation_experiment([2, 4], samples=50, trials=5)

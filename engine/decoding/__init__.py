@@ -1,5 +1,8 @@
 """Decoding strategies (lecture §10): greedy, beam search, top-k / top-p / temperature sampling.
 
+The lecture's own greedy-vs-beam table lives with the traces that replay it
+(:mod:`engine.traces.lecture_beam`): it builds trace errata, which decoding knows nothing of.
+
 Modules:
 
 - :mod:`~engine.decoding.models` — the :class:`StepModel` protocol a decoder drives,
@@ -9,7 +12,6 @@ Modules:
 - :mod:`~engine.decoding.sampling` — :func:`top_k_filter`, :func:`top_p_filter`,
   :func:`apply_temperature`, :func:`filtered_probs`, :func:`sample_token`,
   :func:`sample_decode` (seeded, inverse CDF).
-- :mod:`~engine.decoding.lecture` — :func:`lecture_beam_example` (the notes' table + errata).
 
 The StepModel protocol (what the lab's seq2seq implements, or wraps in FunctionModel)::
 
@@ -37,7 +39,6 @@ Example::
 
 from __future__ import annotations
 
-from engine.decoding.lecture import LectureBeamExample, lecture_beam_example
 from engine.decoding.models import FunctionModel, StepModel, TableModel, score_sequence
 from engine.decoding.results import (
     BeamResult,
@@ -76,7 +77,6 @@ __all__ = [
     "greedy_decode", "beam_search", "top_candidates", "length_penalty_factor", "length_normalised_score",
     "apply_temperature", "top_k_filter", "top_p_filter", "top_p_keep", "filter_scores", "filtered_probs",
     "sample_token", "sample_decode",
-    "lecture_beam_example", "LectureBeamExample",
     "Hypothesis", "Candidate", "BeamStep", "BeamResult", "Tie",
     "GreedyStep", "GreedyResult", "SampleStep", "SampleResult",
 ]

@@ -1,7 +1,7 @@
-"""The lab: toy tasks and the experiments behind ``attn-tutor lab`` (lecture §2–4, §11–12).
+"""The lab: toy tasks and the experiments behind ``attn-tutor lab`` (lecture §2–4, §8, §11–12).
 
-Three claims of the notes, tested on the student's machine with the numba seq2seq of
-:mod:`engine.seq2seq`:
+Claims of the notes, tested on the student's machine with the numba seq2seq of
+:mod:`engine.seq2seq` and the attention kernels:
 
 - ``bottleneck``: a fixed context vector fails on long inputs while attention does not
   (Bahdanau et al. 2014, Fig. 2). Both models are trained identically on the same task and
@@ -10,11 +10,15 @@ Three claims of the notes, tested on the student's machine with the numba seq2se
 - ``alignment``: the learned attention weights of a trained model on a test sequence;
   for reversal the mass lies on the anti-diagonal.
 - ``train``: one model, any task, sizes, cell, decoder and ratio.
+- ``scaling`` / ``saturation`` (:mod:`engine.lab.scaling`): how attention's time and memory
+  grow with n, and why scores are divided by √d_k.
 
 Experiments are pure functions: they take settings, ``on_progress(ProgressEvent)`` and
 ``should_stop() -> bool`` callbacks (both optional; ``on_progress`` may be called from a
-worker thread), and return result dataclasses. A stop request ends training early; the
-result then says ``interrupted=True`` and holds what was done so far. Nothing here prints.
+worker thread; see :mod:`engine.lab.progress`), and return result dataclasses. A stop
+request ends the run early; the result then says so (``interrupted=True`` on training
+results, ``stopped=True`` on measurements) and holds what was done so far. Nothing here
+prints.
 """
 
 from engine.lab.experiments import (AlignmentResult, AlignmentSettings, BottleneckResult,
@@ -24,8 +28,10 @@ from engine.lab.experiments import (AlignmentResult, AlignmentSettings, Bottlene
 from engine.lab.tasks import (BOS, DIGIT0, EOS, PAD, TASK_HELP, TASKS, TOKENS, VOCAB_SIZE,
                               TestSet, bucketed_lengths, expected_alignment, length_buckets,
                               make_batch, make_test_set, token_labels)
-from engine.lab.training import (BucketAccuracy, LossCurve, ProgressEvent, ProgressFn, StopFn,
-                                 TrainResult, TrainSettings, evaluate,
+from engine.lab.progress import ProgressEvent, ProgressFn, StopFn
+from engine.lab.scaling import (SaturationResult, SaturationSettings, ScalingResult,
+                                ScalingSettings, saturation, scaling)
+from engine.lab.training import (BucketAccuracy, LossCurve, TrainResult, TrainSettings, evaluate,
                                  learning_rate, train, train_model, warm_up)
 
 __all__ = [
@@ -36,4 +42,6 @@ __all__ = [
     "alignment", "alignment_of", "bottleneck", "bucketed_lengths", "evaluate",
     "expected_alignment", "learning_rate", "length_buckets", "make_batch", "make_test_set",
     "ratio_label", "teacher_forcing", "token_labels", "train", "train_model", "warm_up",
+    "SaturationResult", "SaturationSettings", "ScalingResult", "ScalingSettings", "saturation",
+    "scaling",
 ]

@@ -1,51 +1,24 @@
-"""Training and evaluation shared by the lab's experiments: settings, progress events,
-result records, the training loop (Adam, cosine learning-rate decay, clipping) and
-free-running greedy evaluation per length bucket.
+"""Training and evaluation shared by the lab's experiments: settings, result records, the
+training loop (Adam, cosine learning-rate decay, clipping) and free-running greedy evaluation
+per length bucket. Progress goes through :mod:`engine.lab.progress`.
 """
 
 from __future__ import annotations
 
 import math
 import time
-from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from engine._validate import check_choice, check_positive_int, check_scalar
+from engine.lab.progress import ProgressEvent, ProgressFn, StopFn
 from engine.lab.tasks import (EOS, TASKS, TOKENS, VOCAB_SIZE, TestSet, bucketed_lengths,
                               length_buckets, make_batch, make_test_set)
 from engine.seq2seq import Adam, Seq2Seq, Seq2SeqConfig, greedy_decode, train_step
 from engine._blas import single_threaded_blas
 
 # ---------------------------------------------------------------------------- results
-
-
-@dataclass(frozen=True)
-class ProgressEvent:
-    """A progress report from a running experiment.
-
-    Attributes:
-        experiment: ``"bottleneck"``, ``"teacher-forcing"``, ``"alignment"`` or ``"train"``.
-        run: which model (``"attention"``, ``"fixed"``, ``"ratio 1"``, ...).
-        phase: ``"train"``, ``"evaluate"`` or ``"done"``.
-        step: training steps done (of ``total``).
-        total: training steps planned.
-        loss: mean cross-entropy per target token over the last few steps (None if none).
-        elapsed: seconds since this run started.
-    """
-
-    experiment: str
-    run: str
-    phase: str
-    step: int
-    total: int
-    loss: float | None
-    elapsed: float
-
-
-ProgressFn = Callable[[ProgressEvent], None]
-StopFn = Callable[[], bool]
 
 
 @dataclass(frozen=True)

@@ -2,7 +2,7 @@
 
 The notes give P(the, a, an, some) = (0.4, 0.3, 0.2, 0.1) for the first word and
 P(cat, dog | the) = (0.6, 0.3), P(cat, dog | a) = (0.1, 0.8) for the second. The decoding
-engine's :func:`engine.decoding.lecture_beam_example` fills in the rest (each row's remaining
+engine's :func:`engine.traces.lecture_beam.lecture_beam_example` fills in the rest (each row's remaining
 mass goes to ``<other>``, every sentence ends after two words); the traces rebuild the same
 table from the student's numbers.
 """
@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from engine.decoding import TableModel
-from engine.decoding.lecture import ROWS, VOCAB
+from engine.traces.lecture_beam import ROWS, VOCAB
 from engine.trace import InputSpec
 from engine.traces._common import n
 

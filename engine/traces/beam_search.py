@@ -21,11 +21,11 @@ import math
 
 import numpy as np
 
-from engine.decoding import (beam_search, lecture_beam_example, length_normalised_score,
-                             length_penalty_factor, top_candidates)
+from engine.decoding import beam_search, length_normalised_score, length_penalty_factor, top_candidates
 from engine.trace import InputSpec, Step, Trace, same_as_defaults, source_of
 from engine.traces._common import lines, n, v
 from engine.traces._lecture_table import TABLE_INPUTS, model_from
+from engine.traces.lecture_beam import lecture_beam_example
 
 INPUTS = TABLE_INPUTS + [
     InputSpec("beam_width", "int", 2, "K, live hypotheses (and finished ones) kept", low=1,

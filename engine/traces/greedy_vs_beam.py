@@ -13,10 +13,11 @@ import math
 
 import numpy as np
 
-from engine.decoding import beam_search, greedy_decode, lecture_beam_example
+from engine.decoding import beam_search, greedy_decode
 from engine.trace import InputSpec, Step, Trace, same_as_defaults, source_of
 from engine.traces._common import lines, n, p
 from engine.traces._lecture_table import FIRST, TABLE_INPUTS, log_row, model_from
+from engine.traces.lecture_beam import lecture_beam_example
 
 INPUTS = TABLE_INPUTS + [
     InputSpec("beam_width", "int", 2, "K, the number of hypotheses beam search keeps", low=1,

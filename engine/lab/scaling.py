@@ -14,8 +14,11 @@ Two experiments, as plain functions (no printing; the CLI and the TUI render the
   saturates (entropy → 0) and its Jacobian diag(α) − ααᵀ vanishes, so gradients die; scaled
   scores keep unit variance for every d_k.
 
-Both take ``on_progress(done, total, message)`` and ``should_stop()`` callbacks, named as in
-the other lab experiments; a stop returns the points finished so far with ``stopped=True``.
+Both take the lab's ``on_progress(ProgressEvent)`` and ``should_stop()`` callbacks
+(:mod:`engine.lab.progress`; phase ``"measure"``, ``step`` = points measured, ``message`` =
+the point being measured); a stop returns the points finished so far with ``stopped=True``.
+:func:`scaling` and :func:`saturation` take their settings as one object, like the training
+experiments.
 """
 
 from __future__ import annotations
@@ -23,15 +26,13 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 
 import numpy as np
 
 from engine._validate import as_float, check_positive_int
+from engine.lab.progress import ProgressEvent, ProgressFn, StopFn
 from engine.softmax import softmax
-
-Progress = Callable[[int, int, str], None]
-ShouldStop = Callable[[], bool]
 
 FIT_MIN_N = 1024  # exponents are fitted on n ≥ this (when at least two such points exist)
 
@@ -157,8 +158,8 @@ def scaling_experiment(
     seed: int = 0,
     repeat: int = 3,
     dtype: str = "float32",
-    on_progress: Progress | None = None,
-    should_stop: ShouldStop | None = None,
+    on_progress: ProgressFn | None = None,
+    should_stop: StopFn | None = None,
     clock: Callable[[], float] = time.perf_counter,
 ) -> ScalingResult:
     """Time plain vs tiled attention (one head, L = S = n) for each n in ``sizes``.
@@ -169,7 +170,8 @@ def scaling_experiment(
         seed: seeds Q, K, V (standard normal) for every n.
         repeat: calls per kernel and n; the fastest is kept.
         dtype: "float32" or "float64".
-        on_progress: called as ``on_progress(done, total, message)`` before each step.
+        on_progress: called with a :class:`ProgressEvent` before each point (``step`` =
+            points done, ``message`` = what comes next) and once at the end.
         should_stop: polled between steps; True stops early (``stopped=True``).
         clock: seconds as a float (injectable for tests).
 
@@ -193,10 +195,10 @@ def scaling_experiment(
     threads = get_threads()
     result = ScalingResult(d=d, dtype=dtype, repeat=repeat, seed=seed, threads=threads)
     total = len(ns) + 1
+    report = _reporter("scaling", total, on_progress, clock)
 
     def step(done: int, message: str) -> bool:
-        if on_progress:
-            on_progress(done, total, message)
+        report(done, message)
         return bool(should_stop and should_stop())
 
     if step(0, "loading the kernels"):
@@ -224,9 +226,21 @@ def scaling_experiment(
 
 
 def _stopped(result):
-    from dataclasses import replace
-
     return replace(result, stopped=True)
+
+
+def _reporter(experiment: str, total: int, on_progress: ProgressFn | None,
+              clock: Callable[[], float] = time.perf_counter) -> Callable[[int, str], None]:
+    """``report(done, message)`` sending a measurement's :class:`ProgressEvent`."""
+    t0 = clock()
+
+    def report(done: int, message: str) -> None:
+        if on_progress is not None:
+            phase = "done" if message == "done" else "measure"
+            on_progress(ProgressEvent(experiment, experiment, phase, done, total,
+                                      elapsed=clock() - t0, message=message))
+
+    return report
 
 
 # --------------------------------------------------------------------------- saturation
@@ -298,8 +312,8 @@ def saturation_experiment(
     samples: int = 20_000,
     trials: int = 2_000,
     seed: int = 0,
-    on_progress: Progress | None = None,
-    should_stop: ShouldStop | None = None,
+    on_progress: ProgressFn | None = None,
+    should_stop: StopFn | None = None,
 ) -> SaturationResult:
     """Var(q·k) against d_k, and softmax saturation with and without 1/√d_k.
 
@@ -318,9 +332,9 @@ def saturation_experiment(
     samples = check_positive_int(samples, "samples", minimum=2)
     trials = check_positive_int(trials, "trials")
     result = SaturationResult(n_keys=n_keys, samples=samples, trials=trials, seed=seed)
+    report = _reporter("saturation", len(dks), on_progress)
     for i, d_k in enumerate(dks):
-        if on_progress:
-            on_progress(i, len(dks), f"d_k = {d_k}")
+        report(i, f"d_k = {d_k}")
         if should_stop and should_stop():
             return _stopped(result)
         rng = np.random.default_rng([seed, d_k])
@@ -334,6 +348,52 @@ def saturation_experiment(
             d_k=d_k, var_mc=var, var_se=se, var_exact=float(d_k),
             entropy_scaled=h_s, entropy_unscaled=h_u, grad_scaled=g_s, grad_unscaled=g_u,
             max_weight_scaled=w_s, max_weight_unscaled=w_u))
-    if on_progress:
-        on_progress(len(dks), len(dks), "done")
+    report(len(dks), "done")
     return result
+
+
+# --------------------------------------------------------------------------- one settings object
+
+@dataclass(frozen=True)
+class ScalingSettings:
+    """The arguments of :func:`scaling_experiment` as one object (defaults: its defaults)."""
+
+    sizes: tuple[int, ...] = (256, 512, 1024, 2048, 4096)
+    d: int = 64
+    seed: int = 0
+    repeat: int = 3
+    dtype: str = "float32"
+
+    def to_dict(self) -> dict[str, object]:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class SaturationSettings:
+    """The arguments of :func:`saturation_experiment` as one object."""
+
+    d_ks: tuple[int, ...] = (2, 4, 8, 16, 32, 64, 128, 256, 512)
+    n_keys: int = 10
+    samples: int = 20_000
+    trials: int = 2_000
+    seed: int = 0
+
+    def to_dict(self) -> dict[str, object]:
+        return asdict(self)
+
+
+def scaling(settings: ScalingSettings = ScalingSettings(), *, on_progress: ProgressFn | None = None,
+            should_stop: StopFn | None = None) -> ScalingResult:
+    """:func:`scaling_experiment` with its settings as one object."""
+    s = settings
+    return scaling_experiment(s.sizes, s.d, seed=s.seed, repeat=s.repeat, dtype=s.dtype,
+                              on_progress=on_progress, should_stop=should_stop)
+
+
+def saturation(settings: SaturationSettings = SaturationSettings(), *,
+               on_progress: ProgressFn | None = None,
+               should_stop: StopFn | None = None) -> SaturationResult:
+    """:func:`saturation_experiment` with its settings as one object."""
+    s = settings
+    return saturation_experiment(s.d_ks, n_keys=s.n_keys, samples=s.samples, trials=s.trials,
+                                 seed=s.seed, on_progress=on_progress, should_stop=should_stop)
