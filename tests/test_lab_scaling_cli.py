@@ -78,7 +78,7 @@ def test_bad_ranges_are_one_line_errors(args, message):
 
 
 def test_module_imports_only_typer():
-    code = ("import sys, tutor.commands.lab_scaling; "
+    code = ("import sys, tutor.commands.lab; "
             "print([m for m in ('numpy', 'rich', 'numba', 'engine') if m in sys.modules])")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"

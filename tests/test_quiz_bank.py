@@ -24,11 +24,9 @@ from tutor.quiz.bank import (
     SECTIONS,
     BankError,
     Question,
-    Verdict,
-    check_answer,
     load_bank,
-    parse_number,
 )
+from tutor.quiz.marking import Verdict, check_answer, parse_number
 
 REPO = Path(__file__).resolve().parents[1]
 QUIZ = REPO / "lessons" / "quiz"

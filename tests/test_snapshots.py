@@ -7,6 +7,7 @@ and look at the SVGs in ``tests/__snapshots__/`` before committing them.
 from __future__ import annotations
 
 from tutor.app import StartAt, make_app
+from tutor.quiz.modes import QuizStart
 
 SIZE = (100, 30)
 
@@ -27,9 +28,9 @@ def test_trace_step(snap_compare):
 
 
 def test_quiz_question(snap_compare):
-    options = (("mode", "practice"), ("count", 3), ("seed", 11), ("generated", False),
-               ("topics", ("scoring",)), ("autostart", True))
-    app = make_app(StartAt("quiz", options=options), warm_up=False)
+    options = QuizStart(mode="practice", count=3, seed=11, generated=False, topics=("scoring",),
+                        autostart=True)
+    app = make_app(StartAt("quiz", quiz=options), warm_up=False)
 
     async def steady_cursor(pilot):
         await _settle(pilot)

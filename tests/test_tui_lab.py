@@ -7,7 +7,8 @@ from dataclasses import replace
 
 from engine import lab
 from tutor.app import StartAt, make_app
-from tutor.screens.lab import LabScreen, results_renderable
+from tutor.lab.experiments import results_renderable
+from tutor.screens.lab import LabScreen
 from tutor.screens.heatmaps import HeatmapsScreen
 
 TINY = lab.TrainSettings(min_len=3, max_len=5, steps=30, batch_size=8)
@@ -32,7 +33,7 @@ async def _wait_idle(pilot, screen, seconds=60.0):
 
 
 async def test_alignment_runs_live_and_opens_in_heatmaps():
-    app = make_app(StartAt("lab", "alignment", options=(("settings", _settings()),)), warm_up=False)
+    app = make_app(StartAt("lab", "alignment", lab_settings=_settings()), warm_up=False)
     async with app.run_test(size=(110, 34)) as pilot:
         await pilot.pause()
         screen = app.screen
@@ -51,7 +52,7 @@ async def test_alignment_runs_live_and_opens_in_heatmaps():
 async def test_cancel_stops_a_long_run_and_reports_what_it_has():
     settings = _settings()
     settings["teacher-forcing"] = replace(settings["teacher-forcing"], train=replace(TINY, steps=100_000))
-    app = make_app(StartAt("lab", "teacher-forcing", options=(("settings", settings),)), warm_up=False)
+    app = make_app(StartAt("lab", "teacher-forcing", lab_settings=settings), warm_up=False)
     async with app.run_test(size=(110, 34)) as pilot:
         await pilot.pause()
         screen = app.screen

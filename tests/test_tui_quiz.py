@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 from tutor.app import StartAt, make_app
+from tutor.quiz.modes import QuizStart
 from tutor.quiz.bank import load_bank
-from tutor.screens.quiz import QuizScreen, trace_target
+from tutor.inputs import trace_target
+from tutor.screens.quiz import QuizScreen
 
 
 def _right_answer(item) -> str:
@@ -25,9 +27,9 @@ async def _start(pilot, app):
 
 
 async def test_answers_are_graded_saved_and_summarised():
-    options = (("mode", "practice"), ("count", 3), ("seed", 7), ("generated", False),
-               ("topics", ("qkv",)), ("autostart", True))
-    app = make_app(StartAt("quiz", options=options))
+    options = QuizStart(mode="practice", count=3, seed=7, generated=False, topics=("qkv",),
+                        autostart=True)
+    app = make_app(StartAt("quiz", quiz=options))
     async with app.run_test(size=(100, 30)) as pilot:
         screen = await _start(pilot, app)
         answered = []
@@ -53,9 +55,9 @@ async def test_answers_are_graded_saved_and_summarised():
 
 
 async def test_invalid_answer_is_reasked_with_a_hint_and_digits_stay_in_the_field():
-    options = (("mode", "practice"), ("count", 1), ("seed", 1), ("generated", False),
-               ("topics", ("scoring",)), ("autostart", True))
-    app = make_app(StartAt("quiz", options=options))
+    options = QuizStart(mode="practice", count=1, seed=1, generated=False, topics=("scoring",),
+                        autostart=True)
+    app = make_app(StartAt("quiz", quiz=options))
     async with app.run_test(size=(100, 30)) as pilot:
         screen = await _start(pilot, app)
         item = screen.session.current
@@ -89,8 +91,8 @@ async def test_a_wrong_choice_is_told_why_it_is_wrong():
 
 
 async def test_mock_exam_shows_its_timer_and_hides_correctness():
-    options = (("mode", "mock"), ("count", 2), ("seed", 3), ("generated", False), ("autostart", True))
-    app = make_app(StartAt("quiz", options=options))
+    options = QuizStart(mode="mock", count=2, seed=3, generated=False, autostart=True)
+    app = make_app(StartAt("quiz", quiz=options))
     async with app.run_test(size=(100, 30)) as pilot:
         screen = await _start(pilot, app)
         assert "left" in str(screen.query_one("#quiz-status").render())

@@ -72,7 +72,7 @@ def test_value_to_text_matches_set_syntax():
 
 
 async def test_started_with_overrides_from_the_command_line():
-    app = make_app(StartAt("trace", "qkv", options=(("overrides", {"position": 3}),)))
+    app = make_app(StartAt("trace", "qkv", trace_inputs={"position": 3}))
     async with app.run_test(size=(100, 30)) as pilot:
         screen = await _open(pilot, app)
         assert screen.trace.inputs["position"] == 3 and not screen.trace.errata

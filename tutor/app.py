@@ -7,18 +7,18 @@ thread (see :mod:`tutor.warmup`), reporting in the home screen while it does.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
-from dataclasses import dataclass
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from textual import work
 from textual.app import App
 from textual.binding import Binding
 from textual.events import Resize
 from textual.screen import Screen
-from textual.widgets import OptionList
 
+from tutor.quiz.modes import QuizStart
 from tutor.screens.heatmaps import HeatmapsScreen
 from tutor.screens.help import HelpScreen
 from tutor.screens.home import AREAS, HomeScreen
@@ -32,11 +32,20 @@ from tutor.screens.trace import TraceScreen
 
 @dataclass(frozen=True)
 class StartAt:
-    """Where the app opens: a mode and an optional item (lesson id, trace name, …)."""
+    """Where the app opens: a mode, an optional item (lesson id, trace name, experiment…) and
+    what that mode's screen should start with.
+
+    Attributes:
+        trace_inputs: the trace screen's inputs (``attn-tutor trace NAME --set …``).
+        quiz: the quiz to set up or start (``attn-tutor quiz`` on a terminal).
+        lab_settings: experiment name → the settings its run takes (tests make runs tiny).
+    """
 
     mode: str = "home"
     item: str | None = None
-    options: tuple[tuple[str, object], ...] = ()
+    trace_inputs: Mapping[str, Any] = field(default_factory=dict)
+    quiz: QuizStart = QuizStart()
+    lab_settings: Mapping[str, Any] = field(default_factory=dict)
 
 
 class TutorApp(App):
@@ -65,11 +74,11 @@ class TutorApp(App):
         self.mode_factories: dict[str, Callable[[], Screen]] = {
             "home": HomeScreen,
             "learn": lambda: LearnScreen(self._start_item("learn")),
-            "trace": lambda: TraceScreen(self._start_item("trace"), **self._start_options("trace")),
+            "trace": lambda: TraceScreen(self._start_item("trace"), self._started_in("trace").trace_inputs),
             "heatmaps": lambda: HeatmapsScreen(self._start_item("heatmaps")),
-            "quiz": lambda: QuizScreen(**self._start_options("quiz")),  # type: ignore[arg-type]
+            "quiz": lambda: QuizScreen(self._started_in("quiz").quiz),
             "stats": StatsScreen,
-            "lab": lambda: LabScreen(self._start_item("lab"), **self._start_options("lab")),
+            "lab": lambda: LabScreen(self._start_item("lab"), self._started_in("lab").lab_settings),
         }
         for mode, factory in self.mode_factories.items():
             self.add_mode(mode, factory)
@@ -78,12 +87,9 @@ class TutorApp(App):
         """The item the command line asked for, if the app was started in ``mode``."""
         return self.start.item if self.start.mode == mode else None
 
-    def _start_options(self, mode: str) -> dict:
-        return dict(self.start.options) if self.start.mode == mode else {}
-
-    @property
-    def available_modes(self) -> set[str]:
-        return set(self.mode_factories)
+    def _started_in(self, mode: str) -> StartAt:
+        """The start options when the app was started in ``mode``; the defaults otherwise."""
+        return self.start if self.start.mode == mode else StartAt(mode)
 
     # -- start-up -------------------------------------------------------------------
     def on_mount(self) -> None:
@@ -185,11 +191,20 @@ class TutorApp(App):
         self.switch_mode("lab")
 
         def select() -> None:
-            if isinstance(self.screen, LabScreen) and self.screen.running is None:
-                options = self.screen.query_one("#lab-list", OptionList)
-                options.highlighted = options.get_option_index(experiment)
+            if isinstance(self.screen, LabScreen):
+                self.screen.select(experiment)
 
         self.call_after_refresh(select)
+
+    def show_heatmaps(self, source: str, heatmaps: Sequence[Any]) -> None:
+        """Switch to the heatmaps screen and add ``heatmaps`` (e.g. a lab run's) as ``source``."""
+        self.switch_mode("heatmaps")
+
+        def add() -> None:
+            if isinstance(self.screen, HeatmapsScreen):
+                self.screen.add_source(source, list(heatmaps))
+
+        self.call_after_refresh(add)
 
     def open_heatmap(self, trace_name: str) -> None:
         """Switch to the heatmaps screen on ``trace_name``'s weights."""
@@ -205,11 +220,6 @@ class TutorApp(App):
         self.call_after_refresh(select)
 
     def action_open_mode(self, mode: str) -> None:
-        if mode not in self.mode_factories:
-            title = next((a.title for a in AREAS if a.mode == mode), mode)
-            self.notify(f"{title} is not built yet; `attn-tutor --help` lists what the command line has.",
-                        severity="warning")
-            return
         self.switch_mode(mode)
 
     def action_help(self) -> None:

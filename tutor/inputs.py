@@ -1,4 +1,11 @@
-"""Parse the student's own inputs: ``--set NAME=VALUE`` and ``--file inputs.toml``.
+"""The ``--set NAME=VALUE`` syntax both ways, and ``--file inputs.toml``.
+
+:func:`parse_value` reads one value; :func:`format_value` writes one so that ``parse_value``
+reads it back (``parse_value(format_value(v)) == v``: a property test holds it). Everything
+that shows a value for the student to paste or edit (``trace --inputs``, the TUI's input
+form, a generated problem's trace command) writes it with :func:`format_value`;
+:func:`trace_command` and :func:`trace_target` do the same for a whole
+``attn-tutor trace NAME --set …`` line.
 
 Values are read as data, never evaluated:
 
@@ -17,7 +24,10 @@ from __future__ import annotations
 import json
 import math
 import re
+import shlex
 import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -133,3 +143,114 @@ def gather_inputs(sets: list[str] | None, file: str | Path | None) -> dict[str, 
     values = load_input_file(file) if file else {}
     values.update(parse_sets(sets))
     return values
+
+
+# --------------------------------------------------------------------------- writing values
+
+
+def format_value(value: Any, digits: int | None = None) -> str:
+    """``value`` in the ``--set`` syntax: ``0.5``, ``1, 0, -1``, ``1, 0; 0, 1``, ``my feet hurt``.
+
+    Args:
+        value: a number, bool, string, list of words, or a (nested) list / array of numbers.
+        digits: ``None`` writes every number exactly (the shortest text that reads back to
+            the same float); an int rounds to that many decimals for display, as
+            :func:`engine.trace.fmt_num` does (``0.707107``).
+
+    A form that would read back as something else is written as JSON instead: one-element
+    lists (``[1]``; ``1`` alone is a scalar), a one-row matrix (``[[0.6, 0.3]]``), a word
+    that looks like a number or contains spaces (``["1"]``, ``"my feet"``).
+    """
+    import numpy as np
+
+    if isinstance(value, (bool, np.bool_)):
+        return "true" if value else "false"
+    if isinstance(value, str):
+        return _plain_or_json(value, value)
+    if isinstance(value, (list, tuple)) and value and all(isinstance(v, str) for v in value):
+        return _plain_or_json(" ".join(value), list(value))
+    arr = np.asarray(value)
+    if arr.dtype.kind not in "iuf" or arr.ndim > 2:
+        return _json_text(_jsonable(value), value)
+    if arr.ndim == 0:
+        return _num(arr.item(), digits)
+    if arr.ndim == 1 and arr.size > 1:
+        return ", ".join(_num(v, digits) for v in arr.tolist())
+    if arr.ndim == 2 and arr.shape[0] > 1 and arr.shape[1] > 0:
+        return "; ".join(", ".join(_num(v, digits) for v in row) for row in arr.tolist())
+    # [x], [], [[a, b]] and [[]] would read back as something else: JSON
+    nested = arr.tolist()
+    inner = (lambda r: "[" + ", ".join(_num(v, digits) for v in r) + "]")
+    return inner(nested) if arr.ndim == 1 else "[" + ", ".join(inner(r) for r in nested) + "]"
+
+
+def _num(x: float | int, digits: int | None) -> str:
+    if digits is not None:
+        from engine.trace import fmt_num
+
+        return fmt_num(x, digits)
+    if isinstance(x, int):
+        return str(x)
+    text = repr(float(x))  # the shortest text that reads back to this float
+    return text[:-2] if text.endswith(".0") else text
+
+
+def _plain_or_json(text: str, value: Any) -> str:
+    """``text`` when :func:`parse_value` reads it back to ``value``, JSON otherwise."""
+    try:
+        if parse_value(text) == value and text == text.strip():
+            return text
+    except UserError:
+        pass
+    return _json_text(value, value)
+
+
+def _json_text(data: Any, value: Any) -> str:
+    text = json.dumps(data, ensure_ascii=False)
+    try:
+        if parse_value(text) == value:
+            return text
+    except UserError:
+        pass
+    return json.dumps(data)  # \u escapes: a pasted minus sign inside a word stays a word
+
+
+def _jsonable(value: Any) -> Any:
+    import numpy as np
+
+    return np.asarray(value).tolist() if isinstance(value, np.ndarray) else value
+
+
+# --------------------------------------------------------------------------- whole commands
+
+
+def trace_command(name: str, inputs: Mapping[str, Any] | None = None) -> str:
+    """``attn-tutor trace NAME --set A=… …``: the shell line that rebuilds a trace on ``inputs``."""
+    args = ["attn-tutor", "trace", name]
+    for key, value in (inputs or {}).items():
+        args += ["--set", f"{key}={format_value(value)}"]
+    return " ".join(shlex.quote(a) for a in args)
+
+
+def trace_target(command: str | None) -> tuple[str, dict[str, Any]] | None:
+    """The inverse of :func:`trace_command`: ``(NAME, overrides)``, or None for another line."""
+    if not command:
+        return None
+    words = shlex.split(command)
+    if words[:2] != ["attn-tutor", "trace"] or len(words) < 3:
+        return None
+    sets = [words[i + 1] for i, w in enumerate(words[:-1]) if w == "--set"]
+    return words[2], parse_sets(sets)
+
+
+@dataclass(frozen=True)
+class TraceLink:
+    """A trace and the inputs that replay some numbers on it, as data (not a command string)."""
+
+    name: str
+    inputs: Mapping[str, Any] = field(default_factory=dict)
+
+    @property
+    def command(self) -> str:
+        """The same, as the command a student can paste into a shell."""
+        return trace_command(self.name, self.inputs)

@@ -7,28 +7,15 @@ from functools import partial
 
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 
-QUIZ_MODES = (
-    ("practice", "Practice — pick sections or topics"),
-    ("review", "Review — cards due today (spaced repetition)"),
-    ("weak", "Weak spots — lowest recall, most missed"),
-    ("retry", "Retry incorrect — questions you last got wrong"),
-    ("mock", "Mock exam — timed, scored per topic"),
-)
-LAB_EXPERIMENTS = (
-    ("bottleneck", "fixed context vs attention as sequences grow"),
-    ("teacher-forcing", "training with ratio 1.0 vs 0.0"),
-    ("alignment", "the learned attention of a trained model as a heatmap"),
-    ("scaling", "time and memory of plain vs tiled attention"),
-    ("saturation", "Var(q·k) and softmax saturation against d_k"),
-)
-
 
 class TutorCommands(Provider):
-    """Commands built from the lessons, the trace registry and the fixed mode lists."""
+    """Commands built from the lessons, the trace registry, the quiz modes and the lab table."""
 
     def _commands(self) -> list[tuple[str, Callable[[], object], str]]:
         from engine.traces import list_traces
         from tutor.content import load_lessons
+        from tutor.lab.experiments import on_screen
+        from tutor.quiz.modes import MODE_TITLES
         from tutor.screens.home import AREAS
 
         app = self.app
@@ -43,10 +30,10 @@ class TutorCommands(Provider):
                         f"§{info.section} · {info.description}"))
             out.append((f"Heatmap {info.name}", partial(app.open_heatmap, info.name),
                         f"the attention weights of the {info.name} trace, if it has any"))
-        for mode, text in QUIZ_MODES:
+        for mode, text in MODE_TITLES.items():
             out.append((f"Quiz: {text.split(' — ')[0]}", partial(app.open_quiz, mode=mode), text))
-        for name, text in LAB_EXPERIMENTS:
-            out.append((f"Lab: {name}", partial(app.open_lab, name), text))
+        for exp in on_screen():
+            out.append((f"Lab: {exp.name}", partial(app.open_lab, exp.name), exp.blurb))
         return out
 
     async def discover(self) -> Hits:

@@ -47,7 +47,8 @@ def _all_traces() -> None:
 
 
 def _beam() -> object:
-    from engine.decoding import beam_search, lecture_beam_example
+    from engine.decoding import beam_search
+    from engine.traces.lecture_beam import lecture_beam_example
 
     example = lecture_beam_example()
     return beam_search(example.model, 2, 3)

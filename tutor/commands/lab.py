@@ -1,14 +1,14 @@
 """`attn-tutor lab ...`: train a tiny seq2seq live and test the lecture's claims.
 
-Subcommands (one per experiment in :mod:`engine.lab`): ``bottleneck``, ``teacher-forcing``,
-``alignment``, ``train``. Each shows a progress bar on stderr (when it is a terminal),
-prints tables and terminal plots to stdout, takes ``--seed`` and ``--json``, and stops
-cleanly on Ctrl-C, reporting what it has (exit status 130). A second Ctrl-C aborts.
+One subcommand per experiment of :mod:`tutor.lab.experiments`: ``bottleneck``,
+``teacher-forcing``, ``alignment``, ``train``, ``scaling``, ``saturation``. Each command only
+turns its options into the experiment's settings and hands them to
+:func:`tutor.lab.run.run_in_terminal`: a progress bar on stderr (when it is a terminal),
+tables and plots on stdout (or ``--json``, schema ``docs/lab-json.md``), and Ctrl-C stops
+cleanly, reporting what it has (exit status 130; a second Ctrl-C aborts).
 
 Only typer is imported at module level; numpy, numba, Rich and the engine load inside the
 commands so ``attn-tutor --help`` stays fast.
-
-JSON (``--json``): one object, ``"schema": 1``; see ``docs/lab-json.md``.
 """
 
 from __future__ import annotations
@@ -39,11 +39,6 @@ def lab(ctx: typer.Context) -> None:
     else:
         typer.echo(ctx.get_help())
 
-# More experiments (`scaling`, `saturation`) are registered at the end of this file.
-
-EXIT_INTERRUPTED = 130
-TF_THRESHOLD = 0.5  # loss per token the teacher-forcing summary times each run to
-
 
 class Task(str, Enum):
     reverse = "reverse"
@@ -65,34 +60,41 @@ SeedOpt = Annotated[int, typer.Option("--seed", help="Seed for initialisation, d
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print the results as JSON (schema: docs/lab-json.md).")]
 AsciiOpt = Annotated[bool, typer.Option("--ascii", help="7-bit ASCII tables and plots, no colour.")]
 
+SCALING_HELP = """Time and memory of plain vs tiled attention as n doubles, with fitted exponents.
 
-# ---------------------------------------------------------------------------- helpers
+Plain attention builds the n×n weight matrix; the tiled (FlashAttention-style) kernel keeps one tile per thread. Both do n² work, so time grows like n² for both; memory grows like n² vs n. Times are the best of --repeat calls; memory is computed from the buffers each kernel allocates.
+"""
 
+SATURATION_HELP = """Why divide by √d_k: Var(q·k) = d_k, and what unscaled scores do to the softmax.
 
-def _emit(json_out: bool, payload_fn, human_fn) -> None:
-    if json_out:
-        from tutor.lab_view import dumps
-
-        typer.echo(dumps(payload_fn()))
-    else:
-        human_fn()
+Monte Carlo variance of q·k for q, k with unit-variance components (next to the exact value d_k), and the softmax's entropy and largest gradient max|∂α/∂s| with and without the 1/√d_k scaling, for d_k doubling from --min-d to --max-d.
+"""
 
 
-def _note(msg: str) -> None:
-    typer.echo(msg, err=True)
 
 
-def _int(value, default: int) -> int:
-    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else default
+def _run(name: str, make_settings, *, json_out: bool, ascii_only: bool | None) -> None:
+    """Build the settings (a user mistake is one line, exit 2), then run in the terminal.
+
+    ``ascii_only`` None: ASCII whenever there is no colour (the measurements' plots).
+    """
+    from tutor.errors import user_errors
+
+    def work() -> None:
+        from tutor.lab.experiments import get
+        from tutor.lab.run import run_in_terminal, style_for
+        from tutor.terminal import use_color
+
+        style = style_for(not use_color() if ascii_only is None else ascii_only)
+        run_in_terminal(get(name), make_settings(), json_out=json_out, style=style)
+
+    user_errors(work)()
 
 
-def _finish(interrupted: bool) -> None:
-    if interrupted:
-        _note("attn-tutor: interrupted; the results above cover the steps completed")
-        raise typer.Exit(EXIT_INTERRUPTED)
+def _module(name: str):
+    import importlib
 
-
-# ---------------------------------------------------------------------------- bottleneck
+    return importlib.import_module(f"tutor.lab.{name}")
 
 
 @app.command("bottleneck", help="Fixed context vs attention on reversal, by sequence length "
@@ -108,68 +110,9 @@ def bottleneck_cmd(
     hidden: Annotated[Optional[int], typer.Option("--hidden", min=1, hidden=True)] = None,
     sequential: Annotated[bool, typer.Option("--sequential", hidden=True)] = False,
 ) -> None:
-    from tutor.errors import user_errors
-
-    user_errors(_bottleneck)(seed, json_out, ascii_only, steps, min_len, max_len, per_bucket,
-                             hidden, sequential)
-
-
-def _bottleneck(seed, json_out, ascii_only, steps, min_len, max_len, per_bucket, hidden, sequential):
-    from dataclasses import replace
-
-    from engine import lab
-    from tutor import lab_view as view
-
-    ascii_only = view.ascii_wanted(ascii_only)
-
-    s = lab.BottleneckSettings()
-    tr = s.train
-    tr = replace(tr, seed=seed, steps=steps or tr.steps, min_len=min_len or tr.min_len,
-                 max_len=max_len or tr.max_len)
-    s = replace(s, train=tr, per_bucket=per_bucket or s.per_bucket,
-                hidden_dim=hidden or s.hidden_dim, parallel=not sequential)
-    _note(f"lab bottleneck: training a fixed-context and an attention model on `{tr.task}`, "
-          f"lengths {tr.min_len}-{tr.max_len}, {tr.steps} steps of {tr.batch_size} each "
-          "(Ctrl-C stops early and reports)")
-    view.warm_up_kernels(view.progress_enabled())
-    with view.Stopper() as stop, view.LabProgress(["attention", "fixed"], tr.steps,
-                                                  view.progress_enabled()) as bar:
-        res = lab.bottleneck(s, on_progress=bar.callback, should_stop=stop)
-
-    def human() -> None:
-        console = view.console(ascii_only)
-        cfg = s.model_config("attention")
-        a_steps, f_steps = res.runs["attention"].steps, res.runs["fixed"].steps
-        steps_txt = (f"{a_steps} training steps" if a_steps == f_steps
-                     else f"{a_steps} (attention) and {f_steps} (fixed) training steps")
-        console.print(f"Bottleneck: `{tr.task}` digit sequences, {view.model_desc(cfg)}; "
-                      f"{steps_txt} of {tr.batch_size} sequences per model; "
-                      f"free-running greedy decoding on {s.per_bucket} held-out sequences per length.",
-                      markup=False)
-        runs = {"attention": res.attention, "fixed": res.fixed}
-        console.print(view.accuracy_table(res.buckets, runs, ascii=ascii_only))
-        view.print_plot(console, view.accuracy_plot(runs, ascii=ascii_only), ascii_only)
-        up_to_30 = [a for a in res.attention if a.hi <= 30]
-        if up_to_30:
-            worst = min(a.token_accuracy for a in up_to_30)
-            console.print(f"Attention up to length 30: lowest token accuracy {view.pct(worst).strip()} "
-                          f"({'≥' if not ascii_only else '>='} 95%: {'yes' if worst >= 0.95 else 'no'}).",
-                          markup=False)
-        gap = res.gap_at_longest()
-        last = res.attention[-1]
-        console.print(f"Longest bucket ({last.lo}-{last.hi}): the fixed context is {100 * gap:.1f} points "
-                      f"below attention ({'the bottleneck is reproduced' if gap >= 0.30 else 'gap under 30 points'}).",
-                      markup=False)
-        a, f = res.runs["attention"], res.runs["fixed"]
-        console.print(f"Wall time {res.seconds:.1f} s (training: attention {a.seconds:.1f} s, "
-                      f"{a.steps_per_second:.1f} steps/s; fixed {f.seconds:.1f} s, "
-                      f"{f.steps_per_second:.1f} steps/s).", markup=False)
-
-    _emit(json_out, lambda: view.bottleneck_json(res), human)
-    _finish(res.interrupted)
-
-
-# ---------------------------------------------------------------------------- teacher forcing
+    _run("bottleneck", lambda: _module("bottleneck").from_options(
+        seed=seed, steps=steps, min_len=min_len, max_len=max_len, per_bucket=per_bucket,
+        hidden=hidden, sequential=sequential), json_out=json_out, ascii_only=ascii_only)
 
 
 @app.command("teacher-forcing", help="The same model trained with teacher-forcing ratio 1.0 "
@@ -183,61 +126,9 @@ def teacher_forcing_cmd(
     per_bucket: Annotated[Optional[int], typer.Option("--per-bucket", min=1, hidden=True)] = None,
     sequential: Annotated[bool, typer.Option("--sequential", hidden=True)] = False,
 ) -> None:
-    from tutor.errors import user_errors
-
-    user_errors(_teacher_forcing)(seed, json_out, ascii_only, steps, max_len, per_bucket, sequential)
-
-
-def _teacher_forcing(seed, json_out, ascii_only, steps, max_len, per_bucket, sequential):
-    from dataclasses import replace
-
-    from engine import lab
-    from tutor import lab_view as view
-
-    ascii_only = view.ascii_wanted(ascii_only)
-
-    s = lab.TeacherForcingSettings()
-    tr = replace(s.train, seed=seed, steps=steps or s.train.steps,
-                 max_len=max_len or s.train.max_len)
-    tr = replace(tr, min_len=min(tr.min_len, tr.max_len))
-    s = replace(s, train=tr, per_bucket=per_bucket or s.per_bucket, parallel=not sequential)
-    names = [lab.ratio_label(r) for r in s.ratios]
-    _note(f"lab teacher-forcing: the same {s.decoder} model trained with ratios "
-          f"{', '.join(f'{r:g}' for r in s.ratios)} for {tr.steps} steps on `{tr.task}`, "
-          f"lengths {tr.min_len}-{tr.max_len} (Ctrl-C stops early and reports)")
-    view.warm_up_kernels(view.progress_enabled())
-    with view.Stopper() as stop, view.LabProgress(names, tr.steps, view.progress_enabled()) as bar:
-        res = lab.teacher_forcing(s, on_progress=bar.callback, should_stop=stop)
-
-    def human() -> None:
-        console = view.console(ascii_only)
-        console.print(f"Teacher forcing: `{tr.task}`, {view.model_desc(s.model_config())}, "
-                      f"{s.decoder} decoder; ratio 1 feeds the true previous token, ratio 0 the "
-                      "model's own guess.", markup=False)
-        view.print_plot(console, view.loss_plot(res.curves(), ascii=ascii_only), ascii_only)
-        runs = {name: r.accuracy for name, r in res.runs.items()}
-        first = next(iter(res.runs.values()))
-        buckets = [(a.lo, a.hi) for a in first.accuracy]
-        console.print("Free-running greedy accuracy on held-out sequences:")
-        console.print(view.accuracy_table(buckets, runs, ascii=ascii_only))
-        for name, r in res.runs.items():
-            tail = r.curve.losses[-50:]
-            mean = sum(tail) / len(tail) if tail else float("nan")
-            reached = r.curve.first_below(TF_THRESHOLD)
-            console.print(f"{name}: loss per token over the last {len(tail)} steps {mean:.3f}; "
-                          f"below {TF_THRESHOLD} after "
-                          f"{reached if reached is not None else 'never (' + str(r.steps) + ' steps)'}"
-                          f"{' steps' if reached is not None else ''}; step-to-step jumps "
-                          f"{r.curve.roughness():.3f}; {r.steps} steps in {r.seconds:.1f} s.",
-                          markup=False)
-        console.print("Note: each curve is scored on the inputs its own regime feeds (true or "
-                      "predicted history); the table compares both the same way.", markup=False)
-
-    _emit(json_out, lambda: view.teacher_forcing_json(res), human)
-    _finish(res.interrupted)
-
-
-# ---------------------------------------------------------------------------- alignment
+    _run("teacher-forcing", lambda: _module("teacher_forcing").from_options(
+        seed=seed, steps=steps, max_len=max_len, per_bucket=per_bucket, sequential=sequential),
+        json_out=json_out, ascii_only=ascii_only)
 
 
 @app.command("alignment", help="What a trained attention model attends to: its weights on a "
@@ -262,63 +153,9 @@ def alignment_cmd(
     steps: Annotated[Optional[int], typer.Option("--steps", min=1, hidden=True)] = None,
     max_len: Annotated[Optional[int], typer.Option("--max-len", min=1, hidden=True)] = None,
 ) -> None:
-    from tutor.errors import user_errors
-
-    user_errors(_alignment)(seed, json_out, ascii_only, task.value, digits, length, load, steps, max_len,
-                            save)
-
-
-def _alignment(seed, json_out, ascii_only, task, digits, length, load, steps, max_len, save=None):
-    from dataclasses import replace
-
-    from engine import lab
-    from tutor import lab_view as view
-    from tutor.errors import UserError
-
-    ascii_only = view.ascii_wanted(ascii_only)
-    if save is not None and save.suffix.lower() not in (".json", ".txt", ".svg", ".html"):
-        shown = repr(save.suffix) if save.suffix else "no extension"  # fail before any training
-        raise UserError(f"--save {save}: unknown file type {shown}; expected .json, .txt, .svg or .html")
-
-    seq = None
-    if digits is not None:
-        if not digits.isdigit() or not digits.isascii():
-            raise UserError(f"--digits: expected only the digits 0-9, got {digits!r}")
-        seq = [int(c) for c in digits]
-    s = lab.AlignmentSettings(test_len=length)
-    tr = replace(s.train, seed=seed, task=task, steps=steps or s.train.steps,
-                 max_len=max_len or s.train.max_len)
-    tr = replace(tr, min_len=min(tr.min_len, tr.max_len))
-    s = replace(s, train=tr)
-    model = None
-    if load is not None:
-        model, record = view.load_model(load, decoder="attention")
-        if record.get("task") and digits is None and task == "reverse" and record["task"] != task:
-            tr = replace(tr, task=record["task"])
-            s = replace(s, train=tr)
-        _note(f"lab alignment: using the attention model in {load} (task `{tr.task}`)")
-    else:
-        _note(f"lab alignment: training an attention model on `{tr.task}`, lengths "
-              f"{tr.min_len}-{tr.max_len}, {tr.steps} steps (Ctrl-C stops early and shows it)")
-    view.warm_up_kernels(view.progress_enabled())
-    with view.Stopper() as stop, view.LabProgress(["attention"] if model is None else [], tr.steps,
-                                                  view.progress_enabled() and model is None) as bar:
-        res = lab.alignment(s, model=model, digits=seq, on_progress=bar.callback, should_stop=stop)
-
-    def human() -> None:
-        console = view.console(ascii_only)
-        console.print(view.alignment_view(res, ascii=ascii_only, color=not console.no_color))
-        for line in view.alignment_summary(res, ascii=ascii_only):
-            console.print(line, markup=False)
-
-    if save is not None:
-        view.save_alignment(save, res)
-        _note(f"wrote {save}")
-    _emit(json_out, lambda: view.alignment_json(res, s if model is None else None), human)
-    _finish(res.training is not None and res.training.interrupted)
-
-
-# ---------------------------------------------------------------------------- train
+    _run("alignment", lambda: _module("alignment").from_options(
+        seed=seed, task=task.value, digits=digits, length=length, load=load, save=save,
+        steps=steps, max_len=max_len), json_out=json_out, ascii_only=ascii_only)
 
 
 @app.command("train", help="Train one model on a task of your choice; --save it and --load "
@@ -361,80 +198,41 @@ def train_cmd(
     json_out: JsonOpt = False,
     ascii_only: AsciiOpt = False,
 ) -> None:
-    from tutor.errors import user_errors
-
-    user_errors(_train)(task.value if task else None, cell.value, decoder.value, bidirectional,
-                        hidden, embed, attn_dim, ratio, steps, batch, lr, clip, min_len, max_len,
-                        save, load, seed, json_out, ascii_only)
-
-
-def _train(task, cell, decoder, bidirectional, hidden, embed, attn_dim, ratio, steps, batch, lr,
-           clip, min_len, max_len, save, load, seed, json_out, ascii_only):
-    from engine import lab
-    from engine.seq2seq import Seq2SeqConfig
-    from tutor import lab_view as view
-    from tutor.errors import UserError
-
-    ascii_only = view.ascii_wanted(ascii_only)
-
-    if save is not None and save.suffix != ".npz":
-        raise UserError(f"--save: {save}: the weights file must end in .npz")
-    model = None
-    prior_steps = 0
-    record: dict = {}
-    if load is not None:
-        model, record = view.load_model(load)
-        config = model.config
-        task = task or record.get("task")
-        prior_steps = int(record.get("steps", 0) or 0)
-    else:
-        if steps == 0:
-            raise UserError("--steps 0 only makes sense with --load (evaluate a saved model)")
-        config = Seq2SeqConfig(vocab_size=lab.VOCAB_SIZE, embed_dim=embed, hidden_dim=hidden,
-                               attn_dim=attn_dim, cell=cell, decoder=decoder,
-                               bidirectional=bidirectional)
-    task = task if task in lab.TASKS else "reverse"
-    min_len = min_len or _int(record.get("min_len"), 5)
-    max_len = max_len or _int(record.get("max_len"), 20)
-    if min_len > max_len:
-        raise UserError(f"--min-len {min_len} is longer than --max-len {max_len}")
-    if config.vocab_size != lab.VOCAB_SIZE:
-        raise UserError(f"{load}: the model has {config.vocab_size} tokens; the lab's tasks use {lab.VOCAB_SIZE}")
-    settings = lab.TrainSettings(task=task, min_len=min_len, max_len=max_len, steps=steps,
-                                 batch_size=batch, lr=lr, max_grad_norm=clip,
-                                 teacher_forcing_ratio=ratio, seed=seed)
-    what = f"continuing {load}" if load else "a new model"
-    _note(f"lab train: {what}: {config.decoder} decoder, {view.model_desc(config)}, "
-          f"{config.n_params} parameters; `{task}`, lengths {min_len}-{max_len}, {steps} steps "
-          f"(Ctrl-C stops early, saves and reports)")
-    view.warm_up_kernels(view.progress_enabled())
-    with view.Stopper() as stop, view.LabProgress([config.decoder], steps,
-                                                  view.progress_enabled() and steps > 0) as bar:
-        res = lab.train(config, settings, model, on_progress=bar.callback, should_stop=stop)
-    if save is not None:
-        view.save_model(save, res.model, {"task": task, "min_len": min_len, "max_len": max_len,
-                                          "steps": prior_steps + res.steps,
-                                          "seed": seed, "teacher_forcing_ratio": ratio})
-        _note(f"saved the weights to {save}")
-
-    def human() -> None:
-        console = view.console(ascii_only)
-        console.print(f"{config.decoder} model, {view.model_desc(config)}, `{task}`: {res.steps} steps "
-                      f"in {res.seconds:.1f} s.", markup=False)
-        if res.curve.losses:
-            view.print_plot(console, view.loss_plot([res.curve], ascii=ascii_only, height=8), ascii_only)
-        console.print("Free-running greedy accuracy on held-out sequences:")
-        console.print(view.accuracy_table([(a.lo, a.hi) for a in res.accuracy],
-                                          {config.decoder: res.accuracy}, ascii=ascii_only))
-
-    _emit(json_out, lambda: view.train_json(res, config, str(save) if save else None,
-                                            str(load) if load else None), human)
-    _finish(res.interrupted)
+    _run("train", lambda: _module("train").from_options(
+        task=task.value if task else None, cell=cell.value, decoder=decoder.value,
+        bidirectional=bidirectional, hidden=hidden, embed=embed, attn_dim=attn_dim, ratio=ratio,
+        steps=steps, batch=batch, lr=lr, clip=clip, min_len=min_len, max_len=max_len, save=save,
+        load=load, seed=seed), json_out=json_out, ascii_only=ascii_only)
 
 
-# ---------------------------------------------------------------------------- more experiments
-# `lab scaling` and `lab saturation` live in their own module; registered last, so `lab --help`
-# lists them after the four above.
-from tutor.commands import lab_scaling  # noqa: E402
+@app.command("scaling", help=SCALING_HELP)
+def scaling_cmd(
+    min_n: Annotated[int, typer.Option("--min-n", min=1, help="Smallest sequence length.")] = 256,
+    max_n: Annotated[int, typer.Option("--max-n", min=1, help="Largest sequence length "
+                                       "(n doubles from --min-n up to this).")] = 4096,
+    d: Annotated[int, typer.Option("--d", min=1, help="Head dimension d_k = d_v.")] = 64,
+    repeat: Annotated[int, typer.Option("--repeat", min=1, help="Calls per kernel and n; "
+                                        "the fastest counts.")] = 3,
+    seed: Annotated[int, typer.Option("--seed", help="Seed for Q, K, V.")] = 0,
+    float64: Annotated[bool, typer.Option("--float64", help="Use float64 (default float32).")] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the results as JSON (schema 1).")] = False,
+) -> None:
+    _run("scaling", lambda: _module("scaling").from_options(
+        min_n=min_n, max_n=max_n, d=d, repeat=repeat, seed=seed,
+        dtype="float64" if float64 else "float32"), json_out=as_json, ascii_only=None)
 
-lab_scaling.register(app)
+
+@app.command("saturation", help=SATURATION_HELP)
+def saturation_cmd(
+    min_d: Annotated[int, typer.Option("--min-d", min=1, help="Smallest d_k.")] = 2,
+    max_d: Annotated[int, typer.Option("--max-d", min=1, help="Largest d_k (doubling).")] = 512,
+    keys: Annotated[int, typer.Option("--keys", min=2, help="Keys per softmax.")] = 10,
+    samples: Annotated[int, typer.Option("--samples", min=2, help="(q, k) pairs for the "
+                                         "variance, per d_k.")] = 20_000,
+    trials: Annotated[int, typer.Option("--trials", min=1, help="Softmaxes averaged per d_k.")] = 2_000,
+    seed: Annotated[int, typer.Option("--seed", help="Seed of the random q and k.")] = 0,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the results as JSON (schema 1).")] = False,
+) -> None:
+    _run("saturation", lambda: _module("saturation").from_options(
+        min_d=min_d, max_d=max_d, keys=keys, samples=samples, trials=trials, seed=seed),
+        json_out=as_json, ascii_only=None)

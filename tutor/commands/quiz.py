@@ -45,7 +45,7 @@ def run(*, mode: str, topics: list[str], count: int | None, seed: int | None,
 
     from tutor.errors import UserError
     from tutor.quiz.bank import load_bank
-    from tutor.quiz.modes import MODES, resolve_topics, select
+    from tutor.quiz.modes import MODES, resolve_topics, select, time_limit_s
     from tutor.quiz.session import QuizSession
     from tutor.store import open_store
     from tutor.terminal import is_interactive
@@ -59,8 +59,10 @@ def run(*, mode: str, topics: list[str], count: int | None, seed: int | None,
     if time_limit is not None and not time_limit > 0:
         raise UserError(f"--time-limit {time_limit:g}: expected minutes > 0")
     if not plain and is_interactive():
-        run_tui(mode=mode, topics=tuple(sorted(wanted)), count=count, seed=seed, minutes=time_limit,
-                generated=generated)
+        from tutor.quiz.modes import QuizStart
+
+        run_tui(QuizStart(mode=mode, topics=tuple(sorted(wanted)), count=count, seed=seed,
+                          minutes=time_limit, generated=generated, autostart=True))
         return
     store = open_store()
 
@@ -78,8 +80,7 @@ def run(*, mode: str, topics: list[str], count: int | None, seed: int | None,
             return
         if selection.note:
             print(selection.note)
-        limit_s = (time_limit * 60 if time_limit is not None else
-                   120.0 * len(selection.items) if mode == "mock" else None)
+        limit_s = time_limit_s(mode, len(selection.items), time_limit)
         session = QuizSession(selection.items, store=store, mode=mode, seed=selection.seed,
                               time_limit_s=limit_s)
         header = (f"attn-tutor quiz · {mode} · {len(selection.items)} question"
@@ -101,8 +102,8 @@ def run_plain(session, **kw):
     return run_lines(session, out=make_out(styled=False), reader=LineReader(), **kw)
 
 
-def run_tui(**options) -> None:
-    """On a terminal: the TUI's quiz screen, started at once with these options."""
+def run_tui(start) -> None:
+    """On a terminal: the TUI's quiz screen with this :class:`~tutor.quiz.modes.QuizStart`."""
     from tutor.app import StartAt, run_app
 
-    run_app(StartAt("quiz", options=tuple(options.items()) + (("autostart", True),)))
+    run_app(StartAt("quiz", quiz=start))

@@ -101,7 +101,7 @@ def show_interactive(trace, overrides: dict) -> None:
     """On a terminal: the TUI's trace screen, on these very inputs."""
     from tutor.app import StartAt, run_app
 
-    run_app(StartAt("trace", trace.name, options=(("overrides", overrides),)))
+    run_app(StartAt("trace", trace.name, trace_inputs=overrides))
 
 
 # --------------------------------------------------------------------------- helpers
@@ -204,14 +204,15 @@ def _inputs_text(name: str, specs, fmt: str | None) -> str:
                             "default": to_jsonable(s.coerce(s.default)),
                             "description": s.description} for s in specs],
                           indent=2, ensure_ascii=False) + "\n"
-    from tutor.render.text import asciify, set_syntax
+    from tutor.inputs import format_value
+    from tutor.render.text import asciify
 
     lines = [f"Inputs of {name} (change one with --set NAME=VALUE; defaults are shown as "
              "VALUE, ready to edit and paste):", ""]
     for s in specs:
         # the words a student typed stay as they are; everything else is the tutor's own text
         default = ("worked out from the other inputs" if s.default is None
-                   else set_syntax(s.coerce(s.default)))
+                   else format_value(s.coerce(s.default), digits=6))
         lines.append(f"  {s.name}: {asciify(s.expected())}; {asciify(s.description)}")
         lines.append(f"      default {default}")
     return "\n".join(lines) + "\n"

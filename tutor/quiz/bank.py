@@ -1,4 +1,4 @@
-"""The hand-written quiz bank: load ``lessons/quiz/*.toml``, check it, mark answers.
+"""The hand-written quiz bank: load ``lessons/quiz/*.toml`` and check it.
 
 Pure Python (standard library only), so the CLI can load it without numba or textual.
 
@@ -54,17 +54,10 @@ Python API
   cached per folder (:func:`clear_cache` empties the cache). Raises :class:`BankError`
   (a ``ValueError``) listing every problem found as ``file: question #n (id 'x'): field 'f':
   expected ..., got ...``.
-* :func:`check_answer` ``(question, text) -> Verdict``: ``valid`` False means the text
-  cannot be an answer (empty, a letter for a number, a choice out of range…) and ``hint``
-  says what to type — ask again, do not count it. Otherwise ``correct`` is True/False, or
-  None for ``free`` questions (the caller shows ``expected`` and asks the student to grade).
-  Accepted input: mcq ``2``, ``b``, ``B``, ``(b)`` or the choice's text; true/false
-  ``t/f/true/false/yes/no/y/n``; numbers as decimals (``0.47``, ``-1e-3``, ``−0.5``) or
-  fractions (``3/4``), within ``tolerance``; text compared after :func:`_squash`
-  (case, spaces, brackets, ``√`` vs ``sqrt`` and a leading article do not matter).
+* Marking (:func:`~tutor.quiz.marking.check_answer`, numbers, tolerance, hints) lives in
+  :mod:`tutor.quiz.marking`, shared with the generated problems.
 * :class:`Question` helpers: ``instructions`` (how to answer, stating the tolerance),
   ``answer_text`` (the right answer for display), ``is_numeric``, ``source`` (file name).
-* :func:`parse_number` ``(text) -> float | None``: the number reader used for marking.
 * :data:`SECTIONS`, :data:`EXAM_TOPICS`: the ids from docs/DEVELOPING.md.
 """
 
@@ -73,14 +66,13 @@ from __future__ import annotations
 import math
 import re
 import tomllib
-import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from fractions import Fraction
 from pathlib import Path
 from typing import Any, Literal
 
 from tutor.content import EXAM_TOPICS, LESSON_IDS
+from tutor.quiz.marking import LETTERS, NUMBER_INSTRUCTIONS, fmt, squash, tolerance_text
 
 SECTIONS: tuple[str, ...] = LESSON_IDS
 """Lesson ids in lecture order; every question links to one of them."""
@@ -90,7 +82,6 @@ KINDS: tuple[str, ...] = ("mcq", "true_false", "fill", "free")
 Kind = Literal["mcq", "true_false", "fill", "free"]
 
 _ID = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
-_LETTERS = "abcde"
 _COMMON = {"id", "kind", "section", "exam_topics", "difficulty", "prompt", "answer",
            "explanation", "trace", "hint", "erratum"}
 _ALLOWED: dict[str, set[str]] = {
@@ -146,12 +137,12 @@ class Question:
         """The correct answer as the student should see it after answering."""
         if self.kind == "mcq":
             i = int(self.answer)
-            return f"{_LETTERS[i]}) {self.choices[i]}"
+            return f"{LETTERS[i]}) {self.choices[i]}"
         if self.kind == "true_false":
             return "true" if self.answer else "false"
         if self.is_numeric:
-            text = _fmt(float(self.answer))
-            return f"{text} (±{_fmt(self.tolerance or 0.0)})" if self.tolerance else text
+            text = fmt(float(self.answer))
+            return f"{text} (±{fmt(self.tolerance or 0.0)})" if self.tolerance else text
         return str(self.answer)
 
     @property
@@ -159,39 +150,14 @@ class Question:
         """How to type an answer to this question (states the numeric tolerance)."""
         if self.kind == "mcq":
             n = len(self.choices)
-            return f"Answer with a letter a–{_LETTERS[n - 1]} or a number 1–{n}."
+            return f"Answer with a letter a–{LETTERS[n - 1]} or a number 1–{n}."
         if self.kind == "true_false":
             return "Answer true or false (t/f, yes/no also work)."
         if self.is_numeric:
-            tol = self.tolerance or 0.0
-            within = f"; anything within ±{_fmt(tol)} counts" if tol else "; give the exact value"
-            return f"Type a number (a decimal like 0.25 or a fraction like 3/4){within}."
+            return f"{NUMBER_INSTRUCTIONS}{tolerance_text(self.tolerance or 0.0)}."
         if self.kind == "fill":
             return "Type a short answer; case, spaces and √ vs sqrt do not matter."
         return "Write your answer, then compare it with the model answer and grade yourself."
-
-
-@dataclass(frozen=True)
-class Verdict:
-    """The result of :func:`check_answer`.
-
-    ``valid`` False: the text cannot be an answer; show ``hint`` and ask again.
-    ``correct``: True/False, or None for a self-graded ``free`` question.
-    ``reason``: one line to show after marking. ``expected``: the correct/model answer.
-    ``why_wrong``: for a wrong multiple-choice pick, one line saying why that choice is wrong
-    (``"Why not b: ..."``), to show with the reason.
-    """
-
-    valid: bool
-    correct: bool | None
-    reason: str
-    hint: str | None = None
-    expected: str = ""
-    why_wrong: str | None = None
-
-    @classmethod
-    def invalid(cls, hint: str) -> Verdict:
-        return cls(valid=False, correct=None, reason="not an answer", hint=hint)
 
 
 # --------------------------------------------------------------------------- loading
@@ -377,7 +343,7 @@ def _parse_item(file: str, index: int, raw: dict[str, Any], errors: list[str]) -
                      raw_choices if "choices" in raw else "nothing (missing)")
         else:
             choices = tuple(c.strip() for c in raw_choices)
-            if len({_squash(c) for c in choices}) != len(choices):
+            if len({squash(c) for c in choices}) != len(choices):
                 it.error("choices", "distinct choices", list(choices))
         if isinstance(answer, bool) or not isinstance(answer, int):
             it.error("answer", _ANSWER_EXPECTED[kind], answer)
@@ -429,20 +395,20 @@ def _parse_item(file: str, index: int, raw: dict[str, Any], errors: list[str]) -
 def _why_wrong(it: _Item, choices: tuple[str, ...], answer: int) -> tuple[str, ...]:
     """The ``[question.why_wrong]`` table as one line per choice ("" for the right one)."""
     raw = it.raw.get("why_wrong")
-    wrong = [_LETTERS[i] for i in range(len(choices)) if i != answer]
+    wrong = [LETTERS[i] for i in range(len(choices)) if i != answer]
     expected = "a table with one line for each wrong choice (" + ", ".join(wrong) + ")"
     if not isinstance(raw, dict):
         it.error("why_wrong", expected, raw if "why_wrong" in it.raw else "nothing (missing)")
         return ()
     for letter in sorted(set(raw) - set(wrong)):
-        right = letter == _LETTERS[answer]
+        right = letter == LETTERS[answer]
         it.error("why_wrong", expected + (f"; {letter} is the right answer" if right else
                                           f"; there is no choice {letter}"), letter)
     out = []
     for i in range(len(choices)):
-        line = raw.get(_LETTERS[i], "") if i != answer else ""
+        line = raw.get(LETTERS[i], "") if i != answer else ""
         if i != answer and (not isinstance(line, str) or not line.strip()):
-            it.error("why_wrong", f"a non-empty line for choice {_LETTERS[i]}", line or "nothing (missing)")
+            it.error("why_wrong", f"a non-empty line for choice {LETTERS[i]}", line or "nothing (missing)")
         out.append(line.strip() if isinstance(line, str) else "")
     return tuple(out)
 
@@ -460,128 +426,3 @@ def _show(value: Any) -> str:
         return value
     text = repr(value)
     return text if len(text) <= 60 else text[:57] + "..."
-
-
-# --------------------------------------------------------------------------- marking
-
-_TRUE = {"t", "true", "y", "yes"}
-_FALSE = {"f", "false", "n", "no"}
-_NUMBER = re.compile(r"^[+-]?(?:\d+\.?\d*|\.\d+)(?:e[+-]?\d+)?$")
-_DROP = re.compile(r"[\s_(){}\[\]*·×⋅<>⟨⟩]+")
-
-
-def _fmt(x: float) -> str:
-    return f"{x:.10g}"
-
-
-def _unify(text: str) -> str:
-    """NFKC, lower case, unicode minus/root/dashes to ASCII words."""
-    text = unicodedata.normalize("NFKC", text).casefold().strip()
-    return (text.replace("−", "-").replace("–", "-").replace("√", "sqrt")
-            .replace("’", "'").replace("‘", "'"))
-
-
-def _squash(text: str) -> str:
-    """Normal form for comparing short text answers.
-
-    Case, spaces, brackets, underscores, multiplication signs, surrounding quotes and a
-    final full stop are ignored, ``√`` reads as ``sqrt``, and a leading article (a/an/the) is
-    dropped: ``"1/√d_k"``, ``"1 / sqrt(dk)"`` and ``"1/SQRT(D_K)"`` all become ``"1/sqrtdk"``.
-    ``^`` and inner quotes are kept (``Y^_t`` is not ``Y_t``).
-    """
-    text = _unify(text).strip().strip("\"'`").rstrip(".!").strip()
-    text = re.sub(r"^(?:a|an|the)\s+", "", text)
-    return _DROP.sub("", text)
-
-
-def parse_number(text: str) -> float | None:
-    """A plain decimal (``0.47``, ``-1.2e-3``, ``.5``) or a fraction (``3/4``, ``-1/8``)."""
-    s = _unify(text).replace(" ", "")
-    if not s:
-        return None
-    if s.count("/") == 1:
-        top, bottom = s.split("/")
-        if _NUMBER.match(top) and _NUMBER.match(bottom):
-            try:
-                value = Fraction(top) / Fraction(bottom)
-            except (ValueError, ZeroDivisionError):
-                return None
-            return float(value)
-        return None
-    if _NUMBER.match(s):
-        value = float(s)
-        return value if math.isfinite(value) else None
-    return None
-
-
-def _choice_index(text: str, q: Question) -> int | None | str:
-    """0-based index, None if unreadable, or "range" if a number/letter outside the choices."""
-    s = _unify(text).strip().strip("().:;").strip()
-    if s.startswith("option "):
-        s = s[7:].strip()
-    n = len(q.choices)
-    target = _squash(text)
-    by_text = next((i for i, c in enumerate(q.choices) if target and target == _squash(c)), None)
-    if re.fullmatch(r"\d+", s):
-        i = int(s) - 1
-        return i if 0 <= i < n else by_text if by_text is not None else "range"
-    if re.fullmatch(r"[a-z]", s):
-        i = ord(s) - ord("a")
-        return i if 0 <= i < n else by_text if by_text is not None else "range"
-    return by_text
-
-
-def check_answer(question: Question, text: str) -> Verdict:
-    """Mark the student's typed ``text`` against ``question`` (see :class:`Verdict`)."""
-    text = "" if text is None else str(text)
-    q = question
-    expected = q.answer_text
-    if not text.strip():
-        return Verdict.invalid("Type an answer first. " + q.instructions)
-
-    if q.kind == "free":
-        return Verdict(True, None, "Compare your answer with the model answer and grade yourself.",
-                       hint=None, expected=expected)
-
-    if q.kind == "mcq":
-        n = len(q.choices)
-        got = _choice_index(text, q)
-        if got == "range":
-            return Verdict.invalid(f"Choose {_LETTERS[0]}–{_LETTERS[n - 1]} (or 1–{n}).")
-        if got is None:
-            return Verdict.invalid(f"Answer with a letter a–{_LETTERS[n - 1]} or a number 1–{n}.")
-        ok = got == q.answer
-        reason = ("Right: " if ok else f"You chose {_LETTERS[got]}; the answer is ") + expected + "."
-        why = f"Why not {_LETTERS[got]}: {q.why_wrong[got]}" if not ok and q.why_wrong else None
-        return Verdict(True, ok, reason, hint=None if ok else q.hint, expected=expected, why_wrong=why)
-
-    if q.kind == "true_false":
-        s = _unify(text).strip(" .!")
-        if s in _TRUE:
-            said = True
-        elif s in _FALSE:
-            said = False
-        else:
-            return Verdict.invalid("Answer true or false (t/f, yes/no also work).")
-        ok = said == q.answer
-        reason = f"The statement is {expected}." if ok else f"No: the statement is {expected}."
-        return Verdict(True, ok, reason, hint=None if ok else q.hint, expected=expected)
-
-    # fill
-    squashed = _squash(text)
-    texts = ([] if q.is_numeric else [str(q.answer)]) + list(q.accept)
-    if any(squashed == _squash(t) for t in texts):
-        return Verdict(True, True, f"Right: {expected}.", expected=expected)
-    if q.is_numeric:
-        value = parse_number(text)
-        if value is None:
-            if re.search(r"\d,\d", text) and parse_number(text.replace(",", ".")) is not None:
-                return Verdict.invalid("Use a decimal point, not a comma: 0.5, not 0,5.")
-            return Verdict.invalid("Type a number: a decimal like 0.25 or a fraction like 3/4.")
-        tol = q.tolerance or 0.0
-        ok = abs(value - float(q.answer)) <= tol + 1e-9 * max(1.0, abs(float(q.answer)))
-        if ok:
-            return Verdict(True, True, f"Right: {expected}.", expected=expected)
-        return Verdict(True, False, f"You gave {_fmt(value)}; the answer is {expected}.",
-                       hint=q.hint, expected=expected)
-    return Verdict(True, False, f"The expected answer is {expected}.", hint=q.hint, expected=expected)

@@ -23,7 +23,9 @@ from datetime import datetime
 from typing import TYPE_CHECKING
 
 from tutor.errors import UserError
-from tutor.quiz.bank import EXAM_TOPICS, SECTIONS, Question, Verdict, check_answer
+from tutor.inputs import TraceLink
+from tutor.quiz.bank import EXAM_TOPICS, SECTIONS, Question
+from tutor.quiz.marking import LETTERS, Verdict, check_answer
 
 if TYPE_CHECKING:
     from fsrs import Scheduler
@@ -31,9 +33,25 @@ if TYPE_CHECKING:
     from tutor.quiz.generators import Problem
     from tutor.store import Store
 
-MODES = ("practice", "review", "weak", "retry", "mock")
+MODE_TITLES: dict[str, str] = {
+    "practice": "Practice — pick sections or topics",
+    "review": "Review — cards due today (spaced repetition)",
+    "weak": "Weak spots — lowest recall, most missed",
+    "retry": "Retry incorrect — questions you last got wrong",
+    "mock": "Mock exam — timed, scored per topic",
+}
+"""Each mode with the line the TUI's setup form and the command palette show for it."""
+MODES = tuple(MODE_TITLES)
 DEFAULT_COUNT = {"practice": 10, "review": 20, "weak": 10, "retry": 10, "mock": 12}
-_LETTERS = "abcde"
+MOCK_SECONDS_PER_QUESTION = 120.0
+
+
+def time_limit_s(mode: str, n_items: int, minutes: float | None = None) -> float | None:
+    """Seconds allowed: ``minutes`` when given, else 2 minutes a question in a mock exam, else
+    no limit."""
+    if minutes is not None:
+        return minutes * 60
+    return MOCK_SECONDS_PER_QUESTION * n_items if mode == "mock" else None
 
 
 @dataclass(frozen=True)
@@ -96,7 +114,7 @@ class Item:
             return tuple(Ask(p.prompt, p.instructions,
                              p.options if p.kind == "choice" else ()) for p in self.problem.parts)
         q = self.question
-        choices = tuple(f"{_LETTERS[i]}) {c}" for i, c in enumerate(q.choices))
+        choices = tuple(f"{LETTERS[i]}) {c}" for i, c in enumerate(q.choices))
         return (Ask("", q.instructions, choices),)
 
     def check(self, part: int, text: str) -> Verdict:
@@ -121,10 +139,25 @@ class Item:
         return self.question.key_points if self.question else ()
 
     @property
-    def trace_command(self) -> str | None:
+    def trace_link(self) -> TraceLink | None:
+        """The trace that works this item through: a problem's, on its own numbers."""
         if self.problem:
-            return self.problem.trace_command
-        return f"attn-tutor trace {self.question.trace}" if self.question.trace else None
+            return self.problem.trace_link
+        return TraceLink(self.question.trace) if self.question.trace else None
+
+
+@dataclass(frozen=True)
+class QuizStart:
+    """The quiz a front end should set up (or start at once, ``autostart``): what
+    ``attn-tutor quiz`` asked for, handed to the TUI's quiz screen."""
+
+    mode: str = "practice"
+    topics: tuple[str, ...] = ()
+    count: int | None = None
+    minutes: float | None = None
+    seed: int | None = None
+    generated: bool = True
+    autostart: bool = False
 
 
 @dataclass

@@ -1,11 +1,12 @@
 """The line-based quiz: questions out, answers in, one line each (``attn-tutor quiz --plain``).
 
 Works from a script (``printf 'b\\n0.58\\n' | attn-tutor quiz --plain``) or a screen reader:
-plain text, no cursor movement, every prompt on its own line. The same loop, with Rich
-colours, is what a terminal gets until the Textual quiz screen exists.
+plain text, no cursor movement, every prompt on its own line. (A terminal gets the TUI's
+quiz screen instead, which drives the same :class:`~tutor.quiz.session.QuizSession`.)
 
 Anything that is not an answer (a letter for a number, an out-of-range choice, an empty line)
-is asked again with a hint. ``:hint``, ``:skip`` and ``:quit`` work at any prompt. End of
+is asked again with a hint. The command words of :data:`~tutor.quiz.session.COMMAND_WORDS`
+(``:hint``, ``:skip``, ``:quit``) work at any prompt. End of
 input and Ctrl-C end the session with its summary; every answer already acknowledged is saved.
 """
 
@@ -19,9 +20,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import IO, Any
 
-from tutor.quiz.session import Feedback, QuizSession, Summary
-
-COMMANDS = "Type :hint for a hint, :skip to skip a question, :quit to stop."
+from tutor.quiz.session import (COMMANDS_HELP, RATINGS, Feedback, QuizSession, Summary,
+                                command_word, hint_line)
 
 
 class InputTimeout(Exception):
@@ -118,7 +118,7 @@ def run_lines(session: QuizSession, *, out: Out, reader: LineReader,
     if session.time_limit_s is not None:
         out.line(f"Time limit: {_clock(session.time_limit_s)}. When it runs out the session "
                  "ends and what you have answered counts.")
-    out.line(COMMANDS + " End of input (Ctrl-D) also stops; answers so far are saved.", "dim")
+    out.line(COMMANDS_HELP + " End of input (Ctrl-D) also stops; answers so far are saved.", "dim")
     interrupted = False
     status = None
     try:
@@ -173,15 +173,15 @@ def _ask_item(session: QuizSession, item, out: Out, reader: LineReader) -> None:
         out.line(ask.instructions, "dim")
         while True:
             text = _read(session, out, reader)
-            command = text.strip().lower()
-            if command in (":quit", ":q"):
+            command = command_word(text)
+            if command == "quit":
                 raise _Quit
-            if command in (":skip", ":s"):
+            if command == "skip":
                 session.skip()
                 out.line("Skipped (not saved).", "dim")
                 return
-            if command in (":hint", ":h", "?"):
-                out.line(f"Hint: {item.hint}" if item.hint else "No hint for this one.", "yellow")
+            if command == "hint":
+                out.line(hint_line(item.hint), "yellow")
                 continue
             fb = session.submit(text)
             if fb.expired:
@@ -208,15 +208,12 @@ def _self_rate(session: QuizSession, fb: Feedback, out: Out, reader: LineReader)
     out.line("How did you do? 1 Again (missed it), 2 Hard, 3 Good, 4 Easy.", "dim")
     while True:
         text = _read(session, out, reader)
-        if text.strip().lower() in (":quit", ":q"):
+        if command_word(text) == "quit":
             raise _Quit
         rating = parse_rating(text)
         if rating is not None:
             return session.rate(int(rating))
         out.line("Not a rating: type 1, 2, 3 or 4 (or again, hard, good, easy).", "yellow")
-
-
-_RATING = {1: "Again", 2: "Hard", 3: "Good", 4: "Easy"}
 
 
 def _show_feedback(fb: Feedback, out: Out) -> None:
@@ -231,7 +228,7 @@ def _show_feedback(fb: Feedback, out: Out) -> None:
     elif fb.correct is False:
         out.line("Wrong.", "bold red")
     else:
-        out.line(f"Rated {_RATING.get(fb.rating, '?')}.", "bold")
+        out.line(f"Rated {RATINGS.get(fb.rating, '?')}.", "bold")
     several = len(fb.verdicts) > 1
     for i, v in enumerate(fb.verdicts):
         if fb.correct is None:

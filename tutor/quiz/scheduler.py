@@ -22,16 +22,15 @@ from typing import Any
 
 from fsrs import Card, Rating, Scheduler, State
 
+from tutor.quiz.session import RATINGS
+
 DESIRED_RETENTION = 0.9
 """Target probability of recall when a card comes due (FSRS's default)."""
 
-RATING_NAMES: dict[Rating, str] = {
-    Rating.Again: "Again", Rating.Hard: "Hard", Rating.Good: "Good", Rating.Easy: "Easy",
-}
 _RATING_WORDS: dict[str, Rating] = {}
-for _r, _name in RATING_NAMES.items():
-    for _w in (str(int(_r)), _name.lower(), _name[0].lower()):
-        _RATING_WORDS[_w] = _r
+for _n, _name in RATINGS.items():  # "1", "again", "a" → Rating.Again
+    for _w in (str(_n), _name.lower(), _name[0].lower()):
+        _RATING_WORDS[_w] = Rating(_n)
 
 
 def make_scheduler(*, fuzzing: bool = True) -> Scheduler:

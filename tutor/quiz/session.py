@@ -1,4 +1,5 @@
-"""A quiz session: the state machine every quiz UI drives (the line mode now, the TUI later).
+"""A quiz session: the state machine both quiz front ends drive (``--plain`` and the TUI),
+plus the words they share: ratings and the ``:hint``/``:skip``/``:quit`` commands.
 
 Driving it::
 
@@ -34,7 +35,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING
 
-from tutor.quiz.bank import Verdict
+from tutor.inputs import TraceLink
+from tutor.quiz.marking import Verdict
 from tutor.quiz.modes import Ask, Item
 from tutor.store import StoreError, utcnow
 
@@ -42,6 +44,25 @@ if TYPE_CHECKING:
     from fsrs import Scheduler
 
     from tutor.store import Store
+
+
+RATINGS: dict[int, str] = {1: "Again", 2: "Hard", 3: "Good", 4: "Easy"}
+"""The self-grades (FSRS ratings) by number."""
+
+COMMAND_WORDS: dict[str, str] = {":hint": "hint", ":h": "hint", "?": "hint",
+                                 ":skip": "skip", ":s": "skip", ":quit": "quit", ":q": "quit"}
+"""What a student may type instead of an answer, at any prompt of either front end."""
+COMMANDS_HELP = "Type :hint for a hint, :skip to skip a question, :quit to stop."
+
+
+def command_word(text: str) -> str | None:
+    """``"hint"``, ``"skip"`` or ``"quit"`` when ``text`` is one of :data:`COMMAND_WORDS`."""
+    return COMMAND_WORDS.get(text.strip().lower())
+
+
+def hint_line(hint: str | None) -> str:
+    """What ``:hint`` shows."""
+    return f"Hint: {hint}" if hint else "No hint for this one."
 
 
 @dataclass(frozen=True)
@@ -61,13 +82,19 @@ class Feedback:
     """The answer of each part (the model answer for a self-graded item)."""
     explanation: tuple[str, ...] = ()
     key_points: tuple[str, ...] = ()
-    trace_command: str | None = None
+    trace: TraceLink | None = None
+    """The trace that works the item through (a generated problem's: on its numbers)."""
     rating: int | None = None
     due: datetime | None = None
     """When the schedule will ask this item again."""
     saved: bool = True
     error: str | None = None
     expired: bool = False
+
+    @property
+    def trace_command(self) -> str | None:
+        """:attr:`trace` as the command a student can paste into a shell."""
+        return self.trace.command if self.trace else None
 
 
 @dataclass
@@ -251,7 +278,7 @@ class QuizSession:
         """The student's own grade (1 Again, 2 Hard, 3 Good, 4 Easy) for a self-graded item."""
         if not self._awaiting_rating:
             raise RuntimeError("no self-graded answer is waiting for a rating")
-        if int(rating) not in (1, 2, 3, 4):
+        if int(rating) not in RATINGS:
             raise ValueError(f"rating: expected 1-4 (Again, Hard, Good, Easy), got {rating!r}")
         self._awaiting_rating = False
         return self._save(self.current, correct=None, rating=int(rating))
@@ -289,7 +316,7 @@ class QuizSession:
         return Feedback(valid=True, done=True, correct=correct, reveal=not mock,
                         verdicts=tuple(self._verdicts), expected=expected,
                         explanation=item.explanation, key_points=item.key_points,
-                        trace_command=item.trace_command, rating=rating, due=due,
+                        trace=item.trace_link, rating=rating, due=due,
                         saved=saved, error=error)
 
     # ------------------------------------------------------------------ the end

@@ -108,24 +108,6 @@ def value_lines(value: Any, digits: int = 4) -> list[str]:
     return ["[" + "  ".join(cell.rjust(w) for cell, w in zip(row, widths)) + "]" for row in cells]
 
 
-def set_syntax(value: Any) -> str:
-    """A value as ``--set NAME=VALUE`` reads it back: ``1, 0; 0, 1``, ``my feet hurt``, ``true``."""
-    if isinstance(value, (bool, np.bool_)):
-        return "true" if value else "false"
-    if isinstance(value, str):
-        return value
-    if isinstance(value, (list, tuple)) and all(isinstance(v, str) for v in value):
-        return " ".join(value)
-    arr = np.asarray(value)
-    if arr.ndim == 0:
-        return fmt_num(arr.item(), 6)
-    if arr.ndim == 1:
-        return ", ".join(fmt_num(v, 6) for v in arr.tolist())
-    if arr.shape[0] == 1:  # "0.6, 0.3, 0.1" would read back as a vector
-        return "[[" + ", ".join(fmt_num(v, 6) for v in arr[0].tolist()) + "]]"
-    return "; ".join(", ".join(fmt_num(v, 6) for v in row) for row in arr.tolist())
-
-
 SOURCES = {
     "notes": "the lecture notes' own numbers",
     "notes+built": "the notes' numbers, completed with a small seeded example where they give none",

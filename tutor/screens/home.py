@@ -74,10 +74,8 @@ class HomeScreen(Screen):
         self.update_engine_status(self.app.engine_status)  # type: ignore[attr-defined]
 
     def _show_blurb(self, area: Area) -> None:
-        available = area.mode in self.app.available_modes  # type: ignore[attr-defined]
-        note = "" if available else "\n\n[dim]Not built yet: the command line has what exists.[/dim]"
         self.query_one("#home-blurb", Static).update(
-            f"[b]{area.title}[/b]  [dim](key {area.key})[/dim]\n\n{area.blurb}{note}"
+            f"[b]{area.title}[/b]  [dim](key {area.key})[/dim]\n\n{area.blurb}"
         )
 
     def on_option_list_option_highlighted(self, event: OptionList.OptionHighlighted) -> None:

@@ -7,8 +7,6 @@ Every answer is saved before its feedback appears.
 
 from __future__ import annotations
 
-import shlex
-
 from rich.markup import escape
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -17,22 +15,10 @@ from textual.screen import Screen
 from textual.widgets import Button, Checkbox, Footer, Header, Input, Label, OptionList, SelectionList, Static
 from textual.widgets.option_list import Option
 
-from tutor.palette import QUIZ_MODES
+from tutor.quiz.modes import MODE_TITLES, QuizStart
+from tutor.quiz.session import RATINGS, command_word, hint_line
 
-RATINGS = {1: "Again", 2: "Hard", 3: "Good", 4: "Easy"}
-
-
-def trace_target(command: str | None) -> tuple[str, dict] | None:
-    """``attn-tutor trace NAME --set A=1 …`` → (NAME, overrides); None if it is not one."""
-    if not command:
-        return None
-    from tutor.inputs import parse_sets
-
-    words = shlex.split(command)
-    if words[:2] != ["attn-tutor", "trace"] or len(words) < 3:
-        return None
-    sets = [words[i + 1] for i, w in enumerate(words[:-1]) if w == "--set"]
-    return words[2], parse_sets(sets)
+QUIZ_MODES = tuple(MODE_TITLES.items())
 
 
 class QuizScreen(Screen):
@@ -47,17 +33,15 @@ class QuizScreen(Screen):
         *(Binding(str(k), f"rate({k})", v, show=False) for k, v in RATINGS.items()),
     ]
 
-    def __init__(self, topics: tuple[str, ...] = (), mode: str = "practice", *, count: int | None = None,
-                 minutes: float | None = None, seed: int | None = None, generated: bool = True,
-                 autostart: bool = False) -> None:
+    def __init__(self, start: QuizStart = QuizStart()) -> None:
         super().__init__()
-        self.preset_topics = tuple(topics)
-        self.preset_mode = mode
-        self.preset_count = count
-        self.preset_minutes = minutes
-        self.seed = seed
-        self.preset_generated = generated
-        self.autostart = autostart
+        self.preset_topics = tuple(start.topics)
+        self.preset_mode = start.mode
+        self.preset_count = start.count
+        self.preset_minutes = start.minutes
+        self.seed = start.seed
+        self.preset_generated = start.generated
+        self.autostart = start.autostart
         self.session = None
         self.state = "setup"
         self.feedback = None
@@ -189,7 +173,9 @@ class QuizScreen(Screen):
             error.update(selection.note or "Nothing to ask.")
             return
         error.update("")
-        limit = minutes * 60 if minutes else (120.0 * len(selection.items) if mode == "mock" else None)
+        from tutor.quiz.modes import time_limit_s
+
+        limit = time_limit_s(mode, len(selection.items), minutes)
         self.session = QuizSession(selection.items, store=self.app.store, mode=mode,  # type: ignore[attr-defined]
                                    seed=selection.seed, time_limit_s=limit)
         if selection.note:
@@ -251,15 +237,9 @@ class QuizScreen(Screen):
         if event.input.id != "quiz-answer" or self.state != "asking":
             return
         text = event.value
-        command = text.strip().lower()
-        if command in (":hint", ":h"):
-            self.action_hint()
-            return
-        if command in (":skip", ":s"):
-            self.action_skip()
-            return
-        if command in (":quit", ":q"):
-            self.action_end()
+        command = command_word(text)
+        if command is not None:
+            {"hint": self.action_hint, "skip": self.action_skip, "quit": self.action_end}[command]()
             return
         fb = self.session.submit(text)
         if fb.expired:
@@ -316,8 +296,7 @@ class QuizScreen(Screen):
     # ------------------------------------------------------------------ actions
     def action_hint(self) -> None:
         if self.session and self.session.current:
-            hint = self.session.current.hint or "No hint for this one — the lesson has the idea."
-            self.query_one("#quiz-hint", Static).update(f"Hint: {hint}")
+            self.query_one("#quiz-hint", Static).update(hint_line(self.session.current.hint))
 
     def action_skip(self) -> None:
         if self.session:
@@ -341,9 +320,9 @@ class QuizScreen(Screen):
             self._finish("stopped")
 
     def action_open_trace(self) -> None:
-        target = trace_target(self.feedback.trace_command if self.feedback else None)
-        if target:
-            self.app.open_trace(*target)  # type: ignore[attr-defined]
+        link = self.feedback.trace if self.feedback else None
+        if link is not None:
+            self.app.open_trace(link.name, dict(link.inputs))  # type: ignore[attr-defined]
 
     # ------------------------------------------------------------------ the end
     def _finish(self, status: str | None = None) -> None:

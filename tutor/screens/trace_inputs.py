@@ -15,12 +15,12 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, Static
 
 from engine.trace import InputSpec
-from tutor.render.text import set_syntax
+from tutor.inputs import format_value
 
 
 def value_to_text(value: Any) -> str:
     """The form's text for a value, in the same syntax ``--set`` accepts ("" for unset)."""
-    return "" if value is None else set_syntax(value)
+    return "" if value is None else format_value(value, digits=6)
 
 
 class TraceInputs(ModalScreen[dict[str, Any] | None]):

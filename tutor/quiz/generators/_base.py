@@ -3,21 +3,24 @@
 A :class:`Problem` is a small exam-style calculation with fresh numbers: a setup, one or more
 :class:`Part` s (each with its own answer and stated tolerance), a short worked solution, and
 the ``attn-tutor trace`` command that replays the calculation step by step on the same
-numbers. Every answer was computed by the engine when the problem was made.
+numbers (:attr:`Problem.trace_link`: the trace's name and inputs as data). Every answer was
+computed by the engine when the problem was made.
 
-Marking returns the bank's :class:`tutor.quiz.bank.Verdict`, so a UI treats bank questions and
-generated problems alike: ``valid`` False → show ``hint`` and ask again.
+Marking uses :mod:`tutor.quiz.marking` (numbers, tolerance, hints) and returns its
+:class:`~tutor.quiz.marking.Verdict`, so a UI treats bank questions and generated problems
+alike: ``valid`` False → show ``hint`` and ask again.
 """
 
 from __future__ import annotations
 
 import re
-import shlex
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from tutor.quiz.bank import Verdict, parse_number
+from tutor.inputs import TraceLink
+from tutor.quiz.marking import (NUMBER_INSTRUCTIONS, Verdict, number_hint, parse_number,
+                                tolerance_text, within)
 
 PartKind = Literal["number", "vector", "set", "choice"]
 
@@ -78,10 +81,9 @@ class Part:
 
     @property
     def instructions(self) -> str:
-        tol = (f"; anything within ±{num(self.tolerance)}{' per entry' if self.kind == 'vector' else ''}"
-               " counts" if self.tolerance else "; give the exact value")
+        tol = tolerance_text(self.tolerance, each=self.kind == "vector", fmt_num=num)
         if self.kind == "number":
-            return f"Type a number (a decimal like 0.25 or a fraction like 3/4){tol}."
+            return f"{NUMBER_INSTRUCTIONS}{tol}."
         if self.kind == "vector":
             n = len(self.answer)
             return f"Type {n} numbers separated by commas, in order{tol}."
@@ -100,8 +102,8 @@ class Part:
         if self.kind == "number":
             value = parse_number(text)
             if value is None:
-                return Verdict.invalid(_number_hint(text))
-            ok = abs(value - self.answer) <= self.tolerance + 1e-9 * max(1.0, abs(self.answer))
+                return Verdict.invalid(number_hint(text))
+            ok = within(value, self.answer, self.tolerance)
             return _verdict(ok, f"you gave {num(value)}", expected)
         if self.kind == "vector":
             tokens = [t for t in _SPLIT.split(text.strip().strip(_BRACKETS)) if t]
@@ -114,8 +116,7 @@ class Part:
             if len(values) != n:
                 return Verdict.invalid(f"That is {len(values)} number{'s' * (len(values) != 1)}; "
                                        f"this answer has {n}. {self.instructions}")
-            ok = all(abs(v - a) <= self.tolerance + 1e-9 * max(1.0, abs(a))
-                     for v, a in zip(values, self.answer))
+            ok = all(within(v, a, self.tolerance) for v, a in zip(values, self.answer))
             return _verdict(ok, f"you gave {vec(values)}", expected)
         if self.kind == "set":
             words = [_norm_word(w) for w in re.split(r"[,;]+|\s+", text) if _norm_word(w)]
@@ -142,14 +143,6 @@ class Part:
         return _verdict(picked == self.answer, f"you chose {picked}", expected)
 
 
-def _number_hint(text: str) -> str:
-    if re.search(r"\d,\d", text) and parse_number(text.replace(",", ".")) is not None:
-        return "Use a decimal point, not a comma: 0.5, not 0,5."
-    if re.search(r"[,;]", text):
-        return "This part wants a single number, not a list."
-    return "Type a number: a decimal like 0.25 or a fraction like 3/4."
-
-
 def _verdict(ok: bool, gave: str, expected: str) -> Verdict:
     reason = f"Right: {expected}." if ok else f"Not quite: {gave}; the answer is {expected}."
     return Verdict(True, ok, reason, expected=expected)
@@ -168,7 +161,8 @@ class Problem:
     parts: tuple[Part, ...]
     solution: tuple[str, ...]
     trace: str
-    trace_inputs: dict[str, str] = field(default_factory=dict)
+    trace_inputs: dict[str, Any] = field(default_factory=dict, compare=False)
+    """The inputs that replay this problem on ``trace``, as values (numbers, arrays, words)."""
     data: dict[str, Any] = field(default_factory=dict, compare=False)
     """The problem's numbers (arrays, scalars, words), for tests and for UIs that draw them."""
 
@@ -177,29 +171,15 @@ class Problem:
         return question_id(self.family)
 
     @property
+    def trace_link(self) -> TraceLink:
+        """The trace that replays this problem's numbers, with those numbers as inputs."""
+        return TraceLink(self.trace, self.trace_inputs)
+
+    @property
     def trace_command(self) -> str:
         """``attn-tutor trace NAME --set A=... ...`` replaying this problem's numbers."""
-        args = ["attn-tutor", "trace", self.trace]
-        for name, value in self.trace_inputs.items():
-            args += ["--set", f"{name}={value}"]
-        return " ".join(shlex.quote(a) for a in args)
+        return self.trace_link.command
 
 
 def question_id(family: str) -> str:
     return "gen:" + family
-
-
-def set_value(x: Any) -> str:
-    """An input value in ``--set`` syntax: ``0.5,-0.2`` or ``0.3,0.8;0.9,0.1`` or words."""
-    import numpy as np
-
-    arr = np.asarray(x)
-    if arr.dtype.kind in "US":
-        return " ".join(str(w) for w in arr.ravel())
-    if arr.ndim == 0:
-        return num(arr.item(), 6)
-    if arr.ndim == 1:
-        return ",".join(num(v, 6) for v in arr)
-    if arr.shape[0] == 1:  # one row: JSON, since "a,b" alone would read as a vector
-        return "[[" + ",".join(num(v, 6) for v in arr[0]) + "]]"
-    return ";".join(",".join(num(v, 6) for v in row) for row in arr)

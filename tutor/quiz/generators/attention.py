@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from tutor.quiz.generators._base import Part, mat, num, set_value, vec
+from tutor.quiz.generators._base import Part, mat, num, vec
 from tutor.quiz.generators.scoring import grid
 
 # Projection matrices simple enough to apply by hand (row convention: Q = X W_Q).
@@ -49,8 +49,8 @@ def make_context_vector(rng: np.random.Generator) -> dict:
             f"C_t = {vec(C)}",
             "A fresh C_t at every decoder step is what removes the fixed-context bottleneck.",
         ),
-        trace_inputs={"source": "h1 h2 h3", "target": "y_t", "weights": set_value(alpha[None, :]),
-                      "H": set_value(H)},
+        trace_inputs={"source": ["h1", "h2", "h3"], "target": "y_t", "weights": alpha[None, :],
+                      "H": H},
         data={"H": H, "alpha": alpha},
     )
 
@@ -84,8 +84,8 @@ def make_self_attention_row(rng: np.random.Generator) -> dict:
             f"α = softmax(scores) = {vec(A[i])}",
             f"Z{i + 1} = Σⱼ αⱼ Vⱼ = {vec(Z[i])}",
         ),
-        trace_inputs={"tokens": "t1 t2 t3", "X": set_value(X), "W_Q": set_value(W_Q),
-                      "W_K": set_value(W_K), "W_V": set_value(W_V), "position": str(i + 1)},
+        trace_inputs={"tokens": ["t1", "t2", "t3"], "X": X, "W_Q": W_Q, "W_K": W_K, "W_V": W_V,
+                      "position": i + 1},
         data={"X": X, "W_Q": W_Q, "W_K": W_K, "W_V": W_V, "i": i},
     )
 
@@ -116,6 +116,6 @@ def make_pooling(rng: np.random.Generator) -> dict:
             "attention = " + " + ".join(f"{num(a)}·{num(v)}" for a, v in zip(alpha, V))
             + f" = {num(att)}",
         ),
-        trace_inputs={"values": set_value(V), "weights": set_value(alpha)},
+        trace_inputs={"values": V, "weights": alpha},
         data={"V": V, "alpha": alpha},
     )

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from tutor.quiz.generators._base import Part, num, set_value, vec
+from tutor.quiz.generators._base import Part, num, vec
 from tutor.quiz.generators.attention import simplex
 from tutor.quiz.generators.scoring import grid
 
@@ -21,7 +21,7 @@ def make_beam_search(rng: np.random.Generator) -> dict:
     """The lecture's table (§10) with fresh numbers: "the" and "a" lead after step 1, each is
     followed by cat / dog (the rest of its row is "<other>"), "an" and "some" by "<other>"."""
     from engine.decoding import TableModel, beam_search, greedy_decode
-    from engine.decoding.lecture import ROWS, VOCAB
+    from engine.traces.lecture_beam import ROWS, VOCAB
 
     want_differ = rng.random() < 0.6  # usually greedy misses the beam's answer
     while True:
@@ -69,8 +69,7 @@ def make_beam_search(rng: np.random.Generator) -> dict:
             f"Beam search returns {best.text!r}; greedy commits to the best first word and "
             f"returns {' '.join(greedy.words[:2])!r}.",
         ),
-        trace_inputs={"first": set_value(first), "after_the": set_value(after["the"]),
-                      "after_a": set_value(after["a"])},
+        trace_inputs={"first": first, "after_the": after["the"], "after_a": after["a"]},
         data={"first": first, "after": after},
     )
 
@@ -108,8 +107,8 @@ def make_length_normalised_beam(rng: np.random.Generator) -> dict:
             "(In the trace each hypothesis is a row of token probabilities; the 0s pad A to B's "
             "length.)",
         ),
-        trace_inputs={"hypotheses": set_value(np.vstack([np.pad(pa, (0, len(pb) - len(pa))), pb])),
-                      "length_penalty": "hf", "alpha": num(alpha)},
+        trace_inputs={"hypotheses": np.vstack([np.pad(pa, (0, len(pb) - len(pa))), pb]),
+                      "length_penalty": "hf", "alpha": alpha},
         data={"A": pa, "B": pb, "alpha": alpha},
     )
 
@@ -148,7 +147,7 @@ def make_top_k_set(rng: np.random.Generator) -> dict:
             + f", total mass {num(sum(x for w, x in zip(words, p) if w in kept))}",
             f"renormalised: {vec(q)}",
         ),
-        trace_inputs={"words": " ".join(words), "probs": set_value(p), "k": str(k)},
+        trace_inputs={"words": list(words), "probs": p, "k": k},
         data={"p": p, "words": words, "k": k},
     )
 
@@ -185,7 +184,7 @@ def make_nucleus_set(rng: np.random.Generator) -> dict:
             f"crosses p = {num(top_p)} is kept)",
             f"renormalised: {vec(q)}",
         ),
-        trace_inputs={"words": " ".join(words), "probs": set_value(p), "p": num(top_p)},
+        trace_inputs={"words": list(words), "probs": p, "p": top_p},
         data={"p": p, "words": words, "top_p": top_p},
     )
 
@@ -206,7 +205,6 @@ def make_temperature(rng: np.random.Generator) -> dict:
             f"P = softmax(z / T) = {vec(w)}",
             f"(at T = 1 it would be {vec(plain)}: T < 1 sharpens, T > 1 flattens)",
         ),
-        trace_inputs={"words": "w1 w2 w3", "logits": set_value(z),
-                      "temperatures": f"1,{num(T)}"},
+        trace_inputs={"words": ["w1", "w2", "w3"], "logits": z, "temperatures": [1.0, T]},
         data={"z": z, "T": T},
     )

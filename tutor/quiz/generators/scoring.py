@@ -10,7 +10,7 @@ import math
 
 import numpy as np
 
-from tutor.quiz.generators._base import Part, mat, num, set_value, vec
+from tutor.quiz.generators._base import Part, mat, num, vec
 
 
 def grid(rng: np.random.Generator, lo: float, hi: float, step: float, size=None) -> np.ndarray:
@@ -53,7 +53,7 @@ def make_scaled_dot_scores(rng: np.random.Generator) -> dict:
             f"scores = Q·Kⱼ / √d_k = {vec(scores)}",
             f"softmax is increasing, so the largest score wins: {best}.",
         ),
-        trace_inputs={"Q": set_value(q), "K": set_value(K)},
+        trace_inputs={"Q": q, "K": K},
         data={"q": q, "K": K},
     )
 
@@ -74,8 +74,8 @@ def make_softmax_weights(rng: np.random.Generator) -> dict:
             f"e^s = {vec(exps)}, Σ = {num(exps.sum())}",
             f"α = {vec(w)} (they sum to 1)",
         ),
-        trace_inputs={"words": " ".join(f"k{j + 1}" for j in range(m)),
-                      "logits": set_value(s), "temperatures": "[1]"},
+        trace_inputs={"words": [f"k{j + 1}" for j in range(m)], "logits": s,
+                      "temperatures": [1.0]},
         data={"scores": s},
     )
 
@@ -103,8 +103,7 @@ def make_additive_score(rng: np.random.Generator) -> dict:
             f"sum = {vec(a + b)}, tanh(sum) = {vec(np.tanh(a + b))}",
             f"score = v · tanh(...) = {num(score)}",
         ),
-        trace_inputs={"Q": set_value(q), "K": set_value(k), "W_Q": set_value(W_q),
-                      "W_K": set_value(W_k), "v": set_value(v)},
+        trace_inputs={"Q": q, "K": k, "W_Q": W_q, "W_K": W_k, "v": v},
         data={"q": q, "k": k, "W_q": W_q, "W_k": W_k, "v": v},
     )
 
@@ -141,9 +140,8 @@ def make_masked_softmax(rng: np.random.Generator) -> dict:
             f"α = {vec(w)}",
             f"(In the trace every query row has these scores; this query is row {row + 1}.)",
         ),
-        trace_inputs={"tokens": " ".join(tokens), "length": str(length),
-                      "causal": "false" if kind == "padding" else "true",
-                      "scores": set_value(np.tile(s, (n, 1)))},
+        trace_inputs={"tokens": list(tokens), "length": length, "causal": kind != "padding",
+                      "scores": np.tile(s, (n, 1))},
         data={"scores": s, "allowed": allowed, "row": row},
     )
 
@@ -171,7 +169,6 @@ def make_dot_variance(rng: np.random.Generator) -> dict:
             "The trace simulates entries with these variances for this d_k (and d_k = 1 to "
             "compare).",
         ),
-        trace_inputs={"dims": f"1,{d_k}", "d_big": str(d_k), "var_q": num(var_q),
-                      "var_k": num(var_k)},
+        trace_inputs={"dims": [1, d_k], "d_big": d_k, "var_q": var_q, "var_k": var_k},
         data={"d_k": d_k, "var_q": var_q, "var_k": var_k},
     )

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from tutor.quiz.generators._base import Part, mat, num, set_value, vec
+from tutor.quiz.generators._base import Part, mat, num, vec
 from tutor.quiz.generators.attention import simplex
 from tutor.quiz.generators.scoring import grid
 
@@ -36,8 +36,8 @@ def make_rnn_step(rng: np.random.Generator) -> dict:
             f"pre-activation = {vec(a + c + b)}",
             f"H_t = tanh(...) = {vec(H[0])}",
         ),
-        trace_inputs={"tokens": "x_t", "X": set_value(x[None, :]), "W_HX": set_value(W_hx),
-                      "W_HH": set_value(W_hh), "b": set_value(b), "H0": set_value(h_prev)},
+        trace_inputs={"tokens": "x_t", "X": x[None, :], "W_HX": W_hx, "W_HH": W_hh, "b": b,
+                      "H0": h_prev},
         data={"x": x, "h_prev": h_prev, "W_hx": W_hx, "W_hh": W_hh, "b": b},
     )
 
@@ -66,8 +66,7 @@ def make_cross_entropy_loss(rng: np.random.Generator) -> dict:
             "  = " + " + ".join(num(-np.log(p)) for p in picked) + f" = {num(total)}",
             f"mean = {num(total)} / {T} = {num(mean)} (frameworks often average; the notes sum)",
         ),
-        trace_inputs={"vocab": " ".join(_WORDS), "probs": set_value(P),
-                      "targets": " ".join(_WORDS[t] for t in targets)},
+        trace_inputs={"vocab": list(_WORDS), "probs": P, "targets": [_WORDS[t] for t in targets]},
         data={"P": P, "targets": targets, "words": _WORDS},
     )
 
@@ -90,7 +89,6 @@ def make_cross_entropy_gradient(rng: np.random.Generator) -> dict:
             "It sums to 0; only the true word's entry is negative, so a gradient step raises "
             "its logit and lowers the others in proportion to their probability.",
         ),
-        trace_inputs={"vocab": " ".join(_WORDS), "probs": set_value(p[None, :]),
-                      "targets": _WORDS[y]},
+        trace_inputs={"vocab": list(_WORDS), "probs": p[None, :], "targets": _WORDS[y]},
         data={"P": p, "y": y, "words": _WORDS},
     )

@@ -1,0 +1,109 @@
+"""The lab's experiments: one table the CLI (``attn-tutor lab NAME``), the TUI lab screen and
+the command palette all read.
+
+Adding an experiment is one row here plus its module ``tutor/lab/<name>.py``, which defines:
+
+- ``defaults()`` → its settings (an engine settings dataclass, or a small job record);
+- ``describe(settings)`` → one line saying what will run ("" for none);
+- ``bars(settings)`` → (progress-bar names, steps per bar) for the terminal;
+- ``run(settings, *, on_progress, should_stop)`` → a result (:mod:`engine.lab.progress`);
+- ``stopped(result)`` → whether a stop request ended it early;
+- ``report(result, settings, style)`` → parts (:mod:`tutor.lab.report`): the sentences,
+  tables and plots both front ends show;
+- ``to_json(result, settings)`` → the ``--json`` object (:mod:`tutor.lab.jsonout`);
+- optionally ``save(result, settings)`` → files written, as notes; ``heatmaps(result)`` →
+  weights for the Heatmaps area; ``WARM_UP = True`` when it needs the seq2seq kernels.
+
+The table is plain data and the modules load on first use, so listing the experiments (the
+palette, ``attn-tutor --help``) imports neither numpy nor numba.
+"""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass
+from types import ModuleType
+from typing import Any
+
+from tutor.lab.report import Style, renderable
+
+
+@dataclass(frozen=True)
+class Experiment:
+    """One row of the table: its name, a one-line blurb, the module that runs and reports it,
+    and whether the TUI's lab screen lists it."""
+
+    name: str
+    blurb: str
+    module: str
+    on_screen: bool = True
+
+    def load(self) -> ModuleType:
+        return importlib.import_module(self.module)
+
+    @property
+    def warm_up(self) -> bool:
+        return bool(getattr(self.load(), "WARM_UP", False))
+
+    def defaults(self) -> Any:
+        return self.load().defaults()
+
+    def describe(self, settings: Any) -> str:
+        return self.load().describe(settings)
+
+    def bars(self, settings: Any) -> tuple[tuple[str, ...], int]:
+        return self.load().bars(settings)
+
+    def run(self, settings: Any = None, *, on_progress=None, should_stop=None) -> Any:
+        """Run with ``settings`` (the defaults when None); see :mod:`engine.lab.progress`."""
+        settings = self.defaults() if settings is None else settings
+        return self.load().run(settings, on_progress=on_progress, should_stop=should_stop)
+
+    def stopped(self, result: Any) -> bool:
+        return self.load().stopped(result)
+
+    def report(self, result: Any, settings: Any = None, style: Style = Style()) -> list[Any]:
+        return self.load().report(result, settings, style)
+
+    def to_json(self, result: Any, settings: Any = None) -> dict[str, Any]:
+        return self.load().to_json(result, settings)
+
+    def save(self, result: Any, settings: Any) -> list[str]:
+        save = getattr(self.load(), "save", None)
+        return save(result, settings) if save else []
+
+    def heatmaps(self, result: Any) -> list[Any]:
+        heatmaps = getattr(self.load(), "heatmaps", None)
+        return heatmaps(result) if heatmaps else []
+
+
+EXPERIMENTS: tuple[Experiment, ...] = (
+    Experiment("bottleneck", "fixed context vs attention as sequences grow", "tutor.lab.bottleneck"),
+    Experiment("teacher-forcing", "training with ratio 1.0 vs 0.0", "tutor.lab.teacher_forcing"),
+    Experiment("alignment", "the learned attention of a trained model as a heatmap",
+               "tutor.lab.alignment"),
+    Experiment("train", "one model of your choice, saved and loaded as .npz", "tutor.lab.train",
+               on_screen=False),
+    Experiment("scaling", "time and memory of plain vs tiled attention", "tutor.lab.scaling"),
+    Experiment("saturation", "Var(q·k) and softmax saturation against d_k", "tutor.lab.saturation"),
+)
+BY_NAME: dict[str, Experiment] = {e.name: e for e in EXPERIMENTS}
+
+
+def get(name: str) -> Experiment:
+    """The experiment called ``name``; ``ValueError`` listing the names otherwise."""
+    try:
+        return BY_NAME[name]
+    except KeyError:
+        raise ValueError(f"no lab experiment {name!r}; expected one of: "
+                         + ", ".join(BY_NAME)) from None
+
+
+def on_screen() -> tuple[Experiment, ...]:
+    """The experiments the TUI's lab screen and the palette offer, in table order."""
+    return tuple(e for e in EXPERIMENTS if e.on_screen)
+
+
+def results_renderable(name: str, result: Any, settings: Any = None, style: Style = Style()) -> Any:
+    """A finished experiment's report as one Rich renderable (the TUI's results panel)."""
+    return renderable(get(name).report(result, settings, style))

@@ -1,0 +1,147 @@
+"""Running an experiment: the stop flag, the words for a progress event, and the terminal's
+progress bars and Ctrl-C handling.
+
+Every experiment reports through one event type (:class:`engine.lab.ProgressEvent`) and
+stops through one flag (:class:`StopFlag`, which is the ``should_stop`` callable). The TUI
+sets the flag from its cancel key; the CLI from Ctrl-C (:class:`CtrlC`). Both word an event
+with :func:`event_status`.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Sequence
+from typing import Any
+
+
+class StopFlag:
+    """Set once to ask a run to stop after its current step; call it to ask whether it is set.
+
+    Thread-safe (a :class:`threading.Event`): the UI sets it, the training threads poll it.
+    """
+
+    def __init__(self) -> None:
+        self._event = threading.Event()
+
+    def set(self) -> None:
+        self._event.set()
+
+    def clear(self) -> None:
+        self._event.clear()
+
+    def is_set(self) -> bool:
+        return self._event.is_set()
+
+    __call__ = is_set
+
+
+def event_status(event: Any) -> str:
+    """A few words for what an event says: ``loss 0.123/token``, ``evaluating…``, ``n = 1024``."""
+    if event.phase == "train":
+        return f"loss {event.loss:.3f}/token" if event.loss is not None else ""
+    if event.phase == "evaluate":
+        return "evaluating…"
+    if event.phase == "measure":
+        return event.message
+    return "done" if event.step >= event.total else "stopped"
+
+
+# ---------------------------------------------------------------------------- the terminal
+
+
+class CtrlC:
+    """First Ctrl-C sets ``flag`` (the run stops after its current step); a second aborts."""
+
+    def __init__(self, flag: StopFlag | None = None) -> None:
+        self.flag = flag or StopFlag()
+        self._old = None
+
+    def __enter__(self) -> StopFlag:
+        import signal
+
+        if threading.current_thread() is threading.main_thread():  # signals only work there
+            self._old = signal.signal(signal.SIGINT, self._handle)
+        return self.flag
+
+    def _handle(self, signum: int, frame: object) -> None:
+        import sys
+
+        if self.flag.is_set():
+            raise KeyboardInterrupt
+        self.flag.set()
+        print("\nattn-tutor: stopping after the current step (Ctrl-C again to abort)…",
+              file=sys.stderr)
+
+    def __exit__(self, *exc: object) -> None:
+        import signal
+
+        if self._old is not None:
+            signal.signal(signal.SIGINT, self._old)
+
+
+class TerminalProgress:
+    """Rich progress bars on stderr, one per run; ``callback`` takes the engine's events
+    (safe to call from the training threads). Disabled: every call does nothing."""
+
+    def __init__(self, runs: Sequence[str], total: int, enabled: bool = True) -> None:
+        self.enabled = enabled
+        self._lock = threading.Lock()
+        self._ids: dict[str, Any] = {}
+        self._runs = list(runs)
+        self._total = total
+        self._progress: Any = None
+
+    def __enter__(self) -> TerminalProgress:
+        if not self.enabled:
+            return self
+        from rich.console import Console
+        from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn,
+                                   TimeElapsedColumn, TimeRemainingColumn)
+
+        self._progress = Progress(
+            TextColumn("{task.description:<12}"), BarColumn(), MofNCompleteColumn(),
+            TextColumn("{task.fields[status]}"), TimeElapsedColumn(), TimeRemainingColumn(),
+            console=Console(stderr=True), transient=False,
+        )
+        self._progress.__enter__()
+        for run in self._runs:
+            self._ids[run] = self._progress.add_task(run, total=self._total, status="")
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._progress is not None:
+            self._progress.__exit__(*exc)
+
+    def callback(self, event: Any) -> None:
+        if self._progress is None:
+            return
+        with self._lock:
+            task = self._ids.get(event.run)
+            if task is None:
+                task = self._ids[event.run] = self._progress.add_task(event.run, total=event.total,
+                                                                      status="")
+            self._progress.update(task, completed=event.step, total=event.total,
+                                  status=event_status(event))
+
+
+def progress_enabled() -> bool:
+    """Progress bars go to stderr, and only when it is a real terminal."""
+    import os
+    import sys
+
+    return sys.stderr.isatty() and os.environ.get("TERM", "") != "dumb"
+
+
+def warm_up_kernels(spinner: bool) -> None:
+    """Load the lab's kernels before the progress bars start (a first run compiles them),
+    behind a spinner on stderr when ``spinner``."""
+    from engine import lab
+
+    if not spinner:
+        lab.warm_up()
+        return
+    from rich.console import Console
+
+    with Console(stderr=True).status("loading the numba kernels (the first run compiles them, "
+                                     "up to a minute)…"):
+        lab.warm_up()

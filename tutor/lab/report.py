@@ -1,0 +1,142 @@
+"""The lab's words, tables and plots, shared by the CLI and the TUI.
+
+Each experiment's ``report(result, style)`` returns a list of *parts*; this module holds the
+pieces they are made of and the two ways of showing them:
+
+- a part is a ``str`` (a sentence; data, never markup), a :class:`tutor.plot.Plot`, or a Rich
+  renderable (a table, a heatmap);
+- :func:`print_parts` prints parts on a console (the CLI: plots as plain text without colour);
+- :func:`renderable` groups them into one Rich renderable (the TUI's results panel).
+
+So a sentence the CLI prints is the sentence the TUI shows.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from tutor.plot import Plot, Series, line_plot
+
+Part = Any
+"""A ``str`` sentence, a :class:`~tutor.plot.Plot` or a Rich renderable."""
+
+
+@dataclass(frozen=True)
+class Style:
+    """How a report is drawn: 7-bit ASCII (tables, plots, labels), colour, plot width."""
+
+    ascii: bool = False
+    color: bool = True
+    width: int = 56
+
+
+# ---------------------------------------------------------------------------- numbers and names
+
+
+def pct(x: float | None) -> str:
+    """``" 97.5%"`` (width 6), or ``—`` for a missing value."""
+    return "—" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{100 * x:5.1f}%"
+
+
+def model_desc(cfg: Any) -> str:
+    """``GRU, hidden 64, bidirectional encoder``."""
+    enc = "bidirectional " if cfg.bidirectional else ""
+    return f"{cfg.cell.upper()}, hidden {cfg.hidden_dim}, {enc}encoder"
+
+
+def box(style: Style) -> Any:
+    """Table borders: ASCII for ``--ascii``/``TERM=dumb``/no colour, light lines otherwise."""
+    from rich import box as boxes
+
+    return boxes.ASCII if style.ascii or not style.color else boxes.SIMPLE_HEAD
+
+
+# ---------------------------------------------------------------------------- tables and plots
+
+
+def accuracy_table(buckets: Sequence[Any], runs: dict[str, Sequence[Any]], *, ascii: bool = False,
+                   title: str = "") -> Any:
+    """A Rich table: one row per length bucket, token and sequence accuracy per run."""
+    from rich import box as boxes
+    from rich.table import Table
+
+    table = Table(title=title or None, box=boxes.ASCII if ascii else boxes.SIMPLE_HEAVY,
+                  title_justify="left")
+    table.add_column("length", justify="right")
+    table.add_column("n", justify="right")
+    for name in runs:
+        table.add_column(f"{name}\ntoken", justify="right")
+        table.add_column(f"{name}\nsequence", justify="right")
+    for k, _ in enumerate(buckets):
+        first = next(iter(runs.values()))[k]
+        row = [first.label.replace("–", "-") if ascii else first.label, str(first.n)]
+        for accs in runs.values():
+            row += [pct(accs[k].token_accuracy), pct(accs[k].sequence_accuracy)]
+        table.add_row(*row)
+    return table
+
+
+def accuracy_plot(runs: dict[str, Sequence[Any]], *, ascii: bool = False, width: int = 56,
+                  height: int = 10) -> Plot:
+    """Token accuracy (%) against sequence length: one line per run, a marker per bucket."""
+    series = [Series(name, [100 * a.token_accuracy for a in accs],
+                     [(a.lo + a.hi) / 2 for a in accs]) for name, accs in runs.items()]
+    return line_plot(series, width=width, height=height, y_range=(0, 100), ascii=ascii,
+                     markers=True, title="token accuracy (%) by source length",
+                     x_label="source length (digits, bucket centre)")
+
+
+def loss_plot(curves: Sequence[Any], *, ascii: bool = False, width: int = 56, height: int = 10,
+              title: str = "training loss per target token (smoothed)") -> Plot:
+    """Smoothed loss curves against step, side by side on one pair of axes."""
+    series = [Series(c.label, c.smoothed(), list(range(1, len(c.losses) + 1))) for c in curves]
+    return line_plot(series, width=width, height=height, title=title, x_label="step", ascii=ascii)
+
+
+def live_loss_plot(losses: dict[str, list[tuple[int, float]]], width: int) -> Plot:
+    """The loss per token as it arrives in progress events, one line per run (the TUI)."""
+    series = [Series(run, [loss for _, loss in pts], [step for step, _ in pts])
+              for run, pts in losses.items()]
+    return line_plot(series, width=width, height=8, title="training loss per target token (live)",
+                     x_label="step")
+
+
+def table_text(table: Any, width: int = 100) -> str:
+    """A Rich table as plain text (no colour)."""
+    import io
+
+    from rich.console import Console
+
+    console = Console(width=width, no_color=True, color_system=None, file=io.StringIO())
+    console.print(table)
+    return console.file.getvalue()
+
+
+# ---------------------------------------------------------------------------- showing parts
+
+
+def print_parts(console: Any, parts: Sequence[Part], style: Style) -> None:
+    """Print a report on ``console``: sentences as data (never markup), plots as plain text
+    when there is no colour, everything else as Rich draws it."""
+    for part in parts:
+        if isinstance(part, str):
+            console.print(part, markup=False)
+        elif isinstance(part, Plot):
+            if console.no_color or style.ascii:
+                console.print(part.text(), markup=False, highlight=False)
+            else:
+                console.print(part.rich())
+        else:
+            console.print(part)
+
+
+def renderable(parts: Sequence[Part]) -> Any:
+    """A report as one Rich renderable (the TUI's results panel)."""
+    from rich.console import Group
+    from rich.text import Text
+
+    return Group(*(Text(p) if isinstance(p, str) else p.rich() if isinstance(p, Plot) else p
+                   for p in parts))

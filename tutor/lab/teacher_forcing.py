@@ -1,0 +1,90 @@
+"""``teacher-forcing``: the same model trained with teacher-forcing ratio 1.0 and 0.0."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tutor.lab import jsonout
+from tutor.lab.report import Part, Style, accuracy_table, loss_plot, model_desc
+
+WARM_UP = True
+THRESHOLD = 0.5  # loss per token the summary times each run to
+
+
+def defaults() -> Any:
+    from engine import lab
+
+    return lab.TeacherForcingSettings()
+
+
+def describe(s: Any) -> str:
+    tr = s.train
+    return (f"lab teacher-forcing: the same {s.decoder} model trained with ratios "
+            f"{', '.join(f'{r:g}' for r in s.ratios)} for {tr.steps} steps on `{tr.task}`, "
+            f"lengths {tr.min_len}-{tr.max_len}")
+
+
+def bars(s: Any) -> tuple[tuple[str, ...], int]:
+    from engine.lab import ratio_label
+
+    return tuple(ratio_label(r) for r in s.ratios), s.train.steps
+
+
+def run(s: Any, *, on_progress=None, should_stop=None) -> Any:
+    from engine import lab
+
+    return lab.teacher_forcing(s, on_progress=on_progress, should_stop=should_stop)
+
+
+def stopped(res: Any) -> bool:
+    return res.interrupted
+
+
+def report(res: Any, s: Any, style: Style) -> list[Part]:
+    s = res.settings
+    parts: list[Part] = [
+        f"Teacher forcing: `{s.train.task}`, {model_desc(s.model_config())}, {s.decoder} decoder; "
+        "ratio 1 feeds the true previous token, ratio 0 the model's own guess.",
+        loss_plot(res.curves(), ascii=style.ascii, width=style.width),
+    ]
+    runs = {name: r.accuracy for name, r in res.runs.items()}
+    first = next(iter(res.runs.values()))
+    if first.accuracy:
+        parts += ["Free-running greedy accuracy on held-out sequences:",
+                  accuracy_table([(a.lo, a.hi) for a in first.accuracy], runs, ascii=style.ascii)]
+    for name, r in res.runs.items():
+        tail = r.curve.losses[-50:]
+        mean = sum(tail) / len(tail) if tail else float("nan")
+        reached = r.curve.first_below(THRESHOLD)
+        when = f"{reached} steps" if reached is not None else f"never ({r.steps} steps)"
+        parts.append(f"{name}: loss per token over the last {len(tail)} steps {mean:.3f}; "
+                     f"below {THRESHOLD} after {when}; step-to-step jumps "
+                     f"{r.curve.roughness():.3f}; {r.steps} steps in {r.seconds:.1f} s.")
+    parts.append("Note: each curve is scored on the inputs its own regime feeds (true or "
+                 "predicted history); the table compares both the same way.")
+    return parts
+
+
+def to_json(res: Any, s: Any) -> dict[str, Any]:
+    return jsonout.header(
+        "teacher-forcing",
+        settings=res.settings.to_dict(),
+        interrupted=res.interrupted,
+        seconds=round(res.seconds, 3),
+        runs={name: {"teacher_forcing_ratio": r.settings.teacher_forcing_ratio,
+                     "first_step_below_0.5": r.curve.first_below(0.5),
+                     "roughness": jsonout.rounded(r.curve.roughness()), **jsonout.training_run(r)}
+              for name, r in res.runs.items()},
+    )
+
+
+def from_options(*, seed: int, steps: int | None = None, max_len: int | None = None,
+                 per_bucket: int | None = None, sequential: bool = False) -> Any:
+    """The defaults with the options given (None: keep the default)."""
+    from dataclasses import replace
+
+    s = defaults()
+    tr = replace(s.train, seed=seed, steps=steps or s.train.steps,
+                 max_len=max_len or s.train.max_len)
+    tr = replace(tr, min_len=min(tr.min_len, tr.max_len))
+    return replace(s, train=tr, per_bucket=per_bucket or s.per_bucket, parallel=not sequential)
