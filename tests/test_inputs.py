@@ -91,3 +91,59 @@ def test_a_folder_is_not_called_a_missing_file(tmp_path):
     with pytest.raises(UserError) as err:
         load_input_file(tmp_path)
     assert str(err.value) == f"--file {tmp_path}: is a folder; expected a TOML file of NAME = value lines"
+
+
+# --------------------------------------------------------------------------- both ways
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+from tutor.inputs import format_value, trace_command, trace_target  # noqa: E402
+
+_floats = st.floats(allow_nan=False, allow_infinity=False)
+_values = st.one_of(
+    _floats,
+    st.integers(min_value=-(2**53), max_value=2**53),
+    st.booleans(),
+    st.text(),
+    st.lists(_floats, max_size=6),
+    st.integers(1, 4).flatmap(lambda cols: st.lists(st.lists(_floats, min_size=cols, max_size=cols),
+                                                    min_size=1, max_size=4)),
+    st.lists(st.text(), min_size=1, max_size=5),
+)
+
+
+@settings(max_examples=400, deadline=None, derandomize=True, database=None)
+@given(_values)
+def test_format_value_reads_back_to_the_same_value(value):
+    assert parse_value(format_value(value)) == value
+
+
+@settings(max_examples=100, deadline=None, derandomize=True, database=None)
+@given(st.dictionaries(st.from_regex(r"[A-Za-z_][A-Za-z0-9_]{0,6}", fullmatch=True), _values,
+                       max_size=4))
+def test_a_trace_command_reads_back_to_its_name_and_inputs(inputs):
+    assert trace_target(trace_command("scores", inputs)) == ("scores", inputs)
+
+
+@pytest.mark.parametrize("value, text", [
+    (0.25, "0.25"),                                  # shortest exact form
+    (1.0, "1"),
+    ([1.0, 0.0, -1.0], "1, 0, -1"),
+    ([[1.0, 0.0], [0.5, -2.0]], "1, 0; 0.5, -2"),
+    ([[0.6, 0.3]], "[[0.6, 0.3]]"),                  # one row would read back as a vector
+    ([1.0], "[1]"),                                  # one entry would read back as a number
+    (["my", "feet", "hurt"], "my feet hurt"),
+    (["cat"], '["cat"]'),                            # one word would read back as a string
+    ("my feet", '"my feet"'),                        # a string with a space would split
+    (["1", "2"], '["1", "2"]'),                      # words that look like numbers stay words
+    ("true", '"true"'),
+    (True, "true"),
+])
+def test_format_value_by_hand(value, text):
+    assert format_value(value) == text
+
+
+def test_format_value_rounds_only_when_asked():
+    assert format_value(2 ** -0.5) == "0.7071067811865476"
+    assert format_value(2 ** -0.5, digits=6) == "0.707107"
