@@ -9,7 +9,7 @@ import pytest
 from typer.testing import CliRunner
 
 from tutor.cli import app
-from tutor.commands import lesson as lesson_cmd
+from tutor.render.lesson import plain_text
 from tutor.content import exam_document
 
 LISTING = """\
@@ -150,7 +150,7 @@ def test_on_a_terminal_the_tui_opens_on_the_lesson(monkeypatch):
 def test_plain_text_renderer():
     md = ("# 1. Title\n\n*Summary.*\n\n## Part\n\n**Bold** and `code`.\n\n"
           "| a | bb |\n| --- | --- |\n| ccc | d |\n\n```\nx = 1\n```\n")
-    assert lesson_cmd.plain_text(md) == (
+    assert plain_text(md) == (
         "1. Title\n========\n\nSummary.\n\nPart\n----\n\nBold and code.\n\n"
         "a    bb\nccc  d\n\n    x = 1\n")
 
@@ -159,10 +159,10 @@ def test_plain_text_refills_a_paragraph_instead_of_orphaning_a_word():
     """A source line a few characters over the width used to leave one word on its own line."""
     long_line = "word " * 19 + "near the end is"  # 110 characters
     md = f"{long_line}\nthe next line of the same paragraph.\n\n- an item\n  that continues\n- next\n"
-    out = lesson_cmd.plain_text(md).splitlines()
+    out = plain_text(md).splitlines()
     assert out[0] == "word " * 18 + "word" and out[1] == "near the end is the next line of the same paragraph."
     assert out[2:] == ["", "- an item that continues", "- next"]
-    guidance = lesson_cmd.plain_text(exam_document())
+    guidance = plain_text(exam_document())
     assert "Missing this is missing" in guidance
     assert "\n  is\n" not in guidance
 

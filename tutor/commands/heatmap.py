@@ -100,13 +100,15 @@ def run(
     if cols is not None and cols_file is not None:
         raise UserError("give --cols or --cols-file, not both")
 
+    from tutor.heatmap.show import listing, show
+
     if name is None and source is None:
-        typer.echo(_listing(ascii_only), nl=False)
+        typer.echo(listing(ascii_only), nl=False)
         return
 
     maps, errata = (_from_file(source, rows, cols, rows_file, cols_file, title) if source is not None
                     else _from_trace(name, sets, file, index, title, ascii_only))
-    _show(maps, errata, values=values, scale=scale, ascii_only=ascii_only, width=width, save=save)
+    show(maps, errata, values=values, scale=scale, ascii_only=ascii_only, width=width, save=save)
 
 
 # --------------------------------------------------------------------------- sources
@@ -142,7 +144,7 @@ def _from_trace(name, sets, file, index, title, ascii_only):
     overrides = gather_inputs(sets, file)
     try:
         trace = build(name, overrides)
-    except ModuleNotFoundError as exc:
+    except ModuleNotFoundError as exc:  # a registry row whose builder module is missing
         if exc.name != info.module:
             raise
         raise UserError(f"trace {name!r} is not available yet; run `attn-tutor heatmap` to list "
@@ -165,92 +167,3 @@ def _from_trace(name, sets, file, index, title, ascii_only):
     from tutor.render.plain import errata_lines
 
     return maps, errata_lines(trace, ascii_only=ascii_only)
-
-
-def _listing(ascii_only: bool = False) -> str:
-    """Build every trace (lazily, here) and list those with heatmaps; broken ones are skipped."""
-    import sys
-
-    from engine.traces import build, list_traces
-
-    from tutor.render.text import asciify
-
-    found, skipped = [], []
-    for info in list_traces():
-        try:
-            trace = build(info.name)
-        except Exception:  # not written yet, or broken: listing must not crash
-            skipped.append(info.name)
-            continue
-        if trace.heatmaps:
-            shapes = ", ".join(f"{h.title} ({h.weights.shape[0]}x{h.weights.shape[1]})" for h in trace.heatmaps)
-            found.append((info, shapes))
-    if skipped:
-        print(f"(skipped {len(skipped)} trace{'s' if len(skipped) > 1 else ''} that could not be "
-              f"built: {', '.join(skipped)})", file=sys.stderr)
-    if not found:
-        lines = ["No trace draws a heatmap yet."]
-    else:
-        width = max(len(info.name) for info, _ in found)
-        lines = ["Traces with heatmaps (attn-tutor heatmap NAME; --set, --file, --index, --values):", ""]
-        lines += [f"  sec {info.section:<3}{info.name:<{width + 2}}{info.title}: {shapes}" for info, shapes in found]
-    lines += ["", "Or draw your own: attn-tutor heatmap --from weights.csv --rows \"j' ai mal au pieds\" "
-                  "--cols \"my feet hurt\""]
-    text = "\n".join(lines) + "\n"
-    return asciify(text) if ascii_only else text
-
-
-# --------------------------------------------------------------------------- output
-
-def _show(maps, errata, *, values, scale, ascii_only, width, save) -> None:
-    import shutil
-
-    from tutor.heatmap.render import HeatmapOptions, heatmap_text, render_heatmap
-    from tutor.terminal import use_color
-
-    width = width or shutil.get_terminal_size((80, 24)).columns
-    color = use_color() and not ascii_only
-
-    def options(with_color: bool) -> HeatmapOptions:
-        return HeatmapOptions(width=width, values=values, scale=scale, color=with_color, ascii=ascii_only)
-
-    if ascii_only:
-        from tutor.render.text import asciify
-
-        maps = [(w, [asciify(x) for x in r] if r else r, [asciify(x) for x in c] if c else c,
-                 asciify(t), k) for w, r, c, t, k in maps]
-
-    def renderables(with_color: bool) -> list:
-        from rich.text import Text
-
-        out = []
-        for k, (w, r, c, t, kind) in enumerate(maps):
-            if k:
-                out.append(Text(""))
-            out.append(render_heatmap(w, r, c, t, _with_kind(options(with_color), kind)))
-        if errata:
-            out += [Text(""), Text("\n".join(errata))]
-        return out
-
-    texts = [heatmap_text(w, r, c, t, _with_kind(options(False), kind)) for w, r, c, t, kind in maps]
-    plain = "\n\n".join(texts) + ("\n\n" + "\n".join(errata) if errata else "") + "\n"
-    if color:
-        from rich.console import Console
-
-        console = Console(highlight=False, width=width)
-        for item in renderables(True):
-            console.print(item)
-    else:
-        typer.echo(plain, nl=False)
-    if save is not None:
-        from tutor.heatmap.export import export
-
-        kind = export(save, plain, lambda: renderables(not ascii_only), width=width,
-                      title=maps[0][3] if maps else "attn-tutor heatmap")
-        typer.echo(f"wrote {save} ({kind})", err=True)
-
-
-def _with_kind(opts, kind: str):
-    from dataclasses import replace
-
-    return replace(opts, kind=kind if kind in ("weights", "scores") else "auto")

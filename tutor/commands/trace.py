@@ -63,14 +63,26 @@ def run(name: str | None, *, plain: bool = False, as_json: bool = False, markdow
         if sets or file or step is not None or inputs:
             raise UserError("name a trace to use --set, --file, --step or --inputs "
                             "(run `attn-tutor trace` to list them)")
-        _emit(_listing(fmt, output), output)
+        from engine.traces import list_traces
+
+        traces = list_traces()
+        if fmt is None and output is None and _on_terminal():
+            from tutor.render.catalog import traces_table
+
+            _console().print(traces_table(traces))
+            return
+        from tutor.render.catalog import traces_text
+
+        _emit(traces_text(traces, fmt), output)
         return
 
     from engine.traces import build, get_info, input_specs
 
     get_info(name)  # unknown name → one line listing the names
     if inputs:
-        _emit(_inputs_text(name, input_specs(name), fmt), output)
+        from tutor.render.catalog import inputs_text
+
+        _emit(inputs_text(name, input_specs(name), fmt), output)
         return
 
     from tutor.inputs import gather_inputs
@@ -82,7 +94,9 @@ def run(name: str | None, *, plain: bool = False, as_json: bool = False, markdow
                         f"expected a number from 1 to {len(trace.steps)}")
 
     if fmt == "json":
-        _emit(_json(trace, step), output)
+        from tutor.render.catalog import trace_json
+
+        _emit(trace_json(trace, step), output)
     elif fmt == "markdown":
         from tutor.render.markdown import render_markdown
 
@@ -145,74 +159,3 @@ def _emit(text: str, output: Path | None) -> None:
     except OSError as exc:
         raise UserError(f"--output {output}: cannot write it ({exc.strerror})") from None
     typer.echo(f"wrote {output}", err=True)
-
-
-def _json(trace, step: int | None) -> str:
-    import json
-
-    data = trace.to_dict()
-    if step is not None:
-        data["steps"] = [data["steps"][step - 1]]
-    return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
-
-
-def _listing(fmt: str | None, output: Path | None) -> str:
-    from engine.traces import list_traces
-
-    traces = list_traces()
-    if fmt == "json":
-        import json
-
-        return json.dumps([{"name": t.name, "section": t.section, "title": t.title,
-                            "description": t.description} for t in traces],
-                          indent=2, ensure_ascii=False) + "\n"
-    if fmt == "markdown":
-        rows = ["| trace | § | what it shows |", "| --- | --- | --- |"]
-        rows += [f"| `{t.name}` | {t.section} | {t.title}: {t.description} |" for t in traces]
-        return "\n".join(rows) + "\n"
-    if fmt is None and output is None and _on_terminal():
-        _print_rich_listing(traces)
-        return ""
-    from tutor.render.text import asciify
-
-    width = max(len(t.name) for t in traces)
-    lines = ["Worked examples (attn-tutor trace NAME; --plain, --json, --markdown, --set):", ""]
-    lines += [f"  sec {t.section:<3}{t.name:<{width + 2}}{asciify(t.title)}: {asciify(t.description)}"
-              for t in traces]
-    return "\n".join(lines) + "\n"
-
-
-def _print_rich_listing(traces) -> None:
-    from rich.table import Table
-
-    table = Table(title="Worked examples · attn-tutor trace NAME", title_justify="left")
-    table.add_column("§", justify="right", style="dim")
-    table.add_column("trace", style="bold cyan", no_wrap=True)
-    table.add_column("what it shows")
-    for t in traces:
-        table.add_row(str(t.section), t.name, f"[bold]{t.title}[/]: {t.description}")
-    _console().print(table)
-
-
-def _inputs_text(name: str, specs, fmt: str | None) -> str:
-    from engine.trace import to_jsonable
-
-    if fmt == "json":
-        import json
-
-        return json.dumps([{"name": s.name, "kind": s.kind, "expected": s.expected(),
-                            "default": to_jsonable(s.coerce(s.default)),
-                            "description": s.description} for s in specs],
-                          indent=2, ensure_ascii=False) + "\n"
-    from tutor.inputs import format_value
-    from tutor.render.text import asciify
-
-    lines = [f"Inputs of {name} (change one with --set NAME=VALUE; defaults are shown as "
-             "VALUE, ready to edit and paste):", ""]
-    for s in specs:
-        # the words a student typed stay as they are; everything else is the tutor's own text
-        default = ("worked out from the other inputs" if s.default is None
-                   else format_value(s.coerce(s.default), digits=6))
-        lines.append(f"  {s.name}: {asciify(s.expected())}; {asciify(s.description)}")
-        lines.append(f"      default {default}")
-    return "\n".join(lines) + "\n"

@@ -65,7 +65,7 @@ class TraceScreen(Screen):
             self.app.call_from_thread(self._show_error, str(exc).splitlines()[0])
             return
         except ImportError:
-            self.app.call_from_thread(self._show_error, f"the {name} trace is not built yet")
+            self.app.call_from_thread(self._show_error, f"the {name} trace could not be loaded (its builder module is missing)")
             return
         self.app.call_from_thread(self._show_trace, trace, overrides, page)
 
@@ -166,9 +166,6 @@ class TraceScreen(Screen):
         if self.trace is None or not self.trace.heatmaps:
             self.notify("This trace has no attention weights to draw.", severity="warning")
             return
-        try:
-            from tutor.screens.heatmap_view import HeatmapModal
-        except ImportError:
-            self.notify("The heatmap view is not built yet; try `attn-tutor heatmap`.", severity="warning")
-            return
+        from tutor.screens.heatmap_view import HeatmapModal
+
         self.app.push_screen(HeatmapModal(self.trace.heatmaps, self.trace.errata))
