@@ -14,7 +14,8 @@ from tutor.quiz import bank as bank_mod
 from tutor.quiz import scheduler as sch
 from tutor.quiz.bank import EXAM_TOPICS, SECTIONS, Question
 from tutor.quiz.generators import FAMILIES
-from tutor.quiz.progress import compute, render_text
+from tutor.quiz.progress import compute
+from tutor.render.stats import render_text
 from tutor.store import open_store
 
 NOW = datetime(2026, 3, 9, 12, 0, tzinfo=timezone.utc)

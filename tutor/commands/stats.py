@@ -30,7 +30,8 @@ def run(*, json_out: bool, goal: int) -> None:
     import sys
 
     from tutor.quiz.bank import load_bank
-    from tutor.quiz.progress import compute, render_text
+    from tutor.quiz.progress import compute
+    from tutor.render.stats import render_text
     from tutor.store import open_store
 
     with open_store() as store:

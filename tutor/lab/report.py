@@ -13,12 +13,12 @@ So a sentence the CLI prints is the sentence the TUI shows.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from tutor.plot import Plot, Series, line_plot
+from tutor.render.numbers import percent
 
 Part = Any
 """A ``str`` sentence, a :class:`~tutor.plot.Plot` or a Rich renderable."""
@@ -37,8 +37,9 @@ class Style:
 
 
 def pct(x: float | None) -> str:
-    """``" 97.5%"`` (width 6), or ``—`` for a missing value."""
-    return "—" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{100 * x:5.1f}%"
+    """``" 97.5%"`` (one decimal, width 6, for table columns), or ``—`` for a missing value."""
+    text = percent(x, 1)
+    return text if text == "—" else text.rjust(6)
 
 
 def model_desc(cfg: Any) -> str:

@@ -22,6 +22,7 @@ from typing import IO, Any
 
 from tutor.quiz.session import (COMMANDS_HELP, RATINGS, Feedback, QuizSession, Summary,
                                 command_word, hint_line)
+from tutor.render.numbers import clock, percent
 
 
 class InputTimeout(Exception):
@@ -116,7 +117,7 @@ def run_lines(session: QuizSession, *, out: Out, reader: LineReader,
     if header:
         out.line(header, "bold")
     if session.time_limit_s is not None:
-        out.line(f"Time limit: {_clock(session.time_limit_s)}. When it runs out the session "
+        out.line(f"Time limit: {clock(session.time_limit_s)}. When it runs out the session "
                  "ends and what you have answered counts.")
     out.line(COMMANDS_HELP + " End of input (Ctrl-D) also stops; answers so far are saved.", "dim")
     interrupted = False
@@ -157,9 +158,9 @@ def _ask_item(session: QuizSession, item, out: Out, reader: LineReader) -> None:
     n, total = session.position
     tag = " · generated" if item.generated else ""
     left = session.time_left()
-    clock = f" · {_clock(left)} left" if left is not None else ""
+    remaining = f" · {clock(left)} left" if left is not None else ""
     out.line("")
-    out.line(f"Question {n}/{total} · {item.section}{tag}{clock}", "bold")
+    out.line(f"Question {n}/{total} · {item.section}{tag}{remaining}", "bold")
     if item.title:
         out.line(item.title, "bold")
     out.line(item.setup)
@@ -260,11 +261,6 @@ def _when(due: datetime) -> str:
     return f"on {due.astimezone():%a %d %b %Y}"
 
 
-def _clock(seconds: float) -> str:
-    s = int(round(seconds))
-    return f"{s // 60}:{s % 60:02d}"
-
-
 def print_summary(summary: Summary, out: Out, *, saved_to: str | None = None) -> None:
     out.line("")
     title = {"finished": "Session complete", "stopped": "Session stopped",
@@ -273,8 +269,8 @@ def print_summary(summary: Summary, out: Out, *, saved_to: str | None = None) ->
     out.line(f"Answered {summary.answered} of {summary.total}"
              + (f", skipped {summary.skipped}" if summary.skipped else "")
              + (f"; correct {summary.correct} of {summary.graded} marked"
-                f" ({100 * summary.correct / summary.graded:.0f}%)" if summary.graded else "")
-             + f"; time {_clock(summary.seconds)}.")
+                f" ({percent(summary.correct / summary.graded)})" if summary.graded else "")
+             + f"; time {clock(summary.seconds)}.")
     topics = summary.exam_per_topic if summary.mode == "mock" else summary.per_topic()
     if topics:
         out.line("By topic" + (" (unanswered count as wrong):" if summary.mode == "mock" else ":"))
@@ -283,7 +279,7 @@ def print_summary(summary: Summary, out: Out, *, saved_to: str | None = None) ->
     if summary.mode == "mock":
         total = sum(n for _, n in topics.values())
         out.line(f"Mock exam score: {summary.correct}/{total}"
-                 + (f" ({100 * summary.correct / total:.0f}%)" if total else "") + ".", "bold")
+                 + (f" ({percent(summary.correct / total)})" if total else "") + ".", "bold")
         wrong = [r for r in summary.results if r.correct is False]
         if wrong:
             out.line("To review:")

@@ -1,5 +1,6 @@
 """The numbers behind ``attn-tutor stats``: due cards, per-topic accuracy and mastery, mock
-exams and the daily-goal rolling average. Plain data (see docs/stats-json.md for the schema).
+exams and the daily-goal rolling average. Plain data (see docs/stats-json.md for the schema);
+:mod:`tutor.render.stats` writes it out as text and as Rich tables.
 
 Definitions:
 
@@ -111,40 +112,3 @@ def compute(store: Store, bank: Sequence[Question], *, now: datetime | None = No
 
 def _iso(at: datetime) -> str:
     return at.isoformat().replace("+00:00", "Z")
-
-
-def render_text(data: dict[str, Any]) -> list[str]:
-    """The human-readable report, one string per line."""
-    d = data["due"]
-    out = [f"Due now: {d['now']}   due in the next 24 h: {d['next_24h']}   "
-           f"seen {d['seen']} of {d['total']} questions"]
-    out.append("")
-    out.append(f"{'Topic':<22}{'seen':>9}{'accuracy':>10}{'mastery':>9}{'due':>5}")
-    for rows, title in ((data["topics"], None), (data["exam_topics"], "Exam topics")):
-        if title:
-            out.append("")
-            out.append(title)
-        for r in rows:
-            acc = "—" if r["accuracy"] is None else f"{100 * r['accuracy']:.0f}%"
-            mastery = "—" if r["mastery"] is None else f"{100 * r['mastery']:.0f}%"
-            out.append(f"{r['id']:<22}{r['seen']:>4}/{r['questions']:<4}{acc:>10}{mastery:>9}"
-                       f"{r['due']:>5}")
-    out.append("")
-    out.append("Mastery = mean recall probability now (FSRS), unseen questions counting 0.")
-    daily = data["daily"]
-    bar = " ".join(str(x["answers"]) for x in daily["days"])
-    verdict = "on target" if daily["met"] else "below target"
-    out.append(f"Daily goal: {daily['average']:g} answers/day over the last {daily['window_days']} "
-               f"days (goal {daily['goal']}, {verdict}); per day, oldest first: {bar}")
-    mocks = data["mock_exams"]
-    out.append("")
-    if not mocks:
-        out.append("Mock exams: none yet (attn-tutor quiz --mode mock).")
-    else:
-        out.append("Mock exams:")
-        for m in mocks[-10:]:
-            score = "—" if m["score"] is None else f"{100 * m['score']:.0f}%"
-            when = datetime.fromisoformat(m["started_at"].replace("Z", "+00:00")).astimezone()
-            out.append(f"  {when:%Y-%m-%d %H:%M}  {m['correct']}/{m['questions']}"
-                       f" ({score})  {m['status']}")
-    return out

@@ -17,6 +17,7 @@ from textual.widgets.option_list import Option
 
 from tutor.quiz.modes import MODE_TITLES, QuizStart
 from tutor.quiz.session import RATINGS, command_word, hint_line
+from tutor.render.numbers import clock, percent, tally
 
 QUIZ_MODES = tuple(MODE_TITLES.items())
 
@@ -226,7 +227,7 @@ class QuizScreen(Screen):
         left = s.time_left()
         if left is not None:
             style = "bold red" if left < 60 else "bold"
-            bits.append(f"[{style}]⏱ {int(left) // 60}:{int(left) % 60:02d} left[/]")
+            bits.append(f"[{style}]⏱ {clock(left)} left[/]")
             if s.expired and self.state in ("asking", "rating", "feedback"):
                 self.notify("Time is up: the exam is submitted with the answers you gave.")
                 self._finish()
@@ -337,12 +338,12 @@ class QuizScreen(Screen):
 
 def summary_text(summary) -> str:
     """The end-of-quiz report (score, per topic, what was not saved)."""
-    lines = [f"[b]{summary.mode.capitalize()} finished[/b] ({summary.status}) in {int(summary.seconds // 60)}:{int(summary.seconds % 60):02d}"]
+    lines = [f"[b]{summary.mode.capitalize()} finished[/b] ({summary.status}) in {clock(summary.seconds)}"]
     if summary.mode == "mock":
         total = sum(t for _, t in summary.exam_per_topic.values())
         right = sum(c for c, _ in summary.exam_per_topic.values())
-        pct = 100 * right / total if total else 0
-        lines.append(f"Score: [b]{right}/{total}[/b] ({pct:.0f}%) — unanswered questions count as wrong")
+        lines.append(f"Score: [b]{right}/{total}[/b] ({percent(right / total if total else 0.0)}) "
+                     "— unanswered questions count as wrong")
         per_topic = summary.exam_per_topic
     else:
         lines.append(f"Answered {summary.answered} of {summary.total}; {summary.correct} of {summary.graded} auto-graded correct"
@@ -351,8 +352,7 @@ def summary_text(summary) -> str:
     if per_topic:
         lines.append("")
         for topic, (right, total) in sorted(per_topic.items(), key=lambda kv: kv[1][0] / max(kv[1][1], 1)):
-            bar = "█" * right + "░" * (total - right)
-            lines.append(f"  {topic:<18} {right}/{total}  {bar}")
+            lines.append(f"  {topic:<18} {right}/{total}  {tally(right, total)}")
     wrong = [r for r in summary.results if r.correct is False]
     if wrong and summary.mode != "mock":
         lines += ["", "[b]To look at again[/b] (quiz --mode retry asks them):"]

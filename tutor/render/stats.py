@@ -1,0 +1,87 @@
+"""Progress (``attn-tutor stats``) as text and as Rich tables: the numbers of
+:func:`tutor.quiz.progress.compute`, written two ways from one place."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from tutor.render.numbers import bar, percent
+
+
+def render_text(data: dict[str, Any]) -> list[str]:
+    """The human-readable report, one string per line."""
+    d = data["due"]
+    out = [f"Due now: {d['now']}   due in the next 24 h: {d['next_24h']}   "
+           f"seen {d['seen']} of {d['total']} questions"]
+    out.append("")
+    out.append(f"{'Topic':<22}{'seen':>9}{'accuracy':>10}{'mastery':>9}{'due':>5}")
+    for rows, title in ((data["topics"], None), (data["exam_topics"], "Exam topics")):
+        if title:
+            out.append("")
+            out.append(title)
+        for r in rows:
+            acc = percent(r["accuracy"])
+            mastery = percent(r["mastery"])
+            out.append(f"{r['id']:<22}{r['seen']:>4}/{r['questions']:<4}{acc:>10}{mastery:>9}"
+                       f"{r['due']:>5}")
+    out.append("")
+    out.append("Mastery = mean recall probability now (FSRS), unseen questions counting 0.")
+    daily = data["daily"]
+    bar = " ".join(str(x["answers"]) for x in daily["days"])
+    verdict = "on target" if daily["met"] else "below target"
+    out.append(f"Daily goal: {daily['average']:g} answers/day over the last {daily['window_days']} "
+               f"days (goal {daily['goal']}, {verdict}); per day, oldest first: {bar}")
+    mocks = data["mock_exams"]
+    out.append("")
+    if not mocks:
+        out.append("Mock exams: none yet (attn-tutor quiz --mode mock).")
+    else:
+        out.append("Mock exams:")
+        for m in mocks[-10:]:
+            score = percent(m["score"])
+            when = datetime.fromisoformat(m["started_at"].replace("Z", "+00:00")).astimezone()
+            out.append(f"  {when:%Y-%m-%d %H:%M}  {m['correct']}/{m['questions']}"
+                       f" ({score})  {m['status']}")
+    return out
+
+
+def stats_renderable(data: dict[str, Any]):
+    """The stats as Rich tables (the same numbers as ``attn-tutor stats --json``)."""
+    from rich.console import Group
+    from rich.table import Table
+    from rich.text import Text
+
+    d = data["due"]
+    head = Text.from_markup(
+        f"[b]Due now: {d['now']}[/b]   due in the next 24 h: {d['next_24h']}   "
+        f"seen {d['seen']} of {d['total']} questions"
+    )
+    tables = []
+    for rows, title in ((data["topics"], "Lesson topics"), (data["exam_topics"], "Exam topics")):
+        table = Table(title=title, title_justify="left", box=None, pad_edge=False, padding=(0, 1))
+        table.add_column("topic")
+        table.add_column("seen", justify="right")
+        table.add_column("accuracy", justify="right")
+        table.add_column("mastery")
+        table.add_column("due", justify="right")
+        for r in rows:
+            table.add_row(r["id"], f"{r['seen']}/{r['questions']}", percent(r["accuracy"]),
+                          f"{bar(r['mastery'])} {percent(r['mastery'])}", str(r["due"]))
+        tables.append(table)
+    daily = data["daily"]
+    days = " ".join(str(x["answers"]) for x in daily["days"])
+    goal = Text.from_markup(
+        f"[b]Daily goal[/b]: {daily['average']:g} answers/day over the last {daily['window_days']} days "
+        f"(goal {daily['goal']}, {'on target' if daily['met'] else 'below target'}) · oldest first: {days}"
+    )
+    mocks = Table(title="Mock exams", title_justify="left", box=None, pad_edge=False, padding=(0, 1))
+    for col in ("when", "score", "answered", "status"):
+        mocks.add_column(col)
+    for m in data["mock_exams"][-10:]:
+        mocks.add_row(m["started_at"][:16].replace("T", " "), f"{m['correct']}/{m['questions']} ({percent(m['score'])})",
+                      str(m["answered"]), m["status"])
+    if not data["mock_exams"]:
+        mocks.add_row("none yet", "", "", "")
+    note = Text("Mastery = mean recall probability now (FSRS), unseen questions counting 0.", style="dim")
+    return Group(head, Text(""), *tables, Text(""), goal, Text(""), mocks, Text(""), note)
