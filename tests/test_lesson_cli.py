@@ -10,7 +10,7 @@ from typer.testing import CliRunner
 
 from tutor.cli import app
 from tutor.render.lesson import plain_text
-from tutor.content import exam_document
+from tutor.render.documents import exam_document
 
 LISTING = """\
    §  id               title

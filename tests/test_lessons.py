@@ -14,14 +14,13 @@ import pytest
 
 from engine.traces import REGISTRY
 from tutor import content
+from tutor.render.documents import exam_document, lesson_document
 from tutor.content import (
     EXAM_TOPICS,
     HEADINGS,
     LESSON_IDS,
     ContentError,
-    exam_document,
     get_lesson,
-    lesson_document,
     load_exam_cards,
     load_exam_guidance,
     load_lessons,

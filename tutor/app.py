@@ -155,69 +155,50 @@ class TutorApp(App):
             self._store.close()
 
     # -- navigation -----------------------------------------------------------------
-    def open_trace(self, name: str, overrides: dict | None = None) -> None:
-        """Switch to the trace screen showing ``name``."""
-        self.switch_mode("trace")
+    def _then(self, mode: str, screen_type: type[Screen], call: Callable[[Any], None]) -> None:
+        """Switch to ``mode``, then (once it is showing) ``call(screen)`` if it is a ``screen_type``."""
+        self.switch_mode(mode)
 
-        def load() -> None:
-            screen = self.screen
-            if isinstance(screen, TraceScreen) and (screen.trace_name != name or overrides or screen.trace is None):
+        def later() -> None:
+            if isinstance(self.screen, screen_type):
+                call(self.screen)
+
+        self.call_after_refresh(later)
+
+    def open_trace(self, name: str, overrides: Mapping[str, Any] | None = None) -> None:
+        """Switch to the trace screen showing ``name`` (on ``overrides``, when given)."""
+
+        def load(screen: TraceScreen) -> None:
+            if screen.trace_name != name or overrides or screen.trace is None:
                 screen.load(name, dict(overrides or {}))
 
-        self.call_after_refresh(load)
+        self._then("trace", TraceScreen, load)
 
     def open_lesson(self, lesson_id: str) -> None:
         """Switch to the learn screen on ``lesson_id``."""
-        self.switch_mode("learn")
-
-        def show() -> None:
-            if isinstance(self.screen, LearnScreen):
-                self.screen.show(lesson_id)
-
-        self.call_after_refresh(show)
+        self._then("learn", LearnScreen, lambda screen: screen.show(lesson_id))
 
     def open_quiz(self, topics: tuple[str, ...] = (), mode: str = "practice") -> None:
         """Switch to the quiz screen, preset to ``mode`` and ``topics``."""
-        self.switch_mode("quiz")
-
-        def preset() -> None:
-            if isinstance(self.screen, QuizScreen):
-                self.screen.preset(tuple(topics), mode)
-
-        self.call_after_refresh(preset)
+        self._then("quiz", QuizScreen, lambda screen: screen.preset(tuple(topics), mode))
 
     def open_lab(self, experiment: str) -> None:
         """Switch to the lab screen with ``experiment`` selected."""
-        self.switch_mode("lab")
-
-        def select() -> None:
-            if isinstance(self.screen, LabScreen):
-                self.screen.select(experiment)
-
-        self.call_after_refresh(select)
-
-    def show_heatmaps(self, source: str, heatmaps: Sequence[Any]) -> None:
-        """Switch to the heatmaps screen and add ``heatmaps`` (e.g. a lab run's) as ``source``."""
-        self.switch_mode("heatmaps")
-
-        def add() -> None:
-            if isinstance(self.screen, HeatmapsScreen):
-                self.screen.add_source(source, list(heatmaps))
-
-        self.call_after_refresh(add)
+        self._then("lab", LabScreen, lambda screen: screen.select(experiment))
 
     def open_heatmap(self, trace_name: str) -> None:
         """Switch to the heatmaps screen on ``trace_name``'s weights."""
-        self.switch_mode("heatmaps")
 
-        def select() -> None:
-            screen = self.screen
-            if isinstance(screen, HeatmapsScreen):
-                screen.wanted = trace_name
-                if screen.sources:  # still collecting otherwise: it selects `wanted` when done
-                    screen.select(trace_name)
+        def select(screen: HeatmapsScreen) -> None:
+            screen.wanted = trace_name
+            if screen.sources:  # still collecting otherwise: it selects `wanted` when done
+                screen.select(trace_name)
 
-        self.call_after_refresh(select)
+        self._then("heatmaps", HeatmapsScreen, select)
+
+    def show_heatmaps(self, source: str, heatmaps: Sequence[Any]) -> None:
+        """Switch to the heatmaps screen and add ``heatmaps`` (e.g. a lab run's) as ``source``."""
+        self._then("heatmaps", HeatmapsScreen, lambda screen: screen.add_source(source, list(heatmaps)))
 
     def action_open_mode(self, mode: str) -> None:
         self.switch_mode(mode)

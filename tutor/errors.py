@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 import sys
 from collections.abc import Callable
+from pathlib import Path
 from typing import ParamSpec, TypeVar
 
 P = ParamSpec("P")
@@ -55,3 +56,14 @@ def _is_store_error(exc: Exception) -> bool:
     from tutor.store.faults import StoreError
 
     return isinstance(exc, StoreError)
+
+
+def existing_file(path: str | Path, where: str, expected: str) -> Path:
+    """``path`` as a :class:`~pathlib.Path` if it is a file; otherwise :class:`UserError`
+    ``"{where}: is a folder; expected {expected}"`` (or ``no such file``)."""
+    p = Path(path)
+    if p.is_dir():
+        raise UserError(f"{where}: is a folder; expected {expected}")
+    if not p.is_file():
+        raise UserError(f"{where}: no such file; expected {expected}")
+    return p

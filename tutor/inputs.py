@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from tutor.errors import UserError
+from tutor.errors import UserError, existing_file
 
 _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_\-]*$")
 
@@ -121,11 +121,7 @@ def parse_sets(items: list[str] | None) -> dict[str, Any]:
 
 def load_input_file(path: str | Path) -> dict[str, Any]:
     """Inputs from a TOML file: top-level ``NAME = value`` pairs (arrays for vectors/matrices)."""
-    p = Path(path)
-    if p.is_dir():
-        raise UserError(f"--file {p}: is a folder; expected a TOML file of NAME = value lines")
-    if not p.is_file():
-        raise UserError(f"--file {p}: no such file; expected a TOML file of NAME = value lines")
+    p = existing_file(path, f"--file {Path(path)}", "a TOML file of NAME = value lines")
     try:
         data = tomllib.loads(p.read_text(encoding="utf-8"))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:

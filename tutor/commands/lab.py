@@ -59,6 +59,12 @@ class Decoder(str, Enum):
 SeedOpt = Annotated[int, typer.Option("--seed", help="Seed for initialisation, data and sampling.")]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print the results as JSON (schema: docs/lab-json.md).")]
 AsciiOpt = Annotated[bool, typer.Option("--ascii", help="7-bit ASCII tables and plots, no colour.")]
+# hidden knobs the tests and benchmarks use to make a run small (None: the experiment's default)
+StepsOpt = Annotated[Optional[int], typer.Option("--steps", min=1, hidden=True)]
+MinLenOpt = Annotated[Optional[int], typer.Option("--min-len", min=1, hidden=True)]
+MaxLenOpt = Annotated[Optional[int], typer.Option("--max-len", min=1, hidden=True)]
+PerBucketOpt = Annotated[Optional[int], typer.Option("--per-bucket", min=1, hidden=True)]
+SequentialOpt = Annotated[bool, typer.Option("--sequential", hidden=True)]
 
 SCALING_HELP = """Time and memory of plain vs tiled attention as n doubles, with fitted exponents.
 
@@ -103,12 +109,12 @@ def bottleneck_cmd(
     seed: SeedOpt = 0,
     json_out: JsonOpt = False,
     ascii_only: AsciiOpt = False,
-    steps: Annotated[Optional[int], typer.Option("--steps", min=1, hidden=True)] = None,
-    min_len: Annotated[Optional[int], typer.Option("--min-len", min=1, hidden=True)] = None,
-    max_len: Annotated[Optional[int], typer.Option("--max-len", min=1, hidden=True)] = None,
-    per_bucket: Annotated[Optional[int], typer.Option("--per-bucket", min=1, hidden=True)] = None,
+    steps: StepsOpt = None,
+    min_len: MinLenOpt = None,
+    max_len: MaxLenOpt = None,
+    per_bucket: PerBucketOpt = None,
     hidden: Annotated[Optional[int], typer.Option("--hidden", min=1, hidden=True)] = None,
-    sequential: Annotated[bool, typer.Option("--sequential", hidden=True)] = False,
+    sequential: SequentialOpt = False,
 ) -> None:
     _run("bottleneck", lambda: _module("bottleneck").from_options(
         seed=seed, steps=steps, min_len=min_len, max_len=max_len, per_bucket=per_bucket,
@@ -121,10 +127,10 @@ def teacher_forcing_cmd(
     seed: SeedOpt = 0,
     json_out: JsonOpt = False,
     ascii_only: AsciiOpt = False,
-    steps: Annotated[Optional[int], typer.Option("--steps", min=1, hidden=True)] = None,
-    max_len: Annotated[Optional[int], typer.Option("--max-len", min=1, hidden=True)] = None,
-    per_bucket: Annotated[Optional[int], typer.Option("--per-bucket", min=1, hidden=True)] = None,
-    sequential: Annotated[bool, typer.Option("--sequential", hidden=True)] = False,
+    steps: StepsOpt = None,
+    max_len: MaxLenOpt = None,
+    per_bucket: PerBucketOpt = None,
+    sequential: SequentialOpt = False,
 ) -> None:
     _run("teacher-forcing", lambda: _module("teacher_forcing").from_options(
         seed=seed, steps=steps, max_len=max_len, per_bucket=per_bucket, sequential=sequential),
@@ -150,8 +156,8 @@ def alignment_cmd(
         "--save", metavar="FILE", help="Also write the learned weights: .json (for `attn-tutor "
         "heatmap --from FILE`), or the drawn heatmap as .txt, .svg or .html.",
         show_default=False)] = None,
-    steps: Annotated[Optional[int], typer.Option("--steps", min=1, hidden=True)] = None,
-    max_len: Annotated[Optional[int], typer.Option("--max-len", min=1, hidden=True)] = None,
+    steps: StepsOpt = None,
+    max_len: MaxLenOpt = None,
 ) -> None:
     _run("alignment", lambda: _module("alignment").from_options(
         seed=seed, task=task.value, digits=digits, length=length, load=load, save=save,

@@ -44,7 +44,7 @@ def run(lesson_id: str | None, *, plain: bool = False, exam: bool = False) -> No
     if exam and lesson_id not in (None, EXAM):
         raise UserError(f"give a lesson id or --exam, not both (got {lesson_id!r} and --exam)")
     if exam or lesson_id == EXAM:
-        from tutor.content import exam_document
+        from tutor.render.documents import exam_document
 
         if _open_tui(EXAM, plain):
             return
@@ -93,7 +93,7 @@ def listing() -> str:
 
 def show_lesson(lesson: Lesson, *, plain: bool = False) -> None:
     """Show one lesson (the TUI's Learn screen on a terminal, plain text otherwise)."""
-    from tutor.content import lesson_document
+    from tutor.render.documents import lesson_document
 
     if _open_tui(lesson.id, plain):
         return  # the Learn screen records the lesson as read

@@ -37,7 +37,7 @@ from pathlib import Path
 
 import numpy as np
 
-from tutor.errors import UserError
+from tutor.errors import UserError, existing_file
 
 FORMATS = (".csv", ".tsv", ".npy", ".json")
 
@@ -234,11 +234,7 @@ def split_labels(text: str) -> list[str]:
 
 def load_labels(path: str | Path, where: str) -> list[str]:
     """One label per line; trailing blank lines are ignored."""
-    p = Path(path)
-    if p.is_dir():
-        raise UserError(f"{where}: is a folder; expected a text file with one label per line")
-    if not p.is_file():
-        raise UserError(f"{where}: no such file; expected a text file with one label per line")
+    p = existing_file(path, where, "a text file with one label per line")
     try:
         lines = p.read_text(encoding="utf-8-sig").splitlines()
     except UnicodeDecodeError:

@@ -73,7 +73,7 @@ class LearnScreen(Screen):
             options.highlighted = highlighted
 
     def show(self, page_id: str) -> None:
-        from tutor.content import exam_document, lesson_document
+        from tutor.render.documents import exam_document, lesson_document, qa_document
 
         if page_id == self.page_id:
             return
@@ -87,7 +87,7 @@ class LearnScreen(Screen):
                 self._mark.stop()
             self._mark = self.set_timer(READ_AFTER_S, lambda: self._mark_read(page_id))
         else:
-            text = exam_document() if page_id == "exam" else _qa_document()
+            text = exam_document() if page_id == "exam" else qa_document()
         from rich.markdown import Markdown
 
         self.document = text
@@ -145,12 +145,3 @@ class LearnScreen(Screen):
             self.app.open_heatmap(self.lesson.heatmaps[0])  # type: ignore[attr-defined]
         else:
             self.notify("This lesson has no heatmap.", severity="warning")
-
-
-def _qa_document() -> str:
-    from tutor.content import load_qa
-
-    out = ["# Questions students asked", ""]
-    for item in load_qa():
-        out += [f"**Q: {item.question}**", "", item.answer.strip(), "", f"*Lesson: {item.lesson}*", ""]
-    return "\n".join(out)

@@ -65,6 +65,11 @@ class Part:
     options: tuple[str, ...] = ()
     unit: str = ""
 
+    @classmethod
+    def vector(cls, prompt: str, values: Sequence[float], tolerance: float = 0.0) -> Part:
+        """A ``vector`` part whose answer is ``values`` (any sequence or array of numbers)."""
+        return cls(prompt, "vector", tuple(float(x) for x in values), tolerance=tolerance)
+
     @property
     def answer_text(self) -> str:
         if self.kind == "number":

@@ -42,8 +42,7 @@ def make_context_vector(rng: np.random.Generator) -> dict:
     return dict(
         prompt=(f"At decoder step t the attention weights over three encoder states are "
                 f"α = {vec(alpha)}, and\n{rows}"),
-        parts=(Part("The context vector C_t = Σᵢ αᵢ Hᵢ?", "vector", tuple(float(x) for x in C),
-                    tolerance=0.01),),
+        parts=(Part.vector("The context vector C_t = Σᵢ αᵢ Hᵢ?", C, tolerance=0.01),),
         solution=(
             "C_t = " + " + ".join(f"{num(a)}·{vec(h)}" for a, h in zip(alpha, H)),
             f"C_t = {vec(C)}",
@@ -73,10 +72,9 @@ def make_self_attention_row(rng: np.random.Generator) -> dict:
                 f"  X = {mat(X)}\n  W_Q = {mat(W_Q)}, W_K = {mat(W_K)}, W_V = {mat(W_V)}\n"
                 f"Q = X W_Q, K = X W_K, V = X W_V; weights softmax(Q Kᵀ / √d_k) row by row."),
         parts=(
-            Part(f"(a) The attention weights of token {i + 1} over tokens 1–3?", "vector",
-                 tuple(float(x) for x in A[i]), tolerance=0.01),
-            Part(f"(b) The output Z{i + 1}?", "vector", tuple(float(x) for x in Z[i]),
-                 tolerance=0.02),
+            Part.vector(f"(a) The attention weights of token {i + 1} over tokens 1–3?", A[i],
+                        tolerance=0.01),
+            Part.vector(f"(b) The output Z{i + 1}?", Z[i], tolerance=0.02),
         ),
         solution=(
             f"Q{i + 1} = {vec(Q[i])}; K = {mat(K)}; V = {mat(V)}",

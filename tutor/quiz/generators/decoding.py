@@ -198,8 +198,7 @@ def make_temperature(rng: np.random.Generator) -> dict:
     plain = softmax(z)
     return dict(
         prompt=f"Logits z = {vec(z)}. Sample with temperature T = {num(T)}: P = softmax(z / T).",
-        parts=(Part("P (three numbers, in order)?", "vector", tuple(float(x) for x in w),
-                    tolerance=0.01),),
+        parts=(Part.vector("P (three numbers, in order)?", w, tolerance=0.01),),
         solution=(
             f"z / T = {vec(z / T)}",
             f"P = softmax(z / T) = {vec(w)}",

@@ -67,8 +67,7 @@ def make_softmax_weights(rng: np.random.Generator) -> dict:
     exps = np.exp(s)  # shown as working only; the answer is the engine's softmax
     return dict(
         prompt=f"Attention scores s = {vec(s)}. Turn them into attention weights with softmax.",
-        parts=(Part("The weights α (one per score, in order)?", "vector",
-                    tuple(float(x) for x in w), tolerance=0.01),),
+        parts=(Part.vector("The weights α (one per score, in order)?", w, tolerance=0.01),),
         solution=(
             "αⱼ = e^sⱼ / Σₖ e^sₖ",
             f"e^s = {vec(exps)}, Σ = {num(exps.sum())}",
@@ -132,8 +131,8 @@ def make_masked_softmax(rng: np.random.Generator) -> dict:
     kept = s[allowed]
     return dict(
         prompt=f"Scores for one query against {n} keys: s = {vec(s)}.\n{why}",
-        parts=(Part("The attention weights for all four keys (masked ones included)?", "vector",
-                    tuple(float(x) for x in w), tolerance=0.01),),
+        parts=(Part.vector("The attention weights for all four keys (masked ones included)?", w,
+                           tolerance=0.01),),
         solution=(
             "Masked positions get weight exactly 0 (their score is treated as −∞);",
             f"softmax over the allowed scores {vec(kept)}:",
