@@ -43,14 +43,14 @@ def run_in_terminal(exp: Experiment, settings: Any, *, json_out: bool, style: St
     from tutor.lab.jsonout import dumps
     from tutor.lab.progress import CtrlC, TerminalProgress, progress_enabled, warm_up_kernels
 
-    note = exp.describe(settings)
-    if note:
-        typer.echo(f"{note} (Ctrl-C stops early and reports)", err=True)
     enabled = progress_enabled()
     runs, total = exp.bars(settings)
+    note = exp.describe(settings)
     with CtrlC() as stop:  # a Ctrl-C while the kernels load stops the run at its first step
         if exp.warm_up:
             warm_up_kernels(enabled)
+        if note:  # once the kernels are in: from here on Ctrl-C stops after a step
+            typer.echo(f"{note} (Ctrl-C stops early and reports)", err=True)
         with TerminalProgress(runs, total, enabled and total > 0) as bar:
             result = exp.run(settings, on_progress=bar.callback, should_stop=stop)
     for line in exp.save(result, settings):

@@ -31,7 +31,7 @@ class LabScreen(Screen):
     BINDINGS = [
         Binding("enter,r", "run", "Run"),
         Binding("c", "cancel", "Cancel run"),
-        Binding("h", "to_heatmaps", "Alignment in Heatmaps", show=False),
+        Binding("h", "to_heatmaps", "Learned weights in Heatmaps", show=False),
     ]
 
     def __init__(self, experiment: str | None = None, settings: Mapping[str, Any] | None = None) -> None:
