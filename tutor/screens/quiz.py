@@ -240,6 +240,7 @@ class QuizScreen(Screen):
         text = event.value
         command = command_word(text)
         if command is not None:
+            event.input.value = ""
             {"hint": self.action_hint, "skip": self.action_skip, "quit": self.action_end}[command]()
             return
         fb = self.session.submit(text)
