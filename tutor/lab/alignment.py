@@ -5,13 +5,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tutor.lab import jsonout
 from tutor.lab.report import Part, Style, pct
 
 WARM_UP = True
 EXPECTED = {"reverse": "anti-diagonal", "copy": "diagonal", "sort": "by value"}
+
+if TYPE_CHECKING:
+    from engine.lab.progress import ProgressFn, StopFn
 
 
 @dataclass(frozen=True)
@@ -51,7 +54,8 @@ def bars(s: Any) -> tuple[tuple[str, ...], int]:
     return ((), 0) if j.model is not None else (("attention",), j.settings.train.steps)
 
 
-def run(s: Any, *, on_progress=None, should_stop=None) -> Any:
+def run(s: Any, *, on_progress: ProgressFn | None = None,
+        should_stop: StopFn | None = None) -> Any:
     from engine import lab
 
     j = job(s)

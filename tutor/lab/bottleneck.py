@@ -3,12 +3,15 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tutor.lab import jsonout
 from tutor.lab.report import Part, Style, accuracy_plot, accuracy_table, model_desc, pct
 
 WARM_UP = True  # needs the seq2seq kernels
+
+if TYPE_CHECKING:
+    from engine.lab.progress import ProgressFn, StopFn
 
 
 def defaults() -> Any:
@@ -27,7 +30,8 @@ def bars(s: Any) -> tuple[tuple[str, ...], int]:
     return ("attention", "fixed"), s.train.steps
 
 
-def run(s: Any, *, on_progress=None, should_stop=None) -> Any:
+def run(s: Any, *, on_progress: ProgressFn | None = None,
+        should_stop: StopFn | None = None) -> Any:
     from engine import lab
 
     return lab.bottleneck(s, on_progress=on_progress, should_stop=should_stop)

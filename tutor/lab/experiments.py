@@ -23,9 +23,12 @@ from __future__ import annotations
 import importlib
 from dataclasses import dataclass
 from types import ModuleType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tutor.lab.report import Style, renderable
+
+if TYPE_CHECKING:
+    from engine.lab.progress import ProgressFn, StopFn
 
 
 @dataclass(frozen=True)
@@ -54,7 +57,8 @@ class Experiment:
     def bars(self, settings: Any) -> tuple[tuple[str, ...], int]:
         return self.load().bars(settings)
 
-    def run(self, settings: Any = None, *, on_progress=None, should_stop=None) -> Any:
+    def run(self, settings: Any = None, *, on_progress: ProgressFn | None = None,
+        should_stop: StopFn | None = None) -> Any:
         """Run with ``settings`` (the defaults when None); see :mod:`engine.lab.progress`."""
         settings = self.defaults() if settings is None else settings
         return self.load().run(settings, on_progress=on_progress, should_stop=should_stop)

@@ -5,13 +5,16 @@ from __future__ import annotations
 
 import math
 from dataclasses import asdict
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tutor.lab import jsonout
 from tutor.lab.report import Part, Style, box
 from tutor.plot import Series, line_plot
 
 WARM_UP = False
+
+if TYPE_CHECKING:
+    from engine.lab.progress import ProgressFn, StopFn
 
 
 def defaults() -> Any:
@@ -28,7 +31,8 @@ def bars(s: Any) -> tuple[tuple[str, ...], int]:
     return ("saturation",), len(s.d_ks)
 
 
-def run(s: Any, *, on_progress=None, should_stop=None) -> Any:
+def run(s: Any, *, on_progress: ProgressFn | None = None,
+        should_stop: StopFn | None = None) -> Any:
     from engine.lab.scaling import saturation
 
     return saturation(s, on_progress=on_progress, should_stop=should_stop)

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tutor.lab import jsonout
 from tutor.lab.report import Part, Style, accuracy_table, loss_plot, model_desc
 
 WARM_UP = True
 THRESHOLD = 0.5  # loss per token the summary times each run to
+
+if TYPE_CHECKING:
+    from engine.lab.progress import ProgressFn, StopFn
 
 
 def defaults() -> Any:
@@ -30,7 +33,8 @@ def bars(s: Any) -> tuple[tuple[str, ...], int]:
     return tuple(ratio_label(r) for r in s.ratios), s.train.steps
 
 
-def run(s: Any, *, on_progress=None, should_stop=None) -> Any:
+def run(s: Any, *, on_progress: ProgressFn | None = None,
+        should_stop: StopFn | None = None) -> Any:
     from engine import lab
 
     return lab.teacher_forcing(s, on_progress=on_progress, should_stop=should_stop)

@@ -4,12 +4,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tutor.lab import jsonout
 from tutor.lab.report import Part, Style, accuracy_table, loss_plot, model_desc
 
 WARM_UP = True
+
+if TYPE_CHECKING:
+    from engine.lab.progress import ProgressFn, StopFn
 
 
 @dataclass(frozen=True)
@@ -52,7 +55,8 @@ def bars(j: TrainJob) -> tuple[tuple[str, ...], int]:
     return ((j.config.decoder,), j.settings.steps) if j.settings.steps > 0 else ((), 0)
 
 
-def run(j: TrainJob, *, on_progress=None, should_stop=None) -> Any:
+def run(j: TrainJob, *, on_progress: ProgressFn | None = None,
+        should_stop: StopFn | None = None) -> Any:
     from engine import lab
 
     return lab.train(j.config, j.settings, j.model, per_bucket=j.per_bucket,
