@@ -3,21 +3,12 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from tutor.lab import jsonout
 from tutor.lab.report import Part, Style, accuracy_plot, accuracy_table, model_desc, pct
 
 WARM_UP = True  # needs the seq2seq kernels
-
-if TYPE_CHECKING:
-    from engine.lab.progress import ProgressFn, StopFn
-
-
-def defaults() -> Any:
-    from engine import lab
-
-    return lab.BottleneckSettings()
 
 
 def describe(s: Any) -> str:
@@ -28,17 +19,6 @@ def describe(s: Any) -> str:
 
 def bars(s: Any) -> tuple[tuple[str, ...], int]:
     return ("attention", "fixed"), s.train.steps
-
-
-def run(s: Any, *, on_progress: ProgressFn | None = None,
-        should_stop: StopFn | None = None) -> Any:
-    from engine import lab
-
-    return lab.bottleneck(s, on_progress=on_progress, should_stop=should_stop)
-
-
-def stopped(res: Any) -> bool:
-    return res.interrupted
 
 
 def report(res: Any, s: Any, style: Style) -> list[Part]:
@@ -100,7 +80,9 @@ def from_options(*, seed: int, steps: int | None = None, min_len: int | None = N
     """The defaults with the options given (None: keep the default)."""
     from dataclasses import replace
 
-    s = defaults()
+    from engine import lab
+
+    s = lab.BottleneckSettings()
     tr = s.train
     tr = replace(tr, seed=seed, steps=steps or tr.steps, min_len=min_len or tr.min_len,
                  max_len=max_len or tr.max_len)

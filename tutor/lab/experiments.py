@@ -1,16 +1,19 @@
 """The lab's experiments: one table the CLI (``attn-tutor lab NAME``), the TUI lab screen and
 the command palette all read.
 
-Adding an experiment is one row here plus its module ``tutor/lab/<name>.py``, which defines:
+Adding an experiment is one row here plus its module ``tutor/lab/<name>.py``. The row may
+name the engine's settings class and experiment function (``"module:name"``); then running
+is ``function(settings_class(), on_progress=…, should_stop=…)`` and the module need not say
+more about it. The module defines:
 
-- ``defaults()`` → its settings (an engine settings dataclass, or a small job record);
-- ``describe(settings)`` → one line saying what will run ("" for none);
+- ``describe(settings)`` → one line saying what will run (none when it is missing);
 - ``bars(settings)`` → (progress-bar names, steps per bar) for the terminal;
-- ``run(settings, *, on_progress, should_stop)`` → a result (:mod:`engine.lab.progress`);
-- ``stopped(result)`` → whether a stop request ended it early;
 - ``report(result, settings, style)`` → parts (:mod:`tutor.lab.report`): the sentences,
   tables and plots both front ends show;
 - ``to_json(result, settings)`` → the ``--json`` object (:mod:`tutor.lab.jsonout`);
+- where the row names no engine function, or to do more: ``defaults()`` → its settings,
+  ``run(settings, *, on_progress, should_stop)`` → a result (:mod:`engine.lab.progress`),
+  ``stopped(result)`` (default: the result's ``interrupted`` or ``stopped`` flag);
 - optionally ``save(result, settings)`` → files written, as notes; ``heatmaps(result)`` →
   weights for the Heatmaps area; ``WARM_UP = True`` when it needs the seq2seq kernels.
 
@@ -39,20 +42,30 @@ class Experiment:
     name: str
     blurb: str
     module: str
+    settings: str = ""
+    """``"package.module:Class"``: the engine settings whose defaults the experiment runs with."""
+    function: str = ""
+    """``"package.module:function"``: the engine experiment ``run`` calls."""
     on_screen: bool = True
 
     def load(self) -> ModuleType:
         return importlib.import_module(self.module)
+
+    def _hook(self, name: str) -> Any:
+        """The module's own ``name``, or None."""
+        return getattr(self.load(), name, None)
 
     @property
     def warm_up(self) -> bool:
         return bool(getattr(self.load(), "WARM_UP", False))
 
     def defaults(self) -> Any:
-        return self.load().defaults()
+        own = self._hook("defaults")
+        return own() if own else _resolve(self.settings)()
 
     def describe(self, settings: Any) -> str:
-        return self.load().describe(settings)
+        own = self._hook("describe")
+        return own(settings) if own else ""
 
     def bars(self, settings: Any) -> tuple[tuple[str, ...], int]:
         return self.load().bars(settings)
@@ -61,10 +74,15 @@ class Experiment:
         should_stop: StopFn | None = None) -> Any:
         """Run with ``settings`` (the defaults when None); see :mod:`engine.lab.progress`."""
         settings = self.defaults() if settings is None else settings
-        return self.load().run(settings, on_progress=on_progress, should_stop=should_stop)
+        run = self._hook("run") or _resolve(self.function)
+        return run(settings, on_progress=on_progress, should_stop=should_stop)
 
     def stopped(self, result: Any) -> bool:
-        return self.load().stopped(result)
+        """Whether a stop request ended ``result``'s run early."""
+        own = self._hook("stopped")
+        if own:
+            return own(result)
+        return bool(getattr(result, "interrupted", False) or getattr(result, "stopped", False))
 
     def report(self, result: Any, settings: Any = None, style: Style = Style()) -> list[Any]:
         return self.load().report(result, settings, style)
@@ -73,23 +91,33 @@ class Experiment:
         return self.load().to_json(result, settings)
 
     def save(self, result: Any, settings: Any) -> list[str]:
-        save = getattr(self.load(), "save", None)
-        return save(result, settings) if save else []
+        own = self._hook("save")
+        return own(result, settings) if own else []
 
     def heatmaps(self, result: Any) -> list[Any]:
-        heatmaps = getattr(self.load(), "heatmaps", None)
-        return heatmaps(result) if heatmaps else []
+        own = self._hook("heatmaps")
+        return own(result) if own else []
+
+
+def _resolve(target: str) -> Any:
+    """``"package.module:name"`` → that object (imported now)."""
+    module, _, name = target.partition(":")
+    return getattr(importlib.import_module(module), name)
 
 
 EXPERIMENTS: tuple[Experiment, ...] = (
-    Experiment("bottleneck", "fixed context vs attention as sequences grow", "tutor.lab.bottleneck"),
-    Experiment("teacher-forcing", "training with ratio 1.0 vs 0.0", "tutor.lab.teacher_forcing"),
+    Experiment("bottleneck", "fixed context vs attention as sequences grow", "tutor.lab.bottleneck",
+               "engine.lab:BottleneckSettings", "engine.lab:bottleneck"),
+    Experiment("teacher-forcing", "training with ratio 1.0 vs 0.0", "tutor.lab.teacher_forcing",
+               "engine.lab:TeacherForcingSettings", "engine.lab:teacher_forcing"),
     Experiment("alignment", "the learned attention of a trained model as a heatmap",
                "tutor.lab.alignment"),
     Experiment("train", "one model of your choice, saved and loaded as .npz", "tutor.lab.train",
                on_screen=False),
-    Experiment("scaling", "time and memory of plain vs tiled attention", "tutor.lab.scaling"),
-    Experiment("saturation", "Var(q·k) and softmax saturation against d_k", "tutor.lab.saturation"),
+    Experiment("scaling", "time and memory of plain vs tiled attention", "tutor.lab.scaling",
+               "engine.lab.scaling:ScalingSettings", "engine.lab.scaling:scaling"),
+    Experiment("saturation", "Var(q·k) and softmax saturation against d_k", "tutor.lab.saturation",
+               "engine.lab.scaling:SaturationSettings", "engine.lab.scaling:saturation"),
 )
 BY_NAME: dict[str, Experiment] = {e.name: e for e in EXPERIMENTS}
 

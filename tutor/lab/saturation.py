@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import asdict
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from tutor.lab import jsonout
 from tutor.lab.report import Part, Style, box
@@ -13,33 +13,9 @@ from tutor.plot import Series, line_plot
 
 WARM_UP = False
 
-if TYPE_CHECKING:
-    from engine.lab.progress import ProgressFn, StopFn
-
-
-def defaults() -> Any:
-    from engine.lab.scaling import SaturationSettings
-
-    return SaturationSettings()
-
-
-def describe(s: Any) -> str:
-    return ""
-
 
 def bars(s: Any) -> tuple[tuple[str, ...], int]:
     return ("saturation",), len(s.d_ks)
-
-
-def run(s: Any, *, on_progress: ProgressFn | None = None,
-        should_stop: StopFn | None = None) -> Any:
-    from engine.lab.scaling import saturation
-
-    return saturation(s, on_progress=on_progress, should_stop=should_stop)
-
-
-def stopped(res: Any) -> bool:
-    return res.stopped
 
 
 def report(res: Any, s: Any, style: Style) -> list[Part]:

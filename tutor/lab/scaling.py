@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 from dataclasses import asdict
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from tutor.lab import jsonout
 from tutor.lab.report import Part, Style, box
@@ -12,33 +12,9 @@ from tutor.plot import Series, line_plot
 
 WARM_UP = False  # the experiment loads its own two kernels, and says so
 
-if TYPE_CHECKING:
-    from engine.lab.progress import ProgressFn, StopFn
-
-
-def defaults() -> Any:
-    from engine.lab.scaling import ScalingSettings
-
-    return ScalingSettings()
-
-
-def describe(s: Any) -> str:
-    return ""
-
 
 def bars(s: Any) -> tuple[tuple[str, ...], int]:
     return ("scaling",), len(s.sizes) + 1
-
-
-def run(s: Any, *, on_progress: ProgressFn | None = None,
-        should_stop: StopFn | None = None) -> Any:
-    from engine.lab.scaling import scaling
-
-    return scaling(s, on_progress=on_progress, should_stop=should_stop)
-
-
-def stopped(res: Any) -> bool:
-    return res.stopped
 
 
 def report(res: Any, s: Any, style: Style) -> list[Part]:

@@ -2,22 +2,13 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from tutor.lab import jsonout
 from tutor.lab.report import Part, Style, accuracy_table, loss_plot, model_desc
 
 WARM_UP = True
 THRESHOLD = 0.5  # loss per token the summary times each run to
-
-if TYPE_CHECKING:
-    from engine.lab.progress import ProgressFn, StopFn
-
-
-def defaults() -> Any:
-    from engine import lab
-
-    return lab.TeacherForcingSettings()
 
 
 def describe(s: Any) -> str:
@@ -31,17 +22,6 @@ def bars(s: Any) -> tuple[tuple[str, ...], int]:
     from engine.lab import ratio_label
 
     return tuple(ratio_label(r) for r in s.ratios), s.train.steps
-
-
-def run(s: Any, *, on_progress: ProgressFn | None = None,
-        should_stop: StopFn | None = None) -> Any:
-    from engine import lab
-
-    return lab.teacher_forcing(s, on_progress=on_progress, should_stop=should_stop)
-
-
-def stopped(res: Any) -> bool:
-    return res.interrupted
 
 
 def report(res: Any, s: Any, style: Style) -> list[Part]:
@@ -87,7 +67,9 @@ def from_options(*, seed: int, steps: int | None = None, max_len: int | None = N
     """The defaults with the options given (None: keep the default)."""
     from dataclasses import replace
 
-    s = defaults()
+    from engine import lab
+
+    s = lab.TeacherForcingSettings()
     tr = replace(s.train, seed=seed, steps=steps or s.train.steps,
                  max_len=max_len or s.train.max_len)
     tr = replace(tr, min_len=min(tr.min_len, tr.max_len))

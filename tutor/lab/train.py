@@ -63,10 +63,6 @@ def run(j: TrainJob, *, on_progress: ProgressFn | None = None,
                      on_progress=on_progress, should_stop=should_stop)
 
 
-def stopped(res: Any) -> bool:
-    return res.interrupted
-
-
 def save(res: Any, j: TrainJob) -> list[str]:
     """``--save``: the weights with a record of how they were trained."""
     if j.save is None:
