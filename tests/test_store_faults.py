@@ -153,10 +153,11 @@ def test_plain_quiz_reports_an_answer_that_did_not_fit(tmp_path):
 
 async def test_tui_quiz_reports_an_answer_that_did_not_fit(monkeypatch):
     from tutor.app import StartAt, make_app
+    from tutor.quiz.modes import QuizStart
 
     monkeypatch.setattr(bank_mod, "load_bank", lambda root=None: list(MCQS))
-    options = (("mode", "practice"), ("count", 1), ("seed", 1), ("generated", False))
-    app = make_app(StartAt("quiz", options=options))
+    options = QuizStart(mode="practice", count=1, seed=1, generated=False)
+    app = make_app(StartAt("quiz", quiz=options))
     async with app.run_test(size=(100, 30)) as pilot:
         await pilot.pause()
         _fill(app.store)
@@ -412,6 +413,7 @@ async def test_tui_quiz_start_says_when_progress_cannot_be_read(monkeypatch):
     take the file in exclusive locking mode while we hold it open), so this read failure is
     simulated: it stands for a disk that fails a read."""
     from tutor.app import StartAt, make_app
+    from tutor.quiz.modes import QuizStart
     from tutor.store import Store
 
     def failing(self, *a, **k):
@@ -419,7 +421,7 @@ async def test_tui_quiz_start_says_when_progress_cannot_be_read(monkeypatch):
                          faults.IO)
 
     monkeypatch.setattr(bank_mod, "load_bank", lambda root=None: list(MCQS))
-    app = make_app(StartAt("quiz", options=(("mode", "review"), ("generated", False))))
+    app = make_app(StartAt("quiz", quiz=QuizStart(mode="review", generated=False)))
     async with app.run_test(size=(100, 30)) as pilot:
         await pilot.pause()
         monkeypatch.setattr(Store, "_read", failing)
