@@ -1,4 +1,4 @@
-"""engine.scaling: the exponent fit, the memory model, Var(q·k) = d_k and softmax saturation."""
+"""engine.lab.scaling: the exponent fit, the memory model, Var(q·k) = d_k and softmax saturation."""
 
 from __future__ import annotations
 
