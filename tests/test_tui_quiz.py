@@ -73,9 +73,9 @@ async def test_invalid_answer_is_reasked_with_a_hint_and_digits_stay_in_the_fiel
 
 
 async def test_a_wrong_choice_is_told_why_it_is_wrong():
-    options = (("mode", "practice"), ("count", 30), ("seed", 5), ("generated", False),
-               ("topics", ("scoring",)), ("autostart", True))
-    app = make_app(StartAt("quiz", options=options))
+    options = QuizStart(mode="practice", count=30, seed=5, generated=False, topics=("scoring",),
+                        autostart=True)
+    app = make_app(StartAt("quiz", quiz=options))
     async with app.run_test(size=(100, 30)) as pilot:
         screen = await _start(pilot, app)
         while screen.session.current.kind != "mcq":
