@@ -36,6 +36,7 @@ _EXPORTS: dict[str, str] = {
     "self_attention": "engine.attention",
     "cross_attention": "engine.attention",
     "multi_head_attention": "engine.attention",
+    "attention_backward": "engine.attention_backward",
     "flash_attention": "engine.flash",
     "sinusoidal_encoding": "engine.positional",
     "max_pool": "engine.pooling",

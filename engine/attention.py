@@ -16,6 +16,7 @@ concatenated and multiplied by W_O; each head scales by 1/√d_head.
 from __future__ import annotations
 
 import math
+from typing import NamedTuple
 
 import numpy as np
 
@@ -107,26 +108,23 @@ def _batched(arr: np.ndarray, name: str, expected: str) -> np.ndarray:
     return arr
 
 
-def attention(Q: object, K: object, V: object, mask: object | None = None,
-              scale: float | None = None) -> tuple[np.ndarray, np.ndarray]:
-    """Scaled dot-product attention softmax(Q Kᵀ · scale) V with an optional boolean mask.
+class PreparedAttention(NamedTuple):
+    """Checked attention inputs flattened to one batch axis (what the kernels take)."""
 
-    Args:
-        Q: queries (..., L, d_k).
-        K: keys (..., S, d_k).
-        V: values (..., S, d_v). Leading batch dims of Q, K, V (and mask) broadcast.
-        mask: bool broadcastable to (..., L, S), True = may attend; None = attend everywhere.
-        scale: score multiplier, default 1/√d_k; must be > 0.
+    Q: np.ndarray  # (B, L, d_k)
+    K: np.ndarray  # (B, S, d_k)
+    V: np.ndarray  # (B, S, d_v)
+    mask: np.ndarray  # (B, L, S), or (1, 1, 1) when use_mask is False
+    use_mask: bool
+    scale: float
+    batch: tuple[int, ...]  # the broadcast leading dims, B = prod(batch)
+    dtype: np.dtype
+    input_shapes: tuple[tuple[int, ...], ...]  # Q's, K's and V's shapes as given
 
-    Returns:
-        ``(out, weights)``: out (..., L, d_v) and weights (..., L, S). Each weights row is
-        non-negative and sums to 1, except a fully masked row, which is all zeros (and its
-        output is zero).
 
-    Raises:
-        ValueError: on wrong or mismatched shapes, NaN/inf, empty input, a non-boolean or
-            non-broadcastable mask, or scale <= 0.
-    """
+def prepare_attention(Q: object, K: object, V: object, mask: object | None,
+                      scale: float | None) -> PreparedAttention:
+    """Validate and broadcast :func:`attention`'s arguments (shared with its backward)."""
     q = _batched(as_float(Q, "Q"), "Q", "(..., L, d_k)")
     k = _batched(as_float(K, "K"), "K", "(..., S, d_k)")
     v = _batched(as_float(V, "V"), "V", "(..., S, d_v)")
@@ -159,10 +157,37 @@ def attention(Q: object, K: object, V: object, mask: object | None = None,
         m3 = np.ones((1, 1, 1), dtype=np.bool_)
     else:
         m3 = broadcast_mask(m, batch + (L, S)).reshape(nb, L, S)
+    return PreparedAttention(q3, k3, v3, m3, m is not None, sc, batch, dt,
+                             (q.shape, k.shape, v.shape))
+
+
+def attention(Q: object, K: object, V: object, mask: object | None = None,
+              scale: float | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Scaled dot-product attention softmax(Q Kᵀ · scale) V with an optional boolean mask.
+
+    Args:
+        Q: queries (..., L, d_k).
+        K: keys (..., S, d_k).
+        V: values (..., S, d_v). Leading batch dims of Q, K, V (and mask) broadcast.
+        mask: bool broadcastable to (..., L, S), True = may attend; None = attend everywhere.
+        scale: score multiplier, default 1/√d_k; must be > 0.
+
+    Returns:
+        ``(out, weights)``: out (..., L, d_v) and weights (..., L, S). Each weights row is
+        non-negative and sums to 1, except a fully masked row, which is all zeros (and its
+        output is zero).
+
+    Raises:
+        ValueError: on wrong or mismatched shapes, NaN/inf, empty input, a non-boolean or
+            non-broadcastable mask, or scale <= 0.
+    """
+    q3, k3, v3, m3, use_mask, sc, batch, dt, _ = prepare_attention(Q, K, V, mask, scale)
+    nb, L, d_k = q3.shape
+    S = k3.shape[1]
     out = np.empty((nb, L, v3.shape[2]), dtype=dt)  # (B, L, d_v)
     weights = np.empty((nb, L, S), dtype=dt)  # (B, L, S)
     kernel = _sdpa_blas if L * S * d_k >= BLAS_MIN_WORK else _sdpa
-    kernel(q3, k3, v3, m3, m is not None, dt.type(sc), out, weights)
+    kernel(q3, k3, v3, m3, use_mask, dt.type(sc), out, weights)
     return out.reshape(batch + (L, v3.shape[2])), weights.reshape(batch + (L, S))
 
 

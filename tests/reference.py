@@ -350,3 +350,36 @@ def cross_entropy_grad(logits, targets, ignore_index=-100, reduction="mean", lab
         if reduction == "mean":
             grad[n] /= count
     return grad.reshape(logits.shape)
+
+
+# --- attention backward --------------------------------------------------------------------
+
+def softmax_jacobian(alpha):
+    """∂α/∂s for α = softmax(s): J_jk = α_j (δ_jk − α_k), i.e. diag(α) − ααᵀ, built entry by entry."""
+    alpha = np.asarray(alpha, dtype=np.float64)
+    n = alpha.shape[0]
+    J = np.zeros((n, n))
+    for j in range(n):
+        for k in range(n):
+            J[j, k] = alpha[j] * ((1.0 if j == k else 0.0) - alpha[k])
+    return J
+
+
+def attention_backward_2d(Q, K, V, mask, dO, scale=None):
+    """Chain rule through out = softmax(scale·Q Kᵀ) V one query row at a time, with the full
+    softmax Jacobian matrix per row (no shortcuts); returns dQ, dK, dV, dα."""
+    Q, K, V, dO = (np.asarray(a, dtype=np.float64) for a in (Q, K, V, dO))
+    L, S = Q.shape[0], K.shape[0]
+    s = 1.0 / math.sqrt(Q.shape[1]) if scale is None else scale
+    _, alpha = attention_2d(Q, K, V, mask, s)
+    dQ, dK, dV = np.zeros(Q.shape), np.zeros(K.shape), np.zeros(V.shape)
+    d_alpha = np.zeros((L, S))
+    for i in range(L):
+        for j in range(S):
+            d_alpha[i, j] = float(dO[i] @ V[j])          # out_i = Σ_j α_ij V_j
+            dV[j] += alpha[i, j] * dO[i]
+        ds = softmax_jacobian(alpha[i]).T @ d_alpha[i]    # ∂L/∂s_ik = Σ_j ∂L/∂α_ij ∂α_ij/∂s_ik
+        for j in range(S):                                 # s_ij = scale · Q_i · K_j
+            dQ[i] += s * ds[j] * K[j]
+            dK[j] += s * ds[j] * Q[i]
+    return dQ, dK, dV, d_alpha
