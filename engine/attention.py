@@ -298,6 +298,29 @@ def multi_head_attention(X_q: object, X_kv: object, W_Q: object, W_K: object, W_
         ValueError: on wrong or mismatched shapes, d_model % num_heads != 0, NaN/inf or
             empty input.
     """
+    xq, xkv, wq, wk, wv, wo, h, m, dt = prepare_multi_head(X_q, X_kv, W_Q, W_K, W_V, W_O,
+                                                           num_heads, mask)
+    L, S, d_model = xq.shape[0], xkv.shape[0], wq.shape[1]
+    Qh = split_heads(_project(xq, wq, dt), h)  # (h, L, d_head)
+    Kh = split_heads(_project(xkv, wk, dt), h)  # (h, S, d_head)
+    Vh = split_heads(_project(xkv, wv, dt), h)  # (h, S, d_head)
+    out_h, weights = attention(Qh, Kh, Vh, mask=m)  # (h, L, d_head), (h, L, S)
+    concat = out_h.transpose(1, 0, 2).reshape(L, d_model)  # (L, d_model)
+    return concat @ wo.astype(dt, copy=False), weights  # (L, d_out)
+
+
+def split_heads(P: np.ndarray, h: int) -> np.ndarray:
+    """(n, d_model) → (h, n, d_head): head i takes columns [i·d_head, (i+1)·d_head)."""
+    n, d_model = P.shape
+    return np.ascontiguousarray(P.reshape(n, h, d_model // h).transpose(1, 0, 2))
+
+
+def prepare_multi_head(X_q: object, X_kv: object, W_Q: object, W_K: object, W_V: object,
+                       W_O: object, num_heads: int, mask: object | None) -> tuple:
+    """Check :func:`multi_head_attention`'s arguments (shared with its backward).
+
+    Returns ``(X_q, X_kv, W_Q, W_K, W_V, W_O, h, mask (h, L, S) or None, dtype)``.
+    """
     xq = as_float(X_q, "X_q", ndim=2)
     xkv = as_float(X_kv, "X_kv", ndim=2)
     h = check_positive_int(num_heads, "num_heads")
@@ -312,15 +335,6 @@ def multi_head_attention(X_q: object, X_kv: object, W_Q: object, W_K: object, W_
     check_same_dim(wo, 0, d_model, "W_O", (d_model, "d_out"),
                    f"it multiplies the concatenated heads, width d_model = {d_model}")
     dt = result_dtype(xq, xkv, wq, wk, wv, wo)
-    L, S, dh = xq.shape[0], xkv.shape[0], d_model // h
+    L, S = xq.shape[0], xkv.shape[0]
     m = None if mask is None else broadcast_mask(mask, (h, L, S), expected="(h, L, S)")
-
-    def heads(P: np.ndarray, n: int) -> np.ndarray:  # (n, d_model) → (h, n, d_head)
-        return np.ascontiguousarray(P.reshape(n, h, dh).transpose(1, 0, 2))
-
-    Qh = heads(_project(xq, wq, dt), L)  # (h, L, d_head)
-    Kh = heads(_project(xkv, wk, dt), S)  # (h, S, d_head)
-    Vh = heads(_project(xkv, wv, dt), S)  # (h, S, d_head)
-    out_h, weights = attention(Qh, Kh, Vh, mask=m)  # (h, L, d_head), (h, L, S)
-    concat = out_h.transpose(1, 0, 2).reshape(L, d_model)  # (L, d_model)
-    return concat @ wo.astype(dt, copy=False), weights  # (L, d_out)
+    return xq, xkv, wq, wk, wv, wo, h, m, dt

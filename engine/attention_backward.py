@@ -33,7 +33,8 @@ import numpy as np
 
 from engine._jit import jit
 from engine._validate import as_float, shape_str
-from engine.attention import BLAS_MIN_WORK, _sdpa, _sdpa_blas, prepare_attention
+from engine.attention import (BLAS_MIN_WORK, _sdpa, _sdpa_blas, prepare_attention,
+                              prepare_multi_head, split_heads)
 
 
 class AttentionGrads(NamedTuple):
@@ -174,3 +175,73 @@ def attention_backward(Q: object, K: object, V: object, mask: object | None, dO:
         unbroadcast(dV.reshape(batch + (S, d_v)), shapes[2]),
         dW.reshape(batch + (L, S)),
     )
+
+
+class MultiHeadGrads(NamedTuple):
+    """Gradients of a scalar loss through :func:`engine.attention.multi_head_attention`.
+
+    For self-attention (the same X passed as X_q and X_kv) the gradient of X is
+    ``dX_q + dX_kv``.
+    """
+
+    dX_q: np.ndarray   # (L, d_q_in)
+    dX_kv: np.ndarray  # (S, d_kv_in)
+    dW_Q: np.ndarray   # (d_q_in, d_model)
+    dW_K: np.ndarray   # (d_kv_in, d_model)
+    dW_V: np.ndarray   # (d_kv_in, d_model)
+    dW_O: np.ndarray   # (d_model, d_out)
+    d_weights: np.ndarray  # (h, L, S) ∂L/∂α per head
+
+
+def multi_head_attention_backward(X_q: object, X_kv: object, W_Q: object, W_K: object,
+                                  W_V: object, W_O: object, num_heads: int, mask: object | None,
+                                  d_out: object) -> MultiHeadGrads:
+    """Gradients of multi-head attention (Vaswani et al., 2017 §3.2.2) given ∂L/∂out.
+
+    Backward of out = concat(head_1, …, head_h) W_O with head_i = attention(X_q W_Q^i,
+    X_kv W_K^i, X_kv W_V^i) (column slices, scale 1/√d_head):
+
+        dW_O = concatᵀ d_out            d concat = d_out W_Oᵀ, cut into the heads' columns
+        (dQ_i, dK_i, dV_i) = attention backward of head i, put back side by side as dQ, dK, dV
+        dW_Q = X_qᵀ dQ   dW_K = X_kvᵀ dK   dW_V = X_kvᵀ dV
+        dX_q = dQ W_Qᵀ   dX_kv = dK W_Kᵀ + dV W_Vᵀ
+
+    Args:
+        X_q, X_kv, W_Q, W_K, W_V, W_O, num_heads, mask: as
+            :func:`engine.attention.multi_head_attention`.
+        d_out: ∂L/∂out, (L, d_out).
+
+    Returns:
+        :class:`MultiHeadGrads`, each gradient shaped like its input.
+
+    Raises:
+        ValueError: on the forward's input errors, or d_out of the wrong shape.
+    """
+    xq, xkv, wq, wk, wv, wo, h, m, dt = prepare_multi_head(X_q, X_kv, W_Q, W_K, W_V, W_O,
+                                                           num_heads, mask)
+    L, S, d_model = xq.shape[0], xkv.shape[0], wq.shape[1]
+    g = as_float(d_out, "d_out")
+    if g.shape != (L, wo.shape[1]):
+        raise ValueError(f"d_out: expected shape {shape_str((L, wo.shape[1]))} (L, d_out) like "
+                         f"the output, got shape {shape_str(g.shape)}")
+    xq, xkv, wq, wk, wv, wo, g = (a.astype(dt, copy=False) for a in (xq, xkv, wq, wk, wv, wo, g))
+    Qh = split_heads(xq @ wq, h)                           # (h, L, d_head)
+    Kh = split_heads(xkv @ wk, h)                          # (h, S, d_head)
+    Vh = split_heads(xkv @ wv, h)                          # (h, S, d_head)
+    m3 = np.ones((1, 1, 1), np.bool_) if m is None else m
+    out_h = np.empty_like(Qh)                              # (h, L, d_head)
+    W = np.empty((h, L, S), dt)                            # (h, L, S)
+    sc = dt.type(1.0 / np.sqrt(d_model // h))
+    big = L * S * (d_model // h) >= BLAS_MIN_WORK
+    (_sdpa_blas if big else _sdpa)(Qh, Kh, Vh, m3, m is not None, sc, out_h, W)
+    concat = out_h.transpose(1, 0, 2).reshape(L, d_model)  # (L, d_model)
+    dW_O = concat.T @ g                                    # (d_model, d_out)
+    dOh = split_heads(g @ wo.T, h)                         # (h, L, d_head)
+    dQh, dKh, dVh = np.empty_like(Qh), np.empty_like(Kh), np.empty_like(Vh)
+    dW = np.empty_like(W)
+    (_sdpa_grad_blas if big else _sdpa_grad)(Qh, Kh, Vh, W, dOh, sc, dQh, dKh, dVh, dW)
+    dQ = dQh.transpose(1, 0, 2).reshape(L, d_model)        # (L, d_model)
+    dK = dKh.transpose(1, 0, 2).reshape(S, d_model)        # (S, d_model)
+    dV = dVh.transpose(1, 0, 2).reshape(S, d_model)        # (S, d_model)
+    return MultiHeadGrads(dQ @ wq.T, dK @ wk.T + dV @ wv.T, xq.T @ dQ, xkv.T @ dK, xkv.T @ dV,
+                          dW_O, dW)

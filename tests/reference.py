@@ -383,3 +383,64 @@ def attention_backward_2d(Q, K, V, mask, dO, scale=None):
             dQ[i] += s * ds[j] * K[j]
             dK[j] += s * ds[j] * Q[i]
     return dQ, dK, dV, d_alpha
+
+
+def multi_head_attention_backward(X_q, X_kv, W_Q, W_K, W_V, W_O, num_heads, mask, d_out):
+    """Per-head loop: each head's slice of the projections gets its own chain rule."""
+    X_q, X_kv, W_Q, W_K, W_V, W_O, d_out = (np.asarray(a, dtype=np.float64)
+                                           for a in (X_q, X_kv, W_Q, W_K, W_V, W_O, d_out))
+    d_model = W_Q.shape[1]
+    dh = d_model // num_heads
+    L, S = X_q.shape[0], X_kv.shape[0]
+    masks = None if mask is None else np.broadcast_to(np.asarray(mask, bool), (num_heads, L, S))
+    heads = []
+    grads = {k: np.zeros(W_Q.shape if k == "W_Q" else W_K.shape) for k in ("W_Q", "W_K", "W_V")}
+    dX_q, dX_kv = np.zeros(X_q.shape), np.zeros(X_kv.shape)
+    d_concat = d_out @ W_O.T                               # out = concat W_O
+    d_weights = []
+    for i in range(num_heads):
+        cols = slice(i * dh, (i + 1) * dh)
+        Qi, Ki, Vi = X_q @ W_Q[:, cols], X_kv @ W_K[:, cols], X_kv @ W_V[:, cols]
+        mi = None if masks is None else masks[i]
+        heads.append(attention_2d(Qi, Ki, Vi, mi)[0])
+        dQi, dKi, dVi, dwi = attention_backward_2d(Qi, Ki, Vi, mi, d_concat[:, cols])
+        d_weights.append(dwi)
+        grads["W_Q"][:, cols] = X_q.T @ dQi                # Q_i = X_q W_Q[:, cols]
+        grads["W_K"][:, cols] = X_kv.T @ dKi
+        grads["W_V"][:, cols] = X_kv.T @ dVi
+        dX_q += dQi @ W_Q[:, cols].T
+        dX_kv += dKi @ W_K[:, cols].T + dVi @ W_V[:, cols].T
+    dW_O = np.concatenate(heads, axis=1).T @ d_out
+    return dX_q, dX_kv, grads["W_Q"], grads["W_K"], grads["W_V"], dW_O, np.stack(d_weights)
+
+
+def additive_attention(Q, K, V, W_q, W_k, v, mask=None):
+    """softmax over e_ij = v · tanh(W_q q_i + W_k k_j), then Σ_j α_ij V_j."""
+    e = additive_scores(Q, K, W_q, W_k, v)
+    V = np.asarray(V, dtype=np.float64)
+    L, S = e.shape
+    m = np.ones((L, S), bool) if mask is None else np.broadcast_to(np.asarray(mask, bool), (L, S))
+    alpha = np.array([softmax_1d(e[i], m[i]) for i in range(L)])
+    return alpha @ V, alpha
+
+
+def additive_attention_backward(Q, K, V, W_q, W_k, v, mask, dO):
+    """Chain rule entry by entry: per (i, j) the score's gradients, per row the full Jacobian."""
+    Q, K, V, W_q, W_k, v, dO = (np.asarray(a, dtype=np.float64) for a in (Q, K, V, W_q, W_k, v, dO))
+    _, alpha = additive_attention(Q, K, V, W_q, W_k, v, mask)
+    L, S = alpha.shape
+    dQ, dK, dV = np.zeros(Q.shape), np.zeros(K.shape), np.zeros(V.shape)
+    dW_q, dW_k, dv = np.zeros(W_q.shape), np.zeros(W_k.shape), np.zeros(v.shape)
+    d_alpha = dO @ V.T
+    for i in range(L):
+        de = softmax_jacobian(alpha[i]).T @ d_alpha[i]
+        for j in range(S):
+            dV[j] += alpha[i, j] * dO[i]
+            t = np.tanh(W_q @ Q[i] + W_k @ K[j])           # (h,)
+            dv += de[j] * t
+            g = de[j] * v * (1 - t ** 2)                   # ∂e_ij / ∂(W_q q_i + W_k k_j)
+            dW_q += np.outer(g, Q[i])
+            dW_k += np.outer(g, K[j])
+            dQ[i] += W_q.T @ g
+            dK[j] += W_k.T @ g
+    return dQ, dK, dV, dW_q, dW_k, dv, d_alpha
