@@ -41,6 +41,7 @@ _EXPORTS: dict[str, str] = {
     "additive_attention": "engine.additive_attention",
     "additive_attention_backward": "engine.additive_attention",
     "flash_attention": "engine.flash",
+    "flash_attention_backward": "engine.flash_backward",
     "sinusoidal_encoding": "engine.positional",
     "max_pool": "engine.pooling",
     "mean_pool": "engine.pooling",

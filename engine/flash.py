@@ -51,12 +51,11 @@ import math
 import threading
 
 import numpy as np
-from llvmlite import ir
-from numba import config, types
-from numba.core import cgutils
-from numba.extending import intrinsic, overload
+from numba import config
 
 from engine._jit import jit
+from engine._tiles import (LN2, LOG2E, _exp2_inplace, _gemm, _next_task, _row_max,  # noqa: F401
+                           _row_sum)
 from engine._validate import as_bool, as_float, check_positive_int, check_scalar, result_dtype
 from engine._blas import single_threaded_blas
 
@@ -67,222 +66,20 @@ BLOCK_K = 512
 # the operands in place instead of re-packing them on every call (~160 vs ~115 GFLOP/s here).
 PIECE_ROWS = 64
 PIECE_KEYS = 128
-LOG2E = 1.4426950408889634
-LN2 = 0.6931471805599453
-
-
-# --------------------------------------------------------------------------- LLVM helpers
-
-@intrinsic
-def _fmax(typingctx, a, b):
-    """``llvm.maxnum(a, b)`` flagged nnan/nsz, so a loop of them vectorises as a reduction."""
-    if a != b or a not in (types.float32, types.float64):
-        return None
-
-    def codegen(context, builder, signature, args):
-        ty = args[0].type
-        fn = builder.module.declare_intrinsic("llvm.maxnum", [ty], ir.FunctionType(ty, [ty, ty]))
-        return builder.call(fn, args, fastmath=("nnan", "nsz"))
-
-    return a(a, b), codegen
-
-
-@intrinsic
-def _pow2_round(typingctx, t):
-    """2^k as a float, for t = v + 1.5·2²³ (float32) or v + 1.5·2⁵² (float64).
-
-    Adding the magic constant leaves k = round(v) in t's low mantissa bits; shifting them into
-    the exponent field and adding the bias gives 2^k with integer operations only, so it
-    vectorises. k = −127 (float32) / −1023 (float64) gives exactly 0.0.
-    """
-    if t not in (types.float32, types.float64):
-        return None
-    shift, bias, width = (52, 1023, 64) if t == types.float64 else (23, 127, 32)
-
-    def codegen(context, builder, signature, args):
-        ity = ir.IntType(width)
-        bits = builder.shl(builder.bitcast(args[0], ity), ir.Constant(ity, shift))
-        return builder.bitcast(builder.add(bits, ir.Constant(ity, bias << shift)),
-                               context.get_value_type(t))
-
-    return t(t), codegen
-
-
-@intrinsic
-def _wide_vectors(typingctx):
-    """Let LLVM vectorise the calling function with 512-bit registers where the CPU has them.
-
-    LLVM's tuning for Intel AVX-512 cores prefers 256-bit vectors, so numba's loops use ymm
-    registers even there. The function attributes ``prefer-vector-width`` and
-    ``min-legal-vector-width`` lift that for this function only (measured here: the
-    exponential ~20 % faster, the whole kernel ~5 %); CPUs without AVX-512 ignore them.
-    llvmlite only accepts a fixed list of attribute names, so they are added to the set
-    directly; should that ever fail, the function compiles as before.
-    """
-    def codegen(context, builder, signature, args):
-        try:
-            for attr in ('"prefer-vector-width"="512"', '"min-legal-vector-width"="512"'):
-                set.add(builder.function.attributes, attr)
-        except Exception:  # noqa: BLE001 - an optimisation hint, never a reason to fail
-            pass
-        return context.get_dummy_value()
-
-    return types.void(), codegen
-
-
-@intrinsic
-def _next_task(typingctx, counter):
-    """Atomically counter[0] += 1, returning the old value: the next unclaimed task."""
-    if not (isinstance(counter, types.Array) and counter.dtype == types.int64):
-        return None
-
-    def codegen(context, builder, signature, args):
-        ary = context.make_array(signature.args[0])(context, builder, args[0])
-        return builder.atomic_rmw("add", ary.data, ir.Constant(ir.IntType(64), 1), "monotonic")
-
-    return types.int64(counter), codegen
-
-
-_CHAR = ir.IntType(8)
-_VOIDP = ir.IntType(8).as_pointer()
-
-
-@intrinsic
-def _gemm(typingctx, A, B, C, trans_b, alpha, beta):
-    """C = alpha · A · op(B) + beta · C, with op(B) = Bᵀ when trans_b.
-
-    A (m, k), B (k, n) or (n, k), C (m, n): 2-D row-major views whose rows may be strided but
-    whose columns are contiguous. Calls ``numba_xxgemm``, numba's bridge to scipy's BLAS that
-    ``np.dot(a, b, out)`` uses too, but passes beta, so a product can be accumulated into C.
-    Row-major C = A op(B) is the column-major product Cᵀ = op(B)ᵀ Aᵀ.
-    """
-    arrays = (A, B, C)
-    if not all(isinstance(x, types.Array) and x.ndim == 2 for x in arrays):
-        return None
-    if not A.dtype == B.dtype == C.dtype or A.dtype not in (types.float32, types.float64):
-        return None
-    from numba.np.linalg import ensure_blas
-
-    ensure_blas()  # scipy provides the BLAS; fail at compile time, not with a wrong result
-    dtype = A.dtype
-    kind = ord("s" if dtype == types.float32 else "d")
-
-    def codegen(context, builder, signature, args):
-        a, b, c, tb, al, be = args
-        views = [context.make_array(x)(context, builder, v) for x, v in zip(arrays, (a, b, c))]
-        size = context.get_constant(types.intp, context.get_abi_sizeof(context.get_value_type(dtype)))
-        shapes = [cgutils.unpack_tuple(builder, v.shape, 2) for v in views]
-        lds = [builder.sdiv(cgutils.unpack_tuple(builder, v.strides, 2)[0], size) for v in views]
-        m, k = shapes[0]
-        n = builder.select(tb, shapes[1][0], shapes[1][1])
-        trans = builder.select(tb, ir.Constant(_CHAR, ord("t")), ir.Constant(_CHAR, ord("n")))
-        slots = [cgutils.alloca_once_value(builder, context.cast(builder, v, t, dtype))
-                 for v, t in ((al, signature.args[4]), (be, signature.args[5]))]
-        fnty = ir.FunctionType(ir.IntType(32), [
-            _CHAR, _CHAR, _CHAR, cgutils.intp_t, cgutils.intp_t, cgutils.intp_t,
-            _VOIDP, _VOIDP, cgutils.intp_t, _VOIDP, cgutils.intp_t, _VOIDP, _VOIDP, cgutils.intp_t])
-        fn = cgutils.get_or_insert_function(builder.module, fnty, "numba_xxgemm")
-        ptr = [builder.bitcast(v.data, _VOIDP) for v in views]
-        builder.call(fn, (
-            ir.Constant(_CHAR, kind), trans, ir.Constant(_CHAR, ord("n")), n, m, k,
-            builder.bitcast(slots[0], _VOIDP), ptr[1], lds[1], ptr[0], lds[0],
-            builder.bitcast(slots[1], _VOIDP), ptr[2], lds[2]))
-        return context.get_dummy_value()
-
-    return types.void(A, B, C, trans_b, alpha, beta), codegen
-
-
-# --------------------------------------------------------------------------- row operations
-
-# Base-2 exponential, in place. Compiled with ``contract`` (FMA) only: ``reassoc`` would let
-# LLVM fold (v + M) − M into v and break the rounding.
-@jit(fma=True)
-def _exp2_inplace_f32(x, n, mx):
-    """x[j] ← 2^(x[j] − mx) for j < n (mx ≥ the finite x[j]); −inf → 0. Rel. error < 3e-7."""
-    _wide_vectors()
-    for j in range(n):
-        v = x[j] - mx
-        v = v if v > np.float32(-127.0) else np.float32(-127.0)
-        t = v + np.float32(12582912.0)                     # 1.5·2²³: rounds v to an integer
-        f = v - (t - np.float32(12582912.0))               # v − round(v), |f| ≤ ½, exact
-        p = np.float32(0.0013266971800476313)              # near-minimax 2^f on [−½, ½]
-        p = p * f + np.float32(0.009675460867583752)
-        p = p * f + np.float32(0.05550742521882057)
-        p = p * f + np.float32(0.24022121727466583)
-        p = p * f + np.float32(0.6931469440460205)
-        p = p * f + np.float32(1.0000001192092896)
-        x[j] = p * _pow2_round(t)
-
-
-@jit(fma=True)
-def _exp2_inplace_f64(x, n, mx):
-    """float64 twin of :func:`_exp2_inplace_f32`: Taylor series of 2^f to degree 12 (< 3e-16)."""
-    _wide_vectors()
-    for j in range(n):
-        v = x[j] - mx
-        v = v if v > -1023.0 else -1023.0
-        t = v + 6755399441055744.0                         # 1.5·2⁵²
-        f = v - (t - 6755399441055744.0)
-        p = 2.5678435993488206e-11                         # (ln 2)^i / i!
-        p = p * f + 4.4455382718708116e-10
-        p = p * f + 7.054911620801123e-09
-        p = p * f + 1.01780860092397e-07
-        p = p * f + 1.321548679014431e-06
-        p = p * f + 1.5252733804059841e-05
-        p = p * f + 0.0001540353039338161
-        p = p * f + 0.0013333558146428443
-        p = p * f + 0.009618129107628477
-        p = p * f + 0.05550410866482158
-        p = p * f + 0.24022650695910072
-        p = p * f + 0.6931471805599453
-        p = p * f + 1.0
-        x[j] = p * _pow2_round(t)
-
-
-def _exp2_inplace(x, n, mx):  # pragma: no cover - replaced by the overload in numba
-    raise NotImplementedError
-
-
-@overload(_exp2_inplace, jit_options={"cache": True})
-def _exp2_inplace_overload(x, n, mx):
-    if x.dtype == types.float32:
-        return lambda x, n, mx: _exp2_inplace_f32(x, n, mx)
-    return lambda x, n, mx: _exp2_inplace_f64(x, n, mx)
-
-
-# Reductions may be reordered (reassoc) and assume no NaN (inputs are checked finite; −inf
-# from masks is fine because ninf is not set).
-@jit(fastmath={"reassoc", "nsz", "nnan", "contract"})
-def _row_max(x, n, start):
-    """max(start, x[0..n)) — vectorised."""
-    _wide_vectors()
-    m = start
-    for j in range(n):
-        m = _fmax(m, x[j])
-    return m
-
-
-@jit(fastmath={"reassoc", "nsz", "nnan", "contract"})
-def _row_sum(x, n):
-    """Σ x[0..n) in x's dtype — vectorised."""
-    _wide_vectors()
-    s = x[0] - x[0]
-    for j in range(n):
-        s += x[j]
-    return s
 
 
 # --------------------------------------------------------------------------- the kernel
 
 @jit(fma=True)
-def _flash_kernel(Q, Kt, V, scale2, causal, key_ok, has_pad, bq_size, bk_size, out, counter):
+def _flash_kernel(Q, Kt, V, scale2, causal, key_ok, has_pad, bq_size, bk_size, out, lse, counter):
     """out (B, L, d_v) = softmax(Q Kᵀ · scale, masked) V for Q (B, L, d), V (B, S, d_v) and the
     keys K (B, S, d) given blocked and transposed: Kt[b, j // 128, :, j % 128] = K[b, j].
 
     Claims (batch, query block) tasks one at a time from ``counter`` (int64 (1,), shared by
     the threads running this call) until all B · ⌈L / B_q⌉ are done, so a thread that starts
     late simply does fewer. scale2 = scale · log₂e (scores in base 2); key_ok (B, S) marks
-    real keys when has_pad.
+    real keys when has_pad. Also writes lse (B, L) = ln Σ_j exp(s_ij), the row statistic the
+    backward recomputes the weights from (−inf for a row that sees no key).
     """
     B, L, d = Q.shape
     S = V.shape[1]
@@ -325,7 +122,7 @@ def _flash_kernel(Q, Kt, V, scale2, causal, key_ok, has_pad, bq_size, bk_size, o
                     off = j - kb * PIECE_KEYS
                     w = min(k1 - j, PIECE_KEYS - off)
                     _gemm(q_blk[r0:r1], Kt[b, kb, :, off:off + w], s[r0:r1, j - k0:j - k0 + w],
-                          False, 1.0, 0.0)
+                          False, False, 1.0, 0.0)
                     j += w
             if (causal and k1 - 1 > i0) or has_pad:
                 for i in range(bq):
@@ -354,11 +151,12 @@ def _flash_kernel(Q, Kt, V, scale2, causal, key_ok, has_pad, bq_size, bk_size, o
                 r1 = min(bq, r0 + PIECE_ROWS)
                 for c0 in range(0, bk, PIECE_KEYS):
                     c1 = min(bk, c0 + PIECE_KEYS)
-                    _gemm(s[r0:r1, c0:c1], V[b, k0 + c0:k0 + c1], acc[r0:r1], False, 1.0, 1.0)
+                    _gemm(s[r0:r1, c0:c1], V[b, k0 + c0:k0 + c1], acc[r0:r1], False, False, 1.0, 1.0)
         for i in range(bq):
             inv = 1.0 / l[i] if l[i] > 0 else 0.0          # fully masked row → zero output
             for c in range(dv):
                 out[b, i0 + i, c] = acc[i, c] * inv
+            lse[b, i0 + i] = m[i] * LN2 + math.log(l[i]) if l[i] > 0 else neg_inf
 
 
 # --------------------------------------------------------------------------- public API
@@ -386,19 +184,19 @@ def get_threads() -> int:
     return _threads if _threads is not None else max(1, int(config.NUMBA_NUM_THREADS))
 
 
-def _blocked_transpose(k: np.ndarray) -> np.ndarray:
-    """Kt (B, ⌈S/128⌉, d, 128) with Kt[b, j // 128, :, j % 128] = k[b, j], zero-padded.
+def _blocked_transpose(k: np.ndarray, block: int = PIECE_KEYS) -> np.ndarray:
+    """Kt (B, ⌈S/block⌉, d, block) with Kt[b, j // block, :, j % block] = k[b, j], zero-padded.
 
     Transposed 128-key blocks let the scores be computed as plain (not transposed) small
     products whose key operand has a short row stride: with Kᵀ as one (d, S) array the stride
     would be S floats (16 KiB at S = 4096), and those reads collide in the cache.
     """
     B, S, d = k.shape
-    nkb, full = -(-S // PIECE_KEYS), S // PIECE_KEYS
-    kt = np.zeros((B, nkb, d, PIECE_KEYS), k.dtype)
-    kt[:, :full] = k[:, :full * PIECE_KEYS].reshape(B, full, PIECE_KEYS, d).transpose(0, 1, 3, 2)
+    nkb, full = -(-S // block), S // block
+    kt = np.zeros((B, nkb, d, block), k.dtype)
+    kt[:, :full] = k[:, :full * block].reshape(B, full, block, d).transpose(0, 1, 3, 2)
     if full < nkb:
-        kt[:, full, :, :S - full * PIECE_KEYS] = k[:, full * PIECE_KEYS:].transpose(0, 2, 1)
+        kt[:, full, :, :S - full * block] = k[:, full * block:].transpose(0, 2, 1)
     return kt
 
 
@@ -416,35 +214,31 @@ def _thread_pool(size: int):
 
 
 
-def flash_attention(
-    Q: object,
-    K: object,
-    V: object,
-    *,
-    causal: bool = False,
-    key_padding: object | None = None,
-    scale: float | None = None,
-    block_q: int = BLOCK_Q,
-    block_k: int = BLOCK_K,
-) -> np.ndarray:
-    """Exact scaled dot-product attention computed tile by tile (no n×n matrix).
+def run_on_threads(kernel, workers: int, args_of) -> None:
+    """Run ``kernel(*args_of(t), counter)`` on ``workers`` threads (this one included).
 
-    Args:
-        Q: queries, (L, d) or (B, L, d).
-        K: keys, (S, d) or (B, S, d).
-        V: values, (S, d_v) or (B, S, d_v).
-        causal: query i sees keys j ≤ i only (top-left aligned when L ≠ S, as PyTorch).
-        key_padding: booleans (S,) or (B, S), True = a real key that may be attended.
-        scale: score multiplier; default 1/√d.
-        block_q: query rows per tile (and per parallel task).
-        block_k: keys per tile.
+    The kernels claim tasks from the shared ``counter`` until none are left, so the threads
+    balance themselves; BLAS stays single-threaded inside (see the module docstring).
+    """
+    with single_threaded_blas:
+        counter = np.zeros(1, np.int64)                    # next task to claim
+        if workers == 1:
+            kernel(*args_of(0), counter)
+            return
+        pool = _thread_pool(workers - 1)
+        futures = [pool.submit(kernel, *args_of(t), counter) for t in range(1, workers)]
+        kernel(*args_of(0), counter)                       # this thread works too
+        for f in futures:
+            f.result()
 
-    Returns:
-        The attention output, (L, d_v) or (B, L, d_v), same dtype as Q (float32 stays
-        float32). Rows that may see no key are zero.
 
-    Raises:
-        ValueError: on mismatched shapes, non-finite values or bad block sizes.
+def prepare_flash(Q: object, K: object, V: object, key_padding: object | None,
+                  scale: float | None) -> tuple:
+    """Check :func:`flash_attention`'s inputs (shared with its backward).
+
+    Returns ``(Q, K, V, key_ok, has_pad, scale, squeeze)`` with Q, K, V as (B, ·, ·) arrays
+    of one dtype, key_ok (B, S) (or a dummy (1, 1) when not has_pad) and squeeze = the
+    inputs were 2-D.
     """
     q = as_float(Q, "Q", ndim=(2, 3))
     dtype = result_dtype(q, np.asarray(K), np.asarray(V))
@@ -460,26 +254,61 @@ def flash_attention(
     S = k.shape[1]
     if v.shape[0] != B or v.shape[1] != S:
         raise ValueError(f"V: expected shape {(B, S, 'd_v')[1 if squeeze else 0:]}, got {v.shape[1 if squeeze else 0:]}")
-    bq = check_positive_int(block_q, "block_q")
-    bk = check_positive_int(block_k, "block_k")
     sc = 1.0 / math.sqrt(d) if scale is None else check_scalar(scale, "scale")
     if key_padding is None:
         key_ok, has_pad = np.ones((1, 1), np.bool_), False
     else:
         key_ok = as_bool(key_padding, "key_padding", shape=(S,) if squeeze else (B, S))
         key_ok, has_pad = np.ascontiguousarray(key_ok.reshape(B, S)), True
+    return q, k, v, key_ok, has_pad, sc, squeeze
+
+
+def flash_attention(
+    Q: object,
+    K: object,
+    V: object,
+    *,
+    causal: bool = False,
+    key_padding: object | None = None,
+    scale: float | None = None,
+    block_q: int = BLOCK_Q,
+    block_k: int = BLOCK_K,
+    return_lse: bool = False,
+) -> np.ndarray | tuple[np.ndarray, np.ndarray]:
+    """Exact scaled dot-product attention computed tile by tile (no n×n matrix).
+
+    Args:
+        Q: queries, (L, d) or (B, L, d).
+        K: keys, (S, d) or (B, S, d).
+        V: values, (S, d_v) or (B, S, d_v).
+        causal: query i sees keys j ≤ i only (top-left aligned when L ≠ S, as PyTorch).
+        key_padding: booleans (S,) or (B, S), True = a real key that may be attended.
+        scale: score multiplier; default 1/√d.
+        block_q: query rows per tile (and per parallel task).
+        block_k: keys per tile.
+        return_lse: also return the row statistics the backward needs
+            (:func:`engine.flash_backward.flash_attention_backward`).
+
+    Returns:
+        The attention output, (L, d_v) or (B, L, d_v), same dtype as Q (float32 stays
+        float32). Rows that may see no key are zero. With ``return_lse``, ``(out, lse)``
+        where lse (L,) or (B, L) is ln Σ_j exp(scale · q_i · k_j) over the visible keys
+        (−inf for a row that sees none), as PyTorch's flash kernels save it.
+
+    Raises:
+        ValueError: on mismatched shapes, non-finite values or bad block sizes.
+    """
+    q, k, v, key_ok, has_pad, sc, squeeze = prepare_flash(Q, K, V, key_padding, scale)
+    bq = check_positive_int(block_q, "block_q")
+    bk = check_positive_int(block_k, "block_k")
+    B, L, _ = q.shape
+    dtype = q.dtype
     out = np.empty((B, L, v.shape[2]), dtype)
+    lse = np.empty((B, L), dtype)
     kt = _blocked_transpose(k)
     workers = max(1, min(get_threads(), B * -(-L // bq)))  # no more threads than tasks
-    args = (q, kt, v, dtype.type(sc * LOG2E), bool(causal), key_ok, has_pad, bq, bk, out)
-    with single_threaded_blas:
-        counter = np.zeros(1, np.int64)                    # next task to claim
-        if workers == 1:
-            _flash_kernel(*args, counter)
-        else:
-            pool = _thread_pool(workers - 1)
-            futures = [pool.submit(_flash_kernel, *args, counter) for _ in range(workers - 1)]
-            _flash_kernel(*args, counter)                  # this thread works too
-            for f in futures:
-                f.result()
+    args = (q, kt, v, dtype.type(sc * LOG2E), bool(causal), key_ok, has_pad, bq, bk, out, lse)
+    run_on_threads(_flash_kernel, workers, lambda t: args)
+    if return_lse:
+        return (out[0], lse[0]) if squeeze else (out, lse)
     return out[0] if squeeze else out

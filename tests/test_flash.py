@@ -134,21 +134,25 @@ def test_base2_exponential_accuracy(dtype, rel, lowest):
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 def test_gemm_helper_accumulates_on_strided_views(dtype):
     @njit
-    def run(A, B, Bt, C, C2):
-        _gemm(A[1:4, :5], B[:5, 2:6], C[1:4, 1:5], False, 2.0, 1.0)  # C += 2 A B
-        _gemm(A[1:4, :5], Bt[2:6, :5], C2[:, :4], True, 1.0, 0.0)    # C2 = A Btᵀ
+    def run(A, B, Bt, C, C2, At, C3):
+        _gemm(A[1:4, :5], B[:5, 2:6], C[1:4, 1:5], False, False, 2.0, 1.0)  # C += 2 A B
+        _gemm(A[1:4, :5], Bt[2:6, :5], C2[:, :4], False, True, 1.0, 0.0)    # C2 = A Btᵀ
+        _gemm(At[:5, 1:4], Bt[2:6, :5], C3[:, 2:6], True, True, -1.0, 1.0)  # C3 −= Atᵀ Btᵀ
 
     rng = np.random.default_rng(5)
     A, B = rng.standard_normal((6, 7)).astype(dtype), rng.standard_normal((7, 8)).astype(dtype)
     Bt = np.ascontiguousarray(B.T)
-    C, C2 = np.ones((5, 6), dtype), np.full((3, 6), 7.0, dtype)
-    want, want2 = C.copy(), C2.copy()
+    At = np.ascontiguousarray(A.T)
+    C, C2, C3 = np.ones((5, 6), dtype), np.full((3, 6), 7.0, dtype), np.full((3, 7), 2.0, dtype)
+    want, want2, want3 = C.copy(), C2.copy(), C3.copy()
     want[1:4, 1:5] += 2 * A[1:4, :5] @ B[:5, 2:6]
     want2[:, :4] = A[1:4, :5] @ B[:5, 2:6]
-    run(A, B, Bt, C, C2)
+    want3[:, 2:6] -= A[1:4, :5] @ B[:5, 2:6]
+    run(A, B, Bt, C, C2, At, C3)
     tol = 1e-5 if dtype == np.float32 else 1e-13
     np.testing.assert_allclose(C, want, rtol=0, atol=tol)
     np.testing.assert_allclose(C2, want2, rtol=0, atol=tol)
+    np.testing.assert_allclose(C3, want3, rtol=0, atol=tol)
 
 
 def test_blas_threads_are_restored_after_overlapping_calls():
