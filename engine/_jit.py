@@ -4,9 +4,22 @@ Every kernel in the engine is compiled through :func:`jit` (serial) or :func:`pj
 (``parallel=True``). ``cache=True`` writes the machine code next to the source so a second
 start-up loads it in milliseconds instead of compiling again.
 
-``fastmath`` is off: the masks use ``-inf`` and a fully masked row must stay exactly zero,
-which the ``nnan``/``ninf`` fast-math flags would allow the compiler to break. Only
-``contract`` (fused multiply-add) is allowed where a kernel opts in with ``fma=True``.
+Fast-math is off by default and never all on: the masks use ``-inf`` and a fully masked row
+must stay exactly zero, which the ``ninf`` flag would let the compiler break (and ``nnan``
+would let it drop the checks that keep NaN out). A kernel opts in to one of two named sets:
+
+- ``fma=True`` → :data:`FMA_FLAGS` (``contract``): fused multiply-add, one rounding instead
+  of two. Safe everywhere; the base-2 exponential of the tiled kernels relies on *not*
+  having ``reassoc``, which would fold its rounding trick (v + M) − M into v.
+- ``reduction=True`` → :data:`REDUCTION_FLAGS` (``contract``, ``reassoc``, ``nsz``,
+  ``nnan``): lets LLVM reorder a sum or max into vector lanes. Only for loops over values
+  already checked finite (the public functions reject NaN/inf inputs); ``-inf`` from a mask
+  is still handled because ``ninf`` is not in the set. Results may differ from a serial
+  loop in the last bits.
+
+The same options reach ``@overload`` implementations through :data:`OVERLOAD_OPTIONS`, and
+the one LLVM intrinsic call that carries flags of its own (``llvm.maxnum`` in
+``engine._tiles._fmax``) takes :data:`MAXNUM_FLAGS`.
 """
 
 from __future__ import annotations
@@ -18,18 +31,38 @@ import numba
 
 _BASE: dict[str, Any] = {"cache": True, "nogil": True}
 
+FMA_FLAGS = frozenset({"contract"})
+REDUCTION_FLAGS = frozenset({"contract", "reassoc", "nsz", "nnan"})
+OVERLOAD_OPTIONS: dict[str, Any] = {"cache": True}
+MAXNUM_FLAGS = ("nnan", "nsz")  # max of finite values (−inf allowed): vectorises as a reduction
 
-def jit(fn: Callable | None = None, *, fma: bool = False, **overrides: Any):
-    """``numba.njit`` with the project's defaults (cache, nogil, no unsafe fast-math)."""
+
+def jit(fn: Callable | None = None, *, fma: bool = False, reduction: bool = False,
+        **overrides: Any):
+    """``numba.njit`` with the project's defaults (cache, nogil, no unsafe fast-math).
+
+    Args:
+        fn: the function (or None, to use as ``@jit(...)``).
+        fma: allow fused multiply-add (:data:`FMA_FLAGS`).
+        reduction: allow reordering sums and maxima over finite values
+            (:data:`REDUCTION_FLAGS`; implies ``fma``).
+        **overrides: other ``numba.njit`` options (not ``fastmath``: pick a named set).
+    """
+    if "fastmath" in overrides:
+        raise TypeError("jit: pass fma=True or reduction=True instead of fastmath= "
+                        "(the allowed flag sets live in engine._jit)")
     options = dict(_BASE)
-    if fma:
-        options["fastmath"] = {"contract"}
+    if reduction:
+        options["fastmath"] = set(REDUCTION_FLAGS)
+    elif fma:
+        options["fastmath"] = set(FMA_FLAGS)
     options.update(overrides)
     if fn is None:
         return lambda f: numba.njit(**options)(f)
     return numba.njit(**options)(fn)
 
 
-def pjit(fn: Callable | None = None, *, fma: bool = False, **overrides: Any):
+def pjit(fn: Callable | None = None, *, fma: bool = False, reduction: bool = False,
+         **overrides: Any):
     """Like :func:`jit` with ``parallel=True``; only for big loops (cold compile costs seconds)."""
-    return jit(fn, fma=fma, parallel=True, **overrides)
+    return jit(fn, fma=fma, reduction=reduction, parallel=True, **overrides)

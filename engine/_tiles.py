@@ -14,7 +14,7 @@ from numba import types
 from numba.core import cgutils
 from numba.extending import intrinsic, overload
 
-from engine._jit import jit
+from engine._jit import MAXNUM_FLAGS, OVERLOAD_OPTIONS, jit
 
 LOG2E = 1.4426950408889634
 LN2 = 0.6931471805599453
@@ -31,7 +31,7 @@ def _fmax(typingctx, a, b):
     def codegen(context, builder, signature, args):
         ty = args[0].type
         fn = builder.module.declare_intrinsic("llvm.maxnum", [ty], ir.FunctionType(ty, [ty, ty]))
-        return builder.call(fn, args, fastmath=("nnan", "nsz"))
+        return builder.call(fn, args, fastmath=MAXNUM_FLAGS)
 
     return a(a, b), codegen
 
@@ -194,16 +194,16 @@ def _exp2_inplace(x, n, mx):  # pragma: no cover - replaced by the overload in n
     raise NotImplementedError
 
 
-@overload(_exp2_inplace, jit_options={"cache": True})
+@overload(_exp2_inplace, jit_options=OVERLOAD_OPTIONS)
 def _exp2_inplace_overload(x, n, mx):
     if x.dtype == types.float32:
         return lambda x, n, mx: _exp2_inplace_f32(x, n, mx)
     return lambda x, n, mx: _exp2_inplace_f64(x, n, mx)
 
 
-# Reductions may be reordered (reassoc) and assume no NaN (inputs are checked finite; −inf
-# from masks is fine because ninf is not set).
-@jit(fastmath={"reassoc", "nsz", "nnan", "contract"})
+# Reductions may be reordered and assume no NaN (engine._jit.REDUCTION_FLAGS: inputs are
+# checked finite; −inf from masks is fine because ninf is not set).
+@jit(reduction=True)
 def _row_max(x, n, start):
     """max(start, x[0..n)) — vectorised."""
     _wide_vectors()
@@ -213,7 +213,7 @@ def _row_max(x, n, start):
     return m
 
 
-@jit(fastmath={"reassoc", "nsz", "nnan", "contract"})
+@jit(reduction=True)
 def _row_sum(x, n):
     """Σ x[0..n) in x's dtype — vectorised."""
     _wide_vectors()

@@ -51,7 +51,7 @@ class FlashGrads(NamedTuple):
     dV: np.ndarray
 
 
-@jit(fastmath={"contract", "reassoc", "nsz", "nnan"})
+@jit(fma=True)
 def _ds_rows(p, dp, Dr, b, i0, bq, bk):
     """dp[i, :bk] ← p[i, :bk] · (dp[i, :bk] − D[b, i0 + i]) for i < bq (vectorised)."""
     _wide_vectors()
