@@ -49,6 +49,7 @@ from __future__ import annotations
 
 import math
 import threading
+import time
 
 import numpy as np
 from numba import config
@@ -232,6 +233,60 @@ def run_on_threads(kernel, workers: int, args_of) -> None:
             f.result()
 
 
+# --------------------------------------------------------------------------- block sizes
+
+BLOCK_CANDIDATES = ((128, 512), (64, 512), (128, 256), (256, 512), (128, 1024), (64, 256))
+"""(B_q, B_k) pairs :func:`calibrate_blocks` times; the first is the default."""
+
+_blocks = (BLOCK_Q, BLOCK_K)
+
+
+def set_blocks(block_q: int, block_k: int) -> None:
+    """Default tile sizes of :func:`flash_attention` (e.g. from :func:`calibrate_blocks`)."""
+    global _blocks
+    _blocks = (check_positive_int(block_q, "block_q"), check_positive_int(block_k, "block_k"))
+
+
+def get_blocks() -> tuple[int, int]:
+    """The (B_q, B_k) :func:`flash_attention` uses when none are passed."""
+    return _blocks
+
+
+def calibrate_blocks(n: int = 2048, d: int = 64, *, dtype: type = np.float32,
+                     candidates: tuple[tuple[int, int], ...] = BLOCK_CANDIDATES,
+                     repeat: int = 3, seed: int = 0, clock=time.perf_counter) -> dict:
+    """Time each candidate (B_q, B_k) on one seeded n×d problem and pick the fastest.
+
+    The best tile depends on the CPU's caches and on which BLAS kernels it gets; this
+    measures instead of guessing. Each candidate runs once untimed, then ``repeat`` times in
+    turn with the others (so a burst of load hits them alike); the minimum counts. About
+    20 calls at n = 2048: a second or two. Nothing is set or saved here: pass ``best`` to
+    :func:`set_blocks` (the tutor keeps it in its cache folder).
+
+    Returns:
+        ``{"best": (B_q, B_k), "seconds": {"B_qxB_k": fastest seconds}, "n", "d", "dtype",
+        "threads"}``.
+    """
+    size = check_positive_int(n, "n")
+    width = check_positive_int(d, "d")
+    reps = check_positive_int(repeat, "repeat")
+    if not candidates:
+        raise ValueError("candidates: expected at least one (block_q, block_k) pair")
+    rng = np.random.default_rng(seed)
+    Q, K, V = (rng.standard_normal((size, width)).astype(dtype) for _ in range(3))
+    best_of = {c: math.inf for c in candidates}
+    for c in candidates:
+        flash_attention(Q, K, V, block_q=c[0], block_k=c[1])  # compile / warm caches
+    for _ in range(reps):
+        for c in candidates:
+            t0 = clock()
+            flash_attention(Q, K, V, block_q=c[0], block_k=c[1])
+            best_of[c] = min(best_of[c], clock() - t0)
+    best = min(candidates, key=lambda c: best_of[c])
+    return {"best": best, "seconds": {f"{q}x{k}": t for (q, k), t in best_of.items()},
+            "n": size, "d": width, "dtype": np.dtype(dtype).name, "threads": get_threads()}
+
+
 def prepare_flash(Q: object, K: object, V: object, key_padding: object | None,
                   scale: float | None) -> tuple:
     """Check :func:`flash_attention`'s inputs (shared with its backward).
@@ -271,8 +326,8 @@ def flash_attention(
     causal: bool = False,
     key_padding: object | None = None,
     scale: float | None = None,
-    block_q: int = BLOCK_Q,
-    block_k: int = BLOCK_K,
+    block_q: int | None = None,
+    block_k: int | None = None,
     return_lse: bool = False,
 ) -> np.ndarray | tuple[np.ndarray, np.ndarray]:
     """Exact scaled dot-product attention computed tile by tile (no n×n matrix).
@@ -284,8 +339,9 @@ def flash_attention(
         causal: query i sees keys j ≤ i only (top-left aligned when L ≠ S, as PyTorch).
         key_padding: booleans (S,) or (B, S), True = a real key that may be attended.
         scale: score multiplier; default 1/√d.
-        block_q: query rows per tile (and per parallel task).
-        block_k: keys per tile.
+        block_q: query rows per tile (and per parallel task); default from
+            :func:`get_blocks` (128 unless set by :func:`set_blocks`).
+        block_k: keys per tile; default from :func:`get_blocks` (512 unless set).
         return_lse: also return the row statistics the backward needs
             (:func:`engine.flash_backward.flash_attention_backward`).
 
@@ -299,8 +355,8 @@ def flash_attention(
         ValueError: on mismatched shapes, non-finite values or bad block sizes.
     """
     q, k, v, key_ok, has_pad, sc, squeeze = prepare_flash(Q, K, V, key_padding, scale)
-    bq = check_positive_int(block_q, "block_q")
-    bk = check_positive_int(block_k, "block_k")
+    bq = check_positive_int(_blocks[0] if block_q is None else block_q, "block_q")
+    bk = check_positive_int(_blocks[1] if block_k is None else block_k, "block_k")
     B, L, _ = q.shape
     dtype = q.dtype
     out = np.empty((B, L, v.shape[2]), dtype)

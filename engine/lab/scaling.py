@@ -105,6 +105,8 @@ class ScalingResult:
     threads: int
     points: list[ScalingPoint] = field(default_factory=list)
     stopped: bool = False
+    blocks: tuple[int, int] = (128, 512)
+    """The tiled kernel's (B_q, B_k) during the run (``engine.flash.get_blocks``)."""
 
     def fit_points(self, min_n: int | None = None) -> list[ScalingPoint]:
         """The points an exponent is fitted on: n ≥ ``min_n`` (default :data:`FIT_MIN_N`),
@@ -182,7 +184,7 @@ def scaling_experiment(
         ValueError: on bad sizes, d, repeat or dtype, or if the two kernels disagree.
     """
     from engine.attention import attention
-    from engine.flash import BLOCK_K, BLOCK_Q, PIECE_KEYS, flash_attention, get_threads
+    from engine.flash import PIECE_KEYS, flash_attention, get_blocks, get_threads
 
     ns = [check_positive_int(n, "sizes") for n in sizes]
     if not ns:
@@ -193,7 +195,9 @@ def scaling_experiment(
         raise ValueError(f"dtype: expected 'float32' or 'float64', got {dtype!r}")
     dt = np.dtype(dtype)
     threads = get_threads()
-    result = ScalingResult(d=d, dtype=dtype, repeat=repeat, seed=seed, threads=threads)
+    block_q, block_k = get_blocks()
+    result = ScalingResult(d=d, dtype=dtype, repeat=repeat, seed=seed, threads=threads,
+                           blocks=(block_q, block_k))
     total = len(ns) + 1
     report = _reporter("scaling", total, on_progress, clock)
 
@@ -219,8 +223,8 @@ def scaling_experiment(
         result.points.append(ScalingPoint(
             n=n, plain_seconds=t_plain, tiled_seconds=t_tiled,
             plain_bytes=plain_memory(n, d, dt.itemsize),
-            tiled_bytes=tiled_memory(n, d, dt.itemsize, threads=threads, block_q=BLOCK_Q,
-                                     block_k=BLOCK_K, key_block=PIECE_KEYS)))
+            tiled_bytes=tiled_memory(n, d, dt.itemsize, threads=threads, block_q=block_q,
+                                     block_k=block_k, key_block=PIECE_KEYS)))
     step(total, "done")
     return result
 

@@ -1,0 +1,88 @@
+"""Tile-size calibration: the engine picks the fastest measured pair; the tutor caches it."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+import engine.flash as flash
+from tutor import calibration
+
+
+@pytest.fixture(autouse=True)
+def _restore_blocks():
+    before = flash.get_blocks()
+    yield
+    flash.set_blocks(*before)
+
+
+def test_calibrate_picks_the_pair_the_clock_says_is_fastest():
+    cands = ((8, 16), (16, 8), (4, 4))
+    cost = {(8, 16): 3.0, (16, 8): 1.0, (4, 4): 2.0}
+    now = [0.0]
+    calls = []
+    real = flash.flash_attention
+
+    def fake_attention(Q, K, V, *, block_q, block_k):   # advances the fake clock per call
+        calls.append((block_q, block_k))
+        now[0] += cost[(block_q, block_k)]
+        return real(Q, K, V, block_q=block_q, block_k=block_k)
+
+    def clock():
+        return now[0]
+
+    before = flash.get_blocks()
+    orig = flash.flash_attention
+    flash.flash_attention = fake_attention
+    try:
+        res = flash.calibrate_blocks(n=32, d=4, candidates=cands, repeat=2, clock=clock)
+    finally:
+        flash.flash_attention = orig
+    assert res["best"] == (16, 8)
+    assert res["seconds"] == {"8x16": 3.0, "16x8": 1.0, "4x4": 2.0}
+    assert len(calls) == 3 * (1 + 2)                        # one warm-up plus repeat rounds each
+    assert flash.get_blocks() == before                     # measuring sets nothing
+
+
+def test_set_blocks_changes_the_default_and_results_do_not():
+    rng = np.random.default_rng(0)
+    Q, K, V = (rng.standard_normal((40, 4)) for _ in range(3))
+    want = flash.flash_attention(Q, K, V)
+    flash.set_blocks(7, 9)
+    assert flash.get_blocks() == (7, 9)
+    np.testing.assert_allclose(flash.flash_attention(Q, K, V), want, rtol=0, atol=1e-13)
+    with pytest.raises(ValueError, match="^block_q"):
+        flash.set_blocks(0, 9)
+
+
+def test_tutor_saves_once_then_reuses(monkeypatch, tmp_path):
+    monkeypatch.setenv("ATTN_TUTOR_HOME", str(tmp_path))
+    runs = []
+
+    def fake_calibrate():
+        runs.append(1)
+        return {"best": (64, 256), "seconds": {"64x256": 0.01}, "n": 2048, "d": 64,
+                "dtype": "float32", "threads": 1}
+
+    monkeypatch.setattr(flash, "calibrate_blocks", fake_calibrate)
+    first = calibration.use_calibrated_blocks()
+    assert first["calibrated"] is True and flash.get_blocks() == (64, 256)
+    saved = json.loads(calibration.cache_path().read_text())
+    assert saved[calibration.machine_key()]["best"] == [64, 256]
+    flash.set_blocks(128, 512)
+    second = calibration.use_calibrated_blocks()
+    assert second["calibrated"] is False and runs == [1] and flash.get_blocks() == (64, 256)
+
+
+def test_damaged_or_foreign_cache_is_recalibrated(monkeypatch, tmp_path):
+    monkeypatch.setenv("ATTN_TUTOR_HOME", str(tmp_path))
+    monkeypatch.setattr(flash, "calibrate_blocks", lambda: {"best": (32, 64), "seconds": {}})
+    path = calibration.cache_path()
+    path.parent.mkdir(parents=True)
+    path.write_text("{not json")
+    assert calibration.use_calibrated_blocks(calibrate=False) is None
+    path.write_text(json.dumps({calibration.machine_key(): {"best": [0, "x"]}}))
+    assert calibration.use_calibrated_blocks()["best"] == [32, 64]
+    assert flash.get_blocks() == (32, 64)
