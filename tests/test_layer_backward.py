@@ -149,3 +149,36 @@ def test_additive_float32_and_bad_inputs():
         additive_attention_backward(*args[:6], None, np.ones((3, 3)))
     with pytest.raises(ValueError, match=r"^W_k: expected shape \(5, 3\)"):
         additive_attention_backward(*args[:4], np.ones((4, 3)), args[5], None, args[6])
+
+
+def test_softmax_jacobian_and_backward_match_the_entrywise_reference():
+    from engine.softmax_backward import softmax_backward, softmax_jacobian
+
+    rng = np.random.default_rng(8)
+    s = rng.normal(size=6) * 3
+    alpha = ref.softmax_1d(s)
+    np.testing.assert_allclose(softmax_jacobian(s), ref.softmax_jacobian(alpha), rtol=0, atol=1e-15)
+    A = np.stack([ref.softmax_1d(rng.normal(size=6)) for _ in range(4)] + [np.zeros(6)])
+    G = rng.normal(size=(5, 6))
+    want = np.stack([ref.softmax_jacobian(a).T @ g for a, g in zip(A, G)])
+    np.testing.assert_allclose(softmax_backward(A, G), want, rtol=0, atol=1e-15)
+    assert not softmax_backward(A, G)[4].any()             # a fully masked row passes nothing
+    masked = softmax_jacobian([0.0, -np.inf, 1.0])          # a masked score: zero row and column
+    assert not masked[1].any() and not masked[:, 1].any()
+    with pytest.raises(ValueError, match=r"^grad: expected shape \(5, 6\)"):
+        softmax_backward(A, G[:, :5])
+
+
+def test_multi_head_cost_counts_every_product():
+    from engine.costs import layer_costs, multi_head_cost
+
+    c = multi_head_cost(10, 7, 12, 3)                        # cross-attention, d_k = d_v = 4
+    assert c.params == {"W_Q": 144, "W_K": 144, "W_V": 144, "W_O": 144}
+    assert c.flops == {"Q = X W_Q": 2 * 10 * 12 * 12, "K = X W_K": 2 * 7 * 12 * 12,
+                       "V = X W_V": 2 * 7 * 12 * 12, "Q Kᵀ": 3 * 2 * 10 * 4 * 7,
+                       "α V": 3 * 2 * 10 * 7 * 4, "concat W_O": 2 * 10 * 12 * 12}
+    assert c.exponentials == 3 * 10 * 7 and len(c.products) == 3 + 3 + 3 + 1
+    rows = layer_costs(9, 5, kernel=3)
+    assert [r.path_length for r in rows] == [1, 9, 2, 3]    # log₃ 9 = 2 exactly, 9 / 3 = 3
+    with pytest.raises(ValueError, match="^heads: d_model = 12 is not divisible by heads = 5"):
+        multi_head_cost(4, 4, 12, 5)

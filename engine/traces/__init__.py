@@ -43,7 +43,10 @@ _TABLE = [
     ("scoring-compare", 8, "Scaled dot vs additive", "Q = [1, 0, -1], K = [0, 1, -1]: 0.58 vs 0.56"),
     ("scaling", 8, "Why divide by √d_k", "Var(q·k) grows with d_k; softmax saturates without scaling"),
     ("masking", 8, "Padding and causal masks", "masked positions get weight exactly 0"),
+    ("additive-backward", 8, "Gradients of additive attention", "shared with dot-product up to the scores, then into v, through tanh, into W_q, W_k"),
+    ("softmax-jacobian", 8, "The softmax Jacobian", "∂α/∂s = diag(α) − ααᵀ on the \"I love cats\" scores; saturation without the √d_k"),
     ("multi-head", 6, "Multi-head attention", "heads as slices of the projections, concatenated, then W_O"),
+    ("multi-head-cost", 6, "What multi-head attention costs", "parameters and FLOPs as n, d_model, h grow; Vaswani et al. Table 1 at your n and d"),
     ("positional-encoding", 6, "Sinusoidal positional encoding", "PE(pos, 2i) = sin(pos / 10000^(2i/d))"),
     ("pooling", 9, "Max, mean and attention pooling", "[2, 8, 3, 100, 4]: 100 vs 23.4 vs 9.5"),
     ("greedy-vs-beam", 10, "Greedy vs beam search", "the/a → cat/dog: greedy picks \"the\", beam keeps \"a\""),
@@ -54,6 +57,7 @@ _TABLE = [
     ("heatmap-reading", 11, "Reading a heatmap", "\"my feet hurt\" → \"j' ai mal au pieds\""),
     ("cross-entropy", 12, "Cross-entropy loss", "\"cat\" → \"chat\": 0.511 + 0.223 = 0.734, and its gradient"),
     ("training-step", 12, "One training step", "forward, loss, backward and an update on a tiny decoder"),
+    ("attention-backward", 12, "Backpropagation through attention", "dV = αᵀ dO, dα = dO Vᵀ, the softmax Jacobian, dQ, dK, then W_Q, W_K, W_V"),
 ]
 
 REGISTRY: dict[str, TraceInfo] = {row[0]: TraceInfo(*row) for row in _TABLE}
