@@ -1,7 +1,8 @@
 """Benchmark: attention kernels — engine plain and tiled vs NumPy vs PyTorch (not a test).
 
 Run: ``python benchmarks/attention.py`` (options: ``--sizes 256,1024``, ``--repeat 7``,
-``--threads 2``, ``--no-memory``). One head, d = 64, float32, n = L = S.
+``--threads 1,2``, ``--no-memory``). One head, d = 64, float32, n = L = S. Each thread count
+in ``--threads`` (default: 1 and the number of cores) gets its own table, in one run.
 
 Contenders, all on the same seeded inputs and the same number of threads:
 
@@ -191,24 +192,55 @@ def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--sizes", default=",".join(map(str, SIZES)))
     ap.add_argument("--repeat", type=int, default=7)
-    ap.add_argument("--threads", type=int, default=None, help="threads for every contender "
-                    "(default: engine.flash.get_threads(), the number of cores)")
+    ap.add_argument("--threads", default=None, help="comma-separated thread counts, each for "
+                    "every contender (default: 1 and engine.flash.get_threads(), the cores)")
     ap.add_argument("--settle", type=float, default=0.3, help="seconds of quiet before each "
                     "timed contender (lets the previous one's spinning threads sleep)")
     ap.add_argument("--no-memory", action="store_true", help="skip the memory subprocesses")
+    ap.add_argument("--calibrate", action="store_true", help="first pick the tiles with "
+                    "engine.flash.calibrate_blocks (per thread count), as 'lab scaling' does")
     ap.add_argument("--memory-child", nargs=2, metavar=("NAME", "N"), help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
 
     from engine.flash import get_threads
 
-    threads = args.threads or get_threads()
+    counts = ([int(t) for t in args.threads.split(",")] if args.threads else
+              sorted({1, get_threads()}))
     if args.memory_child:
-        memory_child(args.memory_child[0], int(args.memory_child[1]), threads)
+        memory_child(args.memory_child[0], int(args.memory_child[1]), counts[0])
         return
+    print(f"CPU: {cpu_model()}")
+    for threads in counts:
+        run_tables(args, threads)
+        print()
 
+
+def cpu_model() -> str:
+    try:
+        with open("/proc/cpuinfo") as fh:
+            for line in fh:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    import platform
+
+    return platform.processor() or "unknown CPU"
+
+
+def run_tables(args: argparse.Namespace, threads: int) -> None:
+    """Time every size with ``threads`` threads for every contender and print the tables."""
     sizes = [int(s) for s in args.sizes.split(",")]
     fns = contenders(threads)
     names = list(fns)
+    from engine.flash import calibrate_blocks, get_blocks, set_blocks
+
+    if args.calibrate:
+        cal = calibrate_blocks()
+        set_blocks(*cal["best"])
+        print("calibration (fastest ms per tile size, n = 2048): " + ", ".join(
+            f"{k} {t * 1e3:.1f}" for k, t in cal["seconds"].items()))
+    print(f"tiled tiles B_q × B_k = {get_blocks()[0]} × {get_blocks()[1]}")
     load0 = os.getloadavg()
     print(f"attention benchmark: d = {D}, float32, one head; {threads} thread(s) for every "
           f"contender; load average at start {load0[0]:.2f} {load0[1]:.2f} {load0[2]:.2f}")
