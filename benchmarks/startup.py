@@ -42,10 +42,15 @@ def _extra_calls():
         return lambda: getattr(importlib.import_module(module), name)(*args, **kwargs)
 
     x32 = np.ones((4, 3), np.float32)
+    big = np.ones((128, 16), np.float32)  # L·S·d_k = 2¹⁸: the BLAS kernels
     return [
         ("tiled attention float32", call("engine.flash", "flash_attention", x32, x32, x32)),
         ("tiled attention causal+pad", call("engine.flash", "flash_attention", x32, x32, x32,
                                             causal=True, key_padding=np.ones(4, bool))),
+        ("tiled attention backward float32", call("engine.flash_backward",
+                                                  "flash_attention_backward", x32, x32, x32, x32)),
+        ("attention backward, BLAS path", call("engine.attention_backward", "attention_backward",
+                                               big, big, big, None, big)),
         ("positional", call("engine.positional", "sinusoidal_encoding", 4, 6)),
         ("beam candidates", call("engine.decoding", "top_candidates",
                                  np.zeros(2), np.log(np.full((2, 5), 0.2)), 3)),

@@ -7,6 +7,8 @@ import math
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import reference as ref
 from engine.attention import attention
@@ -172,3 +174,20 @@ def test_agrees_with_torch_autograd_to_1e_10():
     for g, t in zip(got[:3], (tq, tk, tv)):
         np.testing.assert_allclose(g, t.grad.numpy(), rtol=0, atol=1e-10)
     assert math.isclose(float(np.abs(got.dQ[0, 3]).max()), 0.0)
+
+
+@settings(max_examples=40, deadline=None, derandomize=True, database=None)
+@given(L=st.integers(1, 5), S=st.integers(1, 6), d_k=st.integers(1, 4), d_v=st.integers(1, 3),
+       seed=st.integers(0, 2**31 - 1), spread=st.sampled_from([0.1, 1.0, 30.0]))
+def test_property_equals_the_reference_and_key_gradients_cancel(L, S, d_k, d_v, seed, spread):
+    rng = np.random.default_rng(seed)
+    Q, K, V, dO = _inputs(rng, L, S, d_k, d_v)
+    Q *= spread                                             # from flat to saturated softmaxes
+    mask = rng.random((L, S)) < 0.7
+    got = attention_backward(Q, K, V, mask, dO)
+    want = ref.attention_backward_2d(Q, K, V, mask, dO)
+    for g, w in zip(got, want):
+        np.testing.assert_allclose(g, w, rtol=1e-9, atol=1e-10)
+    # each row of ∂L/∂s sums to zero, so moving every key by the same vector changes nothing
+    # among the keys a query may see: Σ_j over allowed keys of ds_ij = 0 → Σ_j dK_j = 0
+    np.testing.assert_allclose(got.dK.sum(axis=0), 0.0, atol=1e-9 * max(1.0, spread))
