@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import platform
 import statistics
 import sys
 import time
@@ -38,16 +37,7 @@ if str(ROOT) not in sys.path:
 
 D = 64
 
-
-def cpu_model() -> str:
-    try:
-        with open("/proc/cpuinfo") as fh:
-            for line in fh:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or "unknown CPU"
+from attention import cpu_model  # noqa: E402 - benchmarks/attention.py, next to this script
 
 
 def contenders(n: int, causal: bool, seed: int = 0) -> dict:

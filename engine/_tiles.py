@@ -221,3 +221,15 @@ def _row_sum(x, n):
     for j in range(n):
         s += x[j]
     return s
+
+
+@jit
+def _mask_tile(s, b, i0, bq, k0, bk, causal, key_ok, has_pad):
+    """s[i, j] ← −inf where query i0 + i may not see key k0 + j (causal: key after query;
+    padding: key_ok[b, key] False), for the (bq, bk) tile of batch b."""
+    if not ((causal and k0 + bk - 1 > i0) or has_pad):
+        return
+    for i in range(bq):
+        for j in range(bk):
+            if (causal and k0 + j > i0 + i) or (has_pad and not key_ok[b, k0 + j]):
+                s[i, j] = -np.inf

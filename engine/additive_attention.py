@@ -28,7 +28,7 @@ import numpy as np
 
 from engine._jit import jit
 from engine._validate import as_float, broadcast_mask, check_same_dim, result_dtype, shape_str
-from engine.scoring import _additive_scores
+from engine.scoring import _additive_scores, _project_rows
 from engine.softmax import _softmax_rows
 
 
@@ -52,20 +52,8 @@ def _additive_grad(Q, K, V, W_q, W_k, v, W, dO, dQ, dK, dV, dW_q, dW_k, dv, dW):
     S, d_k = K.shape
     h = v.shape[0]
     d_v = V.shape[1]
-    A = np.zeros((L, h))                                   # (L, h) W_q q_i
-    Bk = np.zeros((S, h))                                  # (S, h) W_k k_j
-    for i in range(L):
-        for a in range(h):
-            acc = 0.0
-            for c in range(d_q):
-                acc += W_q[a, c] * Q[i, c]
-            A[i, a] = acc
-    for j in range(S):
-        for a in range(h):
-            acc = 0.0
-            for c in range(d_k):
-                acc += W_k[a, c] * K[j, c]
-            Bk[j, a] = acc
+    A = _project_rows(Q, W_q)                              # (L, h) W_q q_i
+    Bk = _project_rows(K, W_k)                             # (S, h) W_k k_j
     dA = np.zeros((L, h))
     dB = np.zeros((S, h))
     gv = np.zeros(h)

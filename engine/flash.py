@@ -55,8 +55,8 @@ import numpy as np
 from numba import config
 
 from engine._jit import jit
-from engine._tiles import (LN2, LOG2E, _exp2_inplace, _gemm, _next_task, _row_max,  # noqa: F401
-                           _row_sum)
+from engine._tiles import (LN2, LOG2E, _exp2_inplace, _gemm, _mask_tile, _next_task,  # noqa: F401
+                           _row_max, _row_sum)
 from engine._validate import as_bool, as_float, check_positive_int, check_scalar, result_dtype
 from engine._blas import single_threaded_blas
 
@@ -125,11 +125,7 @@ def _flash_kernel(Q, Kt, V, scale2, causal, key_ok, has_pad, bq_size, bk_size, o
                     _gemm(q_blk[r0:r1], Kt[b, kb, :, off:off + w], s[r0:r1, j - k0:j - k0 + w],
                           False, False, 1.0, 0.0)
                     j += w
-            if (causal and k1 - 1 > i0) or has_pad:
-                for i in range(bq):
-                    for j in range(bk):
-                        if (causal and k0 + j > i0 + i) or (has_pad and not key_ok[b, k0 + j]):
-                            s[i, j] = neg_inf
+            _mask_tile(s, b, i0, bq, k0, bk, causal, key_ok, has_pad)
             for i in range(bq):
                 m_old = m[i]
                 row = s[i]

@@ -34,7 +34,7 @@ from typing import NamedTuple
 import numpy as np
 
 from engine._jit import jit
-from engine._tiles import LOG2E, _exp2_inplace, _gemm, _next_task, _wide_vectors
+from engine._tiles import LOG2E, _exp2_inplace, _gemm, _mask_tile, _next_task, _wide_vectors
 from engine._validate import as_float, check_positive_int, shape_str
 from engine.flash import (_blocked_transpose, flash_attention, get_threads, prepare_flash,
                           run_on_threads)
@@ -76,7 +76,6 @@ def _flash_backward_kernel(Q, K, Kt, Vt, dO, lse2, Dr, scale, scale2, causal, ke
     S = K.shape[1]
     dv = Vt.shape[2]
     nkb = (S + bk_size - 1) // bk_size
-    neg_inf = -np.inf
     bqm, bkm = min(L, bq_size), min(S, bk_size)
     p = np.empty((bqm, bkm), Q.dtype)                      # (B_q, B_k) scores, then P
     dp = np.empty((bqm, bkm), Q.dtype)                     # (B_q, B_k) dP, then dS
@@ -100,11 +99,7 @@ def _flash_backward_kernel(Q, K, Kt, Vt, dO, lse2, Dr, scale, scale2, causal, ke
             P = p[:bq, :bk]
             dS = dp[:bq, :bk]
             _gemm(Q[b, i0:i1], Kt[b, kb, :, :bk], P, False, False, scale2, 0.0)  # S, base 2
-            if (causal and k1 - 1 > i0) or has_pad:
-                for i in range(bq):
-                    for j in range(bk):
-                        if (causal and k0 + j > i0 + i) or (has_pad and not key_ok[b, k0 + j]):
-                            P[i, j] = neg_inf
+            _mask_tile(P, b, i0, bq, k0, bk, causal, key_ok, has_pad)
             for i in range(bq):
                 _exp2_inplace(p[i], bk, lse2[b, i0 + i])   # P = 2^(S − lse₂) = exp(s − lse)
             _gemm(P, dO[b, i0:i1], gv[:bk], True, False, 1.0, 1.0)        # dV_j += Pᵀ dO_i

@@ -57,25 +57,28 @@ def _general_scores(Q, K, M, out):
 
 
 @jit
+def _project_rows(X, W):
+    """(n, h) float64 rows W x_i for X (n, d) and W (h, d): the additive scorer's projections."""
+    n, d = X.shape
+    h = W.shape[0]
+    out = np.zeros((n, h))
+    for i in range(n):
+        for a in range(h):
+            acc = 0.0
+            for c in range(d):
+                acc += W[a, c] * X[i, c]
+            out[i, a] = acc
+    return out
+
+
+@jit
 def _additive_scores(Q, K, W_q, W_k, v, out):
     """out[i, j] = Σ_a v[a] tanh((W_q Q_i)[a] + (W_k K_j)[a]); W_q (h, d_q), W_k (h, d_k)."""
-    L, d_q = Q.shape
-    S, d_k = K.shape
+    L = Q.shape[0]
+    S = K.shape[0]
     h = v.shape[0]
-    A = np.zeros((L, h))  # (L, h) projected queries W_q q_i
-    B = np.zeros((S, h))  # (S, h) projected keys W_k k_j
-    for i in range(L):
-        for a in range(h):
-            acc = 0.0
-            for c in range(d_q):
-                acc += W_q[a, c] * Q[i, c]
-            A[i, a] = acc
-    for j in range(S):
-        for a in range(h):
-            acc = 0.0
-            for c in range(d_k):
-                acc += W_k[a, c] * K[j, c]
-            B[j, a] = acc
+    A = _project_rows(Q, W_q)  # (L, h) projected queries W_q q_i
+    B = _project_rows(K, W_k)  # (S, h) projected keys W_k k_j
     for i in range(L):
         for j in range(S):
             acc = 0.0

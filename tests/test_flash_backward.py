@@ -11,18 +11,9 @@ import pytest
 import reference as ref
 from engine.flash import flash_attention
 from engine.flash_backward import flash_attention_backward
+from test_flash import SHAPES, _mask
 
-SHAPES = [(1, 1, 1, 1), (5, 7, 3, 2), (33, 70, 8, 5), (130, 260, 16, 8)]
 TOL = {np.float32: 2e-5, np.float64: 1e-12}
-
-
-def _mask(L, S, causal, pad):
-    m = np.ones((L, S), bool)
-    if causal:
-        m &= ref.causal_mask(L, S)
-    if pad is not None:
-        m &= pad[None, :]
-    return m
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
