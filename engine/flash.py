@@ -24,6 +24,9 @@ What makes it fast on a CPU (each step measured on a 2-core AVX-512 Xeon, see
   straight into O. Both products are cut into 64 × 128 pieces, small enough for OpenBLAS's
   unpacked small-matrix kernels, which skip re-packing the operands on every call; for the
   scores the keys are first copied into transposed 128-key blocks (``_blocked_transpose``).
+  Those sizes were tuned on one Intel CPU; :func:`calibrate_blocks` times a few tilings
+  (including one BLAS call per tile, for BLAS builds without that small-matrix path) on the
+  machine at hand, and :func:`set_blocks` makes the winner the default.
 - Scores are kept in base 2: log₂e is folded into the scale once, so exp(S − m) becomes
   2^(S − m) = 2^k · 2^f with k = round(S − m) and |f| ≤ ½. A degree-5 (float32) or 12
   (float64) polynomial gives 2^f, and 2^k is built from k's bits. The loop is branch-free
@@ -62,9 +65,10 @@ from engine._blas import single_threaded_blas
 
 BLOCK_Q = 128
 BLOCK_K = 512
-# Both block products are computed in pieces of PIECE_ROWS queries × PIECE_KEYS keys: with
-# d·64·128 ≤ 10⁶ (d ≤ 122) OpenBLAS's SkylakeX build takes its small-matrix path, which reads
-# the operands in place instead of re-packing them on every call (~160 vs ~115 GFLOP/s here).
+# Both block products are computed in pieces of PIECE_ROWS queries × PIECE_KEYS keys by
+# default: with d·64·128 ≤ 10⁶ (d ≤ 122) OpenBLAS's SkylakeX build takes its small-matrix
+# path, which reads the operands in place instead of re-packing them on every call (~160 vs
+# ~115 GFLOP/s here). Other CPUs may prefer other sizes: see calibrate_blocks.
 PIECE_ROWS = 64
 PIECE_KEYS = 128
 
@@ -72,9 +76,11 @@ PIECE_KEYS = 128
 # --------------------------------------------------------------------------- the kernel
 
 @jit(fma=True)
-def _flash_kernel(Q, Kt, V, scale2, causal, key_ok, has_pad, bq_size, bk_size, out, lse, counter):
+def _flash_kernel(Q, Kt, V, scale2, causal, key_ok, has_pad, bq_size, bk_size, pr, pk, out, lse,
+                  counter):
     """out (B, L, d_v) = softmax(Q Kᵀ · scale, masked) V for Q (B, L, d), V (B, S, d_v) and the
-    keys K (B, S, d) given blocked and transposed: Kt[b, j // 128, :, j % 128] = K[b, j].
+    keys K (B, S, d) given blocked and transposed: Kt[b, j // pk, :, j % pk] = K[b, j]. Both
+    block products run in BLAS calls of at most pr query rows × pk keys.
 
     Claims (batch, query block) tasks one at a time from ``counter`` (int64 (1,), shared by
     the threads running this call) until all B · ⌈L / B_q⌉ are done, so a thread that starts
@@ -115,13 +121,13 @@ def _flash_kernel(Q, Kt, V, scale2, causal, key_ok, has_pad, bq_size, bk_size, o
         for k0 in range(0, k_end, bk_size):
             k1 = min(k_end, k0 + bk_size)
             bk = k1 - k0
-            for r0 in range(0, bq, PIECE_ROWS):            # S = Q_blk K_blkᵀ (BLAS, small pieces
-                r1 = min(bq, r0 + PIECE_ROWS)              # that never cross a block of Kt)
+            for r0 in range(0, bq, pr):                    # S = Q_blk K_blkᵀ (BLAS, pieces
+                r1 = min(bq, r0 + pr)                      # that never cross a block of Kt)
                 j = k0
                 while j < k1:
-                    kb = j // PIECE_KEYS
-                    off = j - kb * PIECE_KEYS
-                    w = min(k1 - j, PIECE_KEYS - off)
+                    kb = j // pk
+                    off = j - kb * pk
+                    w = min(k1 - j, pk - off)
                     _gemm(q_blk[r0:r1], Kt[b, kb, :, off:off + w], s[r0:r1, j - k0:j - k0 + w],
                           False, False, 1.0, 0.0)
                     j += w
@@ -144,10 +150,10 @@ def _flash_kernel(Q, Kt, V, scale2, causal, key_ok, has_pad, bq_size, bk_size, o
                     m[i] = m_new
                 else:
                     l[i] += rs
-            for r0 in range(0, bq, PIECE_ROWS):            # O += P V_blk (BLAS, small pieces)
-                r1 = min(bq, r0 + PIECE_ROWS)
-                for c0 in range(0, bk, PIECE_KEYS):
-                    c1 = min(bk, c0 + PIECE_KEYS)
+            for r0 in range(0, bq, pr):                    # O += P V_blk (BLAS, pieces)
+                r1 = min(bq, r0 + pr)
+                for c0 in range(0, bk, pk):
+                    c1 = min(bk, c0 + pk)
                     _gemm(s[r0:r1, c0:c1], V[b, k0 + c0:k0 + c1], acc[r0:r1], False, False, 1.0, 1.0)
         for i in range(bq):
             inv = 1.0 / l[i] if l[i] > 0 else 0.0          # fully masked row → zero output
@@ -231,16 +237,26 @@ def run_on_threads(kernel, workers: int, args_of) -> None:
 
 # --------------------------------------------------------------------------- block sizes
 
-BLOCK_CANDIDATES = ((128, 512), (64, 512), (128, 256), (256, 512), (128, 1024), (64, 256))
-"""(B_q, B_k) pairs :func:`calibrate_blocks` times; the first is the default."""
+BLOCK_CANDIDATES = (
+    (128, 512, 64, 128), (64, 512, 64, 128), (128, 256, 64, 128), (256, 512, 64, 128),
+    (128, 1024, 64, 128), (128, 512, 128, 512), (256, 512, 256, 512), (64, 256, 64, 256))
+"""(B_q, B_k, piece rows, piece keys) that :func:`calibrate_blocks` times; the first is the
+default. Small pieces suit a BLAS with a small-matrix path that skips packing (OpenBLAS on
+AVX-512 Intel, where the default was tuned); one product per tile suits a BLAS that packs
+every call anyway (OpenBLAS's Haswell/Zen kernels), where fewer, bigger calls win."""
 
 _blocks = (BLOCK_Q, BLOCK_K)
+_pieces = (PIECE_ROWS, PIECE_KEYS)
 
 
-def set_blocks(block_q: int, block_k: int) -> None:
-    """Default tile sizes of :func:`flash_attention` (e.g. from :func:`calibrate_blocks`)."""
-    global _blocks
+def set_blocks(block_q: int, block_k: int, piece_rows: int = PIECE_ROWS,
+               piece_keys: int = PIECE_KEYS) -> None:
+    """Default tile and BLAS-piece sizes of :func:`flash_attention` (e.g. from
+    :func:`calibrate_blocks`)."""
+    global _blocks, _pieces
     _blocks = (check_positive_int(block_q, "block_q"), check_positive_int(block_k, "block_k"))
+    _pieces = (check_positive_int(piece_rows, "piece_rows"),
+               check_positive_int(piece_keys, "piece_keys"))
 
 
 def get_blocks() -> tuple[int, int]:
@@ -248,10 +264,15 @@ def get_blocks() -> tuple[int, int]:
     return _blocks
 
 
+def get_pieces() -> tuple[int, int]:
+    """The (rows, keys) of each BLAS call inside a tile (see :data:`BLOCK_CANDIDATES`)."""
+    return _pieces
+
+
 def calibrate_blocks(n: int = 2048, d: int = 64, *, dtype: type = np.float32,
-                     candidates: tuple[tuple[int, int], ...] = BLOCK_CANDIDATES,
+                     candidates: tuple[tuple[int, ...], ...] = BLOCK_CANDIDATES,
                      repeat: int = 3, seed: int = 0, clock=time.perf_counter) -> dict:
-    """Time each candidate (B_q, B_k) on one seeded n×d problem and pick the fastest.
+    """Time each candidate tiling on one seeded n×d problem and pick the fastest.
 
     The best tile depends on the CPU's caches and on which BLAS kernels it gets; this
     measures instead of guessing. Each candidate runs once untimed, then ``repeat`` times in
@@ -259,9 +280,15 @@ def calibrate_blocks(n: int = 2048, d: int = 64, *, dtype: type = np.float32,
     20 calls at n = 2048: a second or two. Nothing is set or saved here: pass ``best`` to
     :func:`set_blocks` (the tutor keeps it in its cache folder).
 
+    Args:
+        n, d: the problem timed (one head, L = S = n).
+        dtype: float32 (what the lab uses) or float64.
+        candidates: (B_q, B_k) pairs or (B_q, B_k, piece rows, piece keys) quadruples.
+        repeat: timed rounds; seed: of the random Q, K, V; clock: seconds (injectable).
+
     Returns:
-        ``{"best": (B_q, B_k), "seconds": {"B_qxB_k": fastest seconds}, "n", "d", "dtype",
-        "threads"}``.
+        ``{"best": the fastest candidate as given, "seconds": {"B_qxB_k[/rxk]": fastest
+        seconds}, "n", "d", "dtype", "threads"}``.
     """
     size = check_positive_int(n, "n")
     width = check_positive_int(d, "d")
@@ -270,16 +297,25 @@ def calibrate_blocks(n: int = 2048, d: int = 64, *, dtype: type = np.float32,
         raise ValueError("candidates: expected at least one (block_q, block_k) pair")
     rng = np.random.default_rng(seed)
     Q, K, V = (rng.standard_normal((size, width)).astype(dtype) for _ in range(3))
-    best_of = {c: math.inf for c in candidates}
-    for c in candidates:
-        flash_attention(Q, K, V, block_q=c[0], block_k=c[1])  # compile / warm caches
+    best_of = {tuple(c): math.inf for c in candidates}
+
+    def call(c: tuple[int, ...]) -> None:
+        pieces = {} if len(c) == 2 else {"piece_rows": c[2], "piece_keys": c[3]}
+        flash_attention(Q, K, V, block_q=c[0], block_k=c[1], **pieces)
+
+    for c in best_of:
+        call(c)                                            # compile / warm caches
     for _ in range(reps):
-        for c in candidates:
+        for c in best_of:
             t0 = clock()
-            flash_attention(Q, K, V, block_q=c[0], block_k=c[1])
+            call(c)
             best_of[c] = min(best_of[c], clock() - t0)
-    best = min(candidates, key=lambda c: best_of[c])
-    return {"best": best, "seconds": {f"{q}x{k}": t for (q, k), t in best_of.items()},
+    best = min(best_of, key=lambda c: best_of[c])
+
+    def name(c: tuple[int, ...]) -> str:
+        return f"{c[0]}x{c[1]}" + ("" if len(c) == 2 else f"/{c[2]}x{c[3]}")
+
+    return {"best": best, "seconds": {name(c): t for c, t in best_of.items()},
             "n": size, "d": width, "dtype": np.dtype(dtype).name, "threads": get_threads()}
 
 
@@ -325,6 +361,8 @@ def flash_attention(
     block_q: int | None = None,
     block_k: int | None = None,
     return_lse: bool = False,
+    piece_rows: int | None = None,
+    piece_keys: int | None = None,
 ) -> np.ndarray | tuple[np.ndarray, np.ndarray]:
     """Exact scaled dot-product attention computed tile by tile (no n×n matrix).
 
@@ -340,6 +378,8 @@ def flash_attention(
         block_k: keys per tile; default from :func:`get_blocks` (512 unless set).
         return_lse: also return the row statistics the backward needs
             (:func:`engine.flash_backward.flash_attention_backward`).
+        piece_rows, piece_keys: the largest BLAS call inside a tile; default from
+            :func:`get_pieces` (64 × 128). Only speed depends on them.
 
     Returns:
         The attention output, (L, d_v) or (B, L, d_v), same dtype as Q (float32 stays
@@ -353,13 +393,15 @@ def flash_attention(
     q, k, v, key_ok, has_pad, sc, squeeze = prepare_flash(Q, K, V, key_padding, scale)
     bq = check_positive_int(_blocks[0] if block_q is None else block_q, "block_q")
     bk = check_positive_int(_blocks[1] if block_k is None else block_k, "block_k")
+    pr = check_positive_int(_pieces[0] if piece_rows is None else piece_rows, "piece_rows")
+    pk = check_positive_int(_pieces[1] if piece_keys is None else piece_keys, "piece_keys")
     B, L, _ = q.shape
     dtype = q.dtype
     out = np.empty((B, L, v.shape[2]), dtype)
     lse = np.empty((B, L), dtype)
-    kt = _blocked_transpose(k)
+    kt = _blocked_transpose(k, pk)
     workers = max(1, min(get_threads(), B * -(-L // bq)))  # no more threads than tasks
-    args = (q, kt, v, dtype.type(sc * LOG2E), bool(causal), key_ok, has_pad, bq, bk, out, lse)
+    args = (q, kt, v, dtype.type(sc * LOG2E), bool(causal), key_ok, has_pad, bq, bk, pr, pk, out, lse)
     run_on_threads(_flash_kernel, workers, lambda t: args)
     if return_lse:
         return (out[0], lse[0]) if squeeze else (out, lse)

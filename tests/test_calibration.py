@@ -13,7 +13,7 @@ from tutor import calibration
 
 @pytest.fixture(autouse=True)
 def _restore_blocks():
-    before = flash.get_blocks()
+    before = flash.get_blocks() + flash.get_pieces()
     yield
     flash.set_blocks(*before)
 
@@ -25,7 +25,7 @@ def test_calibrate_picks_the_pair_the_clock_says_is_fastest():
     calls = []
     real = flash.flash_attention
 
-    def fake_attention(Q, K, V, *, block_q, block_k):   # advances the fake clock per call
+    def fake_attention(Q, K, V, *, block_q, block_k):    # advances the fake clock per call
         calls.append((block_q, block_k))
         now[0] += cost[(block_q, block_k)]
         return real(Q, K, V, block_q=block_q, block_k=block_k)
@@ -46,13 +46,27 @@ def test_calibrate_picks_the_pair_the_clock_says_is_fastest():
     assert flash.get_blocks() == before                     # measuring sets nothing
 
 
+def test_quadruples_set_the_blas_pieces_too():
+    res = flash.calibrate_blocks(n=40, d=4, candidates=((8, 16, 3, 5), (16, 16, 16, 16)), repeat=1)
+    assert res["best"] in ((8, 16, 3, 5), (16, 16, 16, 16))
+    assert set(res["seconds"]) == {"8x16/3x5", "16x16/16x16"}
+    flash.set_blocks(*res["best"])
+    assert flash.get_pieces() == res["best"][2:]
+
+
 def test_set_blocks_changes_the_default_and_results_do_not():
     rng = np.random.default_rng(0)
     Q, K, V = (rng.standard_normal((40, 4)) for _ in range(3))
     want = flash.flash_attention(Q, K, V)
     flash.set_blocks(7, 9)
-    assert flash.get_blocks() == (7, 9)
+    assert flash.get_blocks() == (7, 9) and flash.get_pieces() == (64, 128)
     np.testing.assert_allclose(flash.flash_attention(Q, K, V), want, rtol=0, atol=1e-13)
+    flash.set_blocks(16, 32, 5, 3)                          # pieces smaller than a tile, odd
+    assert flash.get_pieces() == (5, 3)
+    np.testing.assert_allclose(flash.flash_attention(Q, K, V, causal=True),
+                               flash.flash_attention(Q, K, V, causal=True, block_q=128,
+                                                     block_k=512, piece_rows=64, piece_keys=128),
+                               rtol=0, atol=1e-13)
     with pytest.raises(ValueError, match="^block_q"):
         flash.set_blocks(0, 9)
 

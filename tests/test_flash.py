@@ -61,8 +61,10 @@ def test_batched_and_block_sizes_agree():
     rng = np.random.default_rng(7)
     Q, K, V = rng.standard_normal((3, 50, 8)), rng.standard_normal((3, 40, 8)), rng.standard_normal((3, 40, 4))
     pad = rng.random((3, 40)) > 0.2
-    outs = [flash_attention(Q, K, V, key_padding=pad, causal=True, block_q=bq, block_k=bk)
-            for bq, bk in ((1, 1), (7, 5), (64, 512))]
+    outs = [flash_attention(Q, K, V, key_padding=pad, causal=True, block_q=bq, block_k=bk,
+                            piece_rows=pr, piece_keys=pk)
+            for bq, bk, pr, pk in ((1, 1, 64, 128), (7, 5, 64, 128), (64, 512, 64, 128),
+                                   (16, 24, 5, 7), (64, 512, 64, 512))]
     want = np.stack([ref.attention_2d(Q[b], K[b], V[b], _mask(50, 40, True, pad[b]))[0] for b in range(3)])
     for out in outs:
         np.testing.assert_allclose(out, want, atol=1e-12)

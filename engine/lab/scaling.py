@@ -184,7 +184,7 @@ def scaling_experiment(
         ValueError: on bad sizes, d, repeat or dtype, or if the two kernels disagree.
     """
     from engine.attention import attention
-    from engine.flash import PIECE_KEYS, flash_attention, get_blocks, get_threads
+    from engine.flash import flash_attention, get_blocks, get_pieces, get_threads
 
     ns = [check_positive_int(n, "sizes") for n in sizes]
     if not ns:
@@ -224,7 +224,7 @@ def scaling_experiment(
             n=n, plain_seconds=t_plain, tiled_seconds=t_tiled,
             plain_bytes=plain_memory(n, d, dt.itemsize),
             tiled_bytes=tiled_memory(n, d, dt.itemsize, threads=threads, block_q=block_q,
-                                     block_k=block_k, key_block=PIECE_KEYS)))
+                                     block_k=block_k, key_block=get_pieces()[1])))
     step(total, "done")
     return result
 
