@@ -121,8 +121,10 @@ def _prepare(Q, K, V, W_q, W_k, v, mask):
     dt = result_dtype(q, k, val, wq, wk, vv)
     L, S = q.shape[0], k.shape[0]
     m = None if mask is None else broadcast_mask(mask, (L, S), expected="(L, S)")
+    # writable, C-contiguous copies or views, as engine.scoring.additive_scores passes them
+    # (numba compiles a kernel once per such type: see engine.attention.readonly)
     arrays = tuple(np.ascontiguousarray(a, dtype=dt) for a in (q, k, val, wq, wk, vv))
-    return arrays, m, dt
+    return arrays, None if m is None else np.array(m), dt
 
 
 def _forward(q, k, val, wq, wk, vv, m, dt):
@@ -183,5 +185,5 @@ def additive_attention_backward(Q: object, K: object, V: object, W_q: object, W_
     _, W = _forward(q, k, val, wq, wk, vv, m, dt)
     grads = [np.empty_like(a) for a in (q, k, val, wq, wk, vv)]
     dW = np.empty_like(W)
-    _additive_grad(q, k, val, wq, wk, vv, W, np.ascontiguousarray(g, dtype=dt), *grads, dW)
+    _additive_grad(q, k, val, wq, wk, vv, W, np.array(g, dtype=dt), *grads, dW)
     return AdditiveGrads(*grads, dW)

@@ -102,6 +102,19 @@ BLAS_MIN_WORK = 1 << 18
 float64-accumulating loop, which is also what the traces' small examples use)."""
 
 
+def readonly(arr: np.ndarray) -> np.ndarray:
+    """A read-only view of ``arr`` (the caller's array keeps its flags).
+
+    numba compiles a kernel once per argument type, and read-only is part of the type:
+    ``np.broadcast_to`` views are read-only, copies are not, so without this the same kernel
+    would be compiled twice (a second or more each, cold) depending on whether an input
+    happened to be broadcast. Every array the attention kernels only read goes through here.
+    """
+    view = arr.view()
+    view.flags.writeable = False
+    return view
+
+
 def _batched(arr: np.ndarray, name: str, expected: str) -> np.ndarray:
     if arr.ndim < 2:
         raise ValueError(f"{name}: expected shape {expected}, got shape {shape_str(arr.shape)}")
@@ -157,8 +170,8 @@ def prepare_attention(Q: object, K: object, V: object, mask: object | None,
         m3 = np.ones((1, 1, 1), dtype=np.bool_)
     else:
         m3 = broadcast_mask(m, batch + (L, S)).reshape(nb, L, S)
-    return PreparedAttention(q3, k3, v3, m3, m is not None, sc, batch, dt,
-                             (q.shape, k.shape, v.shape))
+    return PreparedAttention(readonly(q3), readonly(k3), readonly(v3), readonly(m3),
+                             m is not None, sc, batch, dt, (q.shape, k.shape, v.shape))
 
 
 def attention(Q: object, K: object, V: object, mask: object | None = None,

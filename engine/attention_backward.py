@@ -34,7 +34,7 @@ import numpy as np
 from engine._jit import jit
 from engine._validate import as_float, shape_str
 from engine.attention import (BLAS_MIN_WORK, _sdpa, _sdpa_blas, prepare_attention,
-                              prepare_multi_head, split_heads)
+                              prepare_multi_head, readonly, split_heads)
 
 
 class AttentionGrads(NamedTuple):
@@ -161,14 +161,15 @@ def attention_backward(Q: object, K: object, V: object, mask: object | None, dO:
         raise ValueError(f"dO: expected shape {shape_str(want)} (..., L, d_v) like the attention "
                          f"output, got shape {shape_str(g.shape)}")
     nb = q3.shape[0]
-    g3 = np.ascontiguousarray(g, dtype=dt).reshape(nb, L, d_v)
+    g3 = readonly(np.ascontiguousarray(g, dtype=dt).reshape(nb, L, d_v))
     out = np.empty((nb, L, d_v), dt)                       # (B, L, d_v)
     W = np.empty((nb, L, S), dt)                           # (B, L, S)
     big = L * S * q3.shape[2] >= BLAS_MIN_WORK
     (_sdpa_blas if big else _sdpa)(q3, k3, v3, m3, use_mask, dt.type(sc), out, W)
     dQ, dK, dV = np.empty_like(q3), np.empty_like(k3), np.empty_like(v3)
     dW = np.empty((nb, L, S), dt)
-    (_sdpa_grad_blas if big else _sdpa_grad)(q3, k3, v3, W, g3, dt.type(sc), dQ, dK, dV, dW)
+    (_sdpa_grad_blas if big else _sdpa_grad)(q3, k3, v3, readonly(W), g3, dt.type(sc), dQ, dK,
+                                             dV, dW)
     return AttentionGrads(
         unbroadcast(dQ.reshape(batch + (L, -1)), shapes[0]),
         unbroadcast(dK.reshape(batch + (S, -1)), shapes[1]),
@@ -225,10 +226,10 @@ def multi_head_attention_backward(X_q: object, X_kv: object, W_Q: object, W_K: o
         raise ValueError(f"d_out: expected shape {shape_str((L, wo.shape[1]))} (L, d_out) like "
                          f"the output, got shape {shape_str(g.shape)}")
     xq, xkv, wq, wk, wv, wo, g = (a.astype(dt, copy=False) for a in (xq, xkv, wq, wk, wv, wo, g))
-    Qh = split_heads(xq @ wq, h)                           # (h, L, d_head)
-    Kh = split_heads(xkv @ wk, h)                          # (h, S, d_head)
-    Vh = split_heads(xkv @ wv, h)                          # (h, S, d_head)
-    m3 = np.ones((1, 1, 1), np.bool_) if m is None else m
+    Qh = readonly(split_heads(xq @ wq, h))                 # (h, L, d_head)
+    Kh = readonly(split_heads(xkv @ wk, h))                # (h, S, d_head)
+    Vh = readonly(split_heads(xkv @ wv, h))                # (h, S, d_head)
+    m3 = readonly(np.ones((1, 1, 1), np.bool_) if m is None else m)
     out_h = np.empty_like(Qh)                              # (h, L, d_head)
     W = np.empty((h, L, S), dt)                            # (h, L, S)
     sc = dt.type(1.0 / np.sqrt(d_model // h))
@@ -236,10 +237,10 @@ def multi_head_attention_backward(X_q: object, X_kv: object, W_Q: object, W_K: o
     (_sdpa_blas if big else _sdpa)(Qh, Kh, Vh, m3, m is not None, sc, out_h, W)
     concat = out_h.transpose(1, 0, 2).reshape(L, d_model)  # (L, d_model)
     dW_O = concat.T @ g                                    # (d_model, d_out)
-    dOh = split_heads(g @ wo.T, h)                         # (h, L, d_head)
+    dOh = readonly(split_heads(g @ wo.T, h))               # (h, L, d_head)
     dQh, dKh, dVh = np.empty_like(Qh), np.empty_like(Kh), np.empty_like(Vh)
     dW = np.empty_like(W)
-    (_sdpa_grad_blas if big else _sdpa_grad)(Qh, Kh, Vh, W, dOh, sc, dQh, dKh, dVh, dW)
+    (_sdpa_grad_blas if big else _sdpa_grad)(Qh, Kh, Vh, readonly(W), dOh, sc, dQh, dKh, dVh, dW)
     dQ = dQh.transpose(1, 0, 2).reshape(L, d_model)        # (L, d_model)
     dK = dKh.transpose(1, 0, 2).reshape(S, d_model)        # (S, d_model)
     dV = dVh.transpose(1, 0, 2).reshape(S, d_model)        # (S, d_model)
