@@ -141,6 +141,15 @@ def ref_cross_entropy_gradient(d, parts):
     _close(parts[0].answer, np.asarray(d["P"]) - np.eye(len(z))[y])
 
 
+def ref_softmax_jacobian(d, parts):
+    # central differences of α₁ = softmax(s)[0] with respect to s₁ and s_{j+1}
+    s, j, h = np.asarray(d["scores"], float), d["j"], 1e-6
+    e = np.eye(3)
+    for part, k in ((0, 0), (1, j)):
+        fd = (softmax(s + h * e[k])[0] - softmax(s - h * e[k])[0]) / (2 * h)
+        _close(parts[part].answer, fd, tol=1e-8)
+
+
 def ref_rnn_step(d, parts):
     _close(parts[0].answer, np.tanh(d["W_hx"] @ d["x"] + d["W_hh"] @ d["h_prev"] + d["b"]))
 
@@ -327,6 +336,7 @@ def _kept(probs, words):
 # family -> result, data -> [(part index, the trace's value for it)]
 TRACE_AGREES = {
     "rnn-step": lambda r, d: [(0, r["H"][0])],
+    "softmax-jacobian": lambda r, d: [(0, r["J"][0][0]), (1, r["J"][0][d["j"]])],
     "self-attention-row": lambda r, d: [(0, r["weights"]), (1, r["output"])],
     "scaled-dot-scores": lambda r, d: [(0, r["scores"])],
     "softmax-weights": lambda r, d: [(0, r["probs"][0])],

@@ -46,6 +46,7 @@ _TABLE = [
     ("softmax-weights", "Softmax attention weights", "scoring", ("exam-attention",), "temperature", "scoring"),
     ("additive-score", "Additive (Bahdanau) score", "scoring", ("exam-attention",), "scoring-compare", "scoring"),
     ("dot-variance", "Var(q·k) and the √d_k scale", "scoring", ("exam-scaled-dot",), "scaling", "scoring"),
+    ("softmax-jacobian", "The softmax Jacobian", "scoring", ("exam-scaled-dot",), "softmax-jacobian", "scoring"),
     ("pooling", "Max, mean and attention pooling", "pooling", ("exam-attention",), "pooling", "attention"),
     ("beam-search", "Beam search: cumulative scores and winner", "decoding", ("exam-decoding",), "greedy-vs-beam", "decoding"),
     ("length-normalised-beam", "Length-normalised beam score", "decoding", ("exam-decoding",), "beam-search", "decoding"),

@@ -1,4 +1,5 @@
-"""Scoring families (§6, §8): scaled dot scores, softmax weights, additive score, masks, Var(q·k).
+"""Scoring families (§6, §8): scaled dot scores, softmax weights, additive score, masks, Var(q·k),
+the softmax Jacobian.
 
 Each ``make_<family>(rng)`` returns the problem-specific fields of a
 :class:`~tutor.quiz.generators.Problem`; the answers come from the engine.
@@ -170,4 +171,32 @@ def make_dot_variance(rng: np.random.Generator) -> dict:
         ),
         trace_inputs={"dims": [1, d_k], "d_big": d_k, "var_q": var_q, "var_k": var_k},
         data={"d_k": d_k, "var_q": var_q, "var_k": var_k},
+    )
+
+
+def make_softmax_jacobian(rng: np.random.Generator) -> dict:
+    from engine.softmax_backward import softmax_jacobian
+
+    s = grid(rng, -2, 2, 0.1, 3)
+    from engine.softmax import softmax
+
+    J = softmax_jacobian(s)  # diag(α) − ααᵀ (§8, the gradient's way back to the scores)
+    a = softmax(s)
+    i, j = 0, int(rng.integers(1, 3))
+    return dict(
+        prompt=f"Attention scores s = {vec(s)} give weights α = softmax(s). "
+               "Backpropagation needs the softmax Jacobian ∂αᵢ/∂sⱼ.",
+        parts=(Part("∂α₁/∂s₁ (how α₁ moves when its own score rises)?", "number",
+                    float(J[i, i]), tolerance=0.001),
+               Part(f"∂α₁/∂s{'₂₃'[j - 1]} (how α₁ moves when score {j + 1} rises)?", "number",
+                    float(J[i, j]), tolerance=0.001)),
+        solution=(
+            "∂αᵢ/∂sⱼ = αᵢ(δᵢⱼ − αⱼ): αᵢ(1 − αᵢ) on the diagonal, −αᵢαⱼ off it",
+            f"α = {vec(a)}",
+            f"∂α₁/∂s₁ = {num(a[0])}·(1 − {num(a[0])}) = {num(J[0, 0])}",
+            f"∂α₁/∂s{'₂₃'[j - 1]} = −{num(a[0])}·{num(a[j])} = {num(J[0, j])} (each row of J sums "
+            "to 0)",
+        ),
+        trace_inputs={"tokens": ["k1", "k2", "k3"], "query": [1.0], "K": s.reshape(3, 1)},
+        data={"scores": s, "j": j},
     )
