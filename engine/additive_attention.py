@@ -28,7 +28,7 @@ import numpy as np
 
 from engine._jit import jit
 from engine._validate import as_float, broadcast_mask, check_same_dim, result_dtype, shape_str
-from engine.scoring import _additive_scores, _project_rows
+from engine.scoring import _additive_scores, _project_rows, check_additive_params
 from engine.softmax import _softmax_rows
 
 
@@ -112,12 +112,7 @@ def _prepare(Q, K, V, W_q, W_k, v, mask):
     k = as_float(K, "K", ndim=2)
     val = as_float(V, "V", ndim=2)
     check_same_dim(val, 0, k.shape[0], "V", (k.shape[0], "d_v"), f"one value per key, S = {k.shape[0]}")
-    wq = as_float(W_q, "W_q", ndim=2)
-    check_same_dim(wq, 1, q.shape[1], "W_q", ("h", q.shape[1]),
-                   f"W_q q needs W_q to have d_q = {q.shape[1]} columns")
-    h = wq.shape[0]
-    wk = as_float(W_k, "W_k", shape=(h, k.shape[1]))
-    vv = as_float(v, "v", shape=(h,))
+    wq, wk, vv = check_additive_params(q, k, W_q, W_k, v)
     dt = result_dtype(q, k, val, wq, wk, vv)
     L, S = q.shape[0], k.shape[0]
     m = None if mask is None else broadcast_mask(mask, (L, S), expected="(L, S)")

@@ -169,6 +169,16 @@ def general_scores(Q: object, K: object, M: object) -> np.ndarray:
     return _finish(out, single)
 
 
+def check_additive_params(q: np.ndarray, k: np.ndarray, W_q: object, W_k: object,
+                          v: object) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """W_q (h, d_q), W_k (h, d_k), v (h,) checked against queries q (L, d_q), keys k (S, d_k)."""
+    wq = as_float(W_q, "W_q", ndim=2)
+    check_same_dim(wq, 1, q.shape[1], "W_q", ("h", q.shape[1]),
+                   f"W_q q needs W_q to have d_q = {q.shape[1]} columns")
+    h = wq.shape[0]
+    return wq, as_float(W_k, "W_k", shape=(h, k.shape[1])), as_float(v, "v", shape=(h,))
+
+
 def additive_scores(Q: object, K: object, W_q: object, W_k: object, v: object) -> np.ndarray:
     """Additive (Bahdanau) scores vᵀ tanh(W_q q + W_k k_j); lets d_q differ from d_k.
 
@@ -186,12 +196,7 @@ def additive_scores(Q: object, K: object, W_q: object, W_k: object, v: object) -
         ValueError: on wrong shapes, NaN/inf or empty input.
     """
     q, k, single = _queries_keys(Q, K, same_dim=False)
-    wq = as_float(W_q, "W_q", ndim=2)
-    check_same_dim(wq, 1, q.shape[1], "W_q", ("h", q.shape[1]),
-                   f"W_q q needs W_q to have d_q = {q.shape[1]} columns")
-    h = wq.shape[0]
-    wk = as_float(W_k, "W_k", shape=(h, k.shape[1]))
-    vv = as_float(v, "v", shape=(h,))
+    wq, wk, vv = check_additive_params(q, k, W_q, W_k, v)
     dt = result_dtype(q, k, wq, wk, vv)
     out = np.empty((q.shape[0], k.shape[0]), dtype=dt)  # (L, S)
     _additive_scores(q.astype(dt, copy=False), k.astype(dt, copy=False),
