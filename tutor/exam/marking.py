@@ -1,0 +1,211 @@
+"""Marking structured questions: numeric parts automatically with follow-through, text parts
+by the student's ticks against the mark scheme.
+
+Numeric rule, for a part worth ``marks`` with ``method`` method marks:
+
+1. the value matches the computed answer (within the tolerance) → all marks;
+2. otherwise, if the part builds on earlier parts and the value matches the same computation
+   redone on the student's own earlier answers → *follow-through*: all marks when every
+   earlier answer it used was itself right (only rounding was carried), else the ``method``
+   marks, and the feedback says which earlier value it followed;
+3. otherwise nothing. A blank part earns nothing.
+
+Text rule: each ticked point of the scheme earns one mark, up to the part's marks.
+
+Plain functions, no terminal: the CLI and the TUI both call :func:`mark_question`.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Literal
+
+from tutor.exam.numbers import Value
+from tutor.exam.paper import ExamPart, ExamQuestion
+from tutor.quiz.bank import parse_number
+from tutor.quiz.generators._base import num, vec
+
+Status = Literal["right", "follow-through", "wrong", "blank", "self-marked"]
+
+_SPLIT = re.compile(r"[,;\s]+")
+_BRACKETS = "[](){}⟨⟩"
+
+
+class AnswerError(ValueError):
+    """The text cannot be an answer to this part (the message says what to type)."""
+
+
+@dataclass(frozen=True)
+class PartMark:
+    letter: str
+    earned: int
+    marks: int
+    status: Status
+    feedback: str
+    value: Value | None = None
+    ticked: tuple[int, ...] = ()
+
+
+@dataclass(frozen=True)
+class QuestionMark:
+    question_id: str
+    section: str
+    parts: tuple[PartMark, ...]
+
+    @property
+    def earned(self) -> int:
+        return sum(p.earned for p in self.parts)
+
+    @property
+    def marks(self) -> int:
+        return sum(p.marks for p in self.parts)
+
+
+def how_to_answer(part: ExamPart) -> str:
+    """One line: what to type for this part."""
+    if part.kind == "text":
+        return "Write your answer, then tick the scheme's points it contains."
+    size = part.step.size if part.step else None
+    tol = f" (±{num(part.step.tolerance)} counts)" if part.step and part.step.tolerance else ""
+    if size is None:
+        return f"Type one number{tol}; a decimal like 0.25 or a fraction like 3/4."
+    return f"Type {size} numbers separated by commas{tol}."
+
+
+def parse_answer(part: ExamPart, text: str) -> Value | None:
+    """The value typed for a numeric part; None for a blank answer.
+
+    Raises:
+        AnswerError: when the text is not a number (or not the right count of numbers).
+    """
+    text = (text or "").strip()
+    if not text:
+        return None
+    size = part.step.size if part.step else None
+    tokens = [t.strip(_BRACKETS) for t in _SPLIT.split(text.strip(_BRACKETS)) if t.strip(_BRACKETS)]
+    values = [parse_number(t) for t in tokens]
+    bad = next((t for t, v in zip(tokens, values) if v is None), None)
+    if bad is not None:
+        hint = " Use a decimal point, not a comma." if re.search(r"\d,\d", text) and size is None else ""
+        raise AnswerError(f"{bad[:20]!r} is not a number.{hint} {how_to_answer(part)}")
+    if size is None:
+        if len(values) != 1:
+            raise AnswerError(f"This part wants one number, not {len(values)}. {how_to_answer(part)}")
+        return float(values[0])
+    if len(values) != size:
+        raise AnswerError(f"That is {len(values)} number{'s' * (len(values) != 1)}; this answer "
+                          f"has {size}. {how_to_answer(part)}")
+    return tuple(float(v) for v in values)
+
+
+def _close(value: Value, want: Value, tol: float) -> bool:
+    a = value if isinstance(value, tuple) else (value,)
+    b = want if isinstance(want, tuple) else (want,)
+    return len(a) == len(b) and all(
+        math.isfinite(x) and abs(x - y) <= tol + 1e-9 * max(1.0, abs(y)) for x, y in zip(a, b))
+
+
+def _show(value: Value) -> str:
+    return vec(value) if isinstance(value, tuple) else num(value)
+
+
+def mark_numeric(part: ExamPart, value: Value | None,
+                 earlier: Mapping[str, tuple[Value | None, bool]]) -> PartMark:
+    """Mark a numeric part.
+
+    Args:
+        part: the part (with its step).
+        value: the student's parsed value, or None when left blank.
+        earlier: ``{letter: (student's value or None, was it right)}`` for earlier parts.
+    """
+    step = part.step
+    assert step is not None, "numeric parts have a step"
+    want = _show(step.answer)
+    if value is None:
+        return PartMark(part.letter, 0, part.marks, "blank", f"Not answered; the answer is {want}.")
+    if _close(value, step.answer, step.tolerance):
+        return PartMark(part.letter, part.marks, part.marks, "right", f"Right: {want}.", value)
+    used = {u: earlier.get(u, (None, False)) for u in part.uses}
+    if step.redo is not None and used and all(v is not None for v, _ in used.values()):
+        names = dict(zip(part.uses, step.uses))
+        try:
+            redone = step.redo({names[u]: v for u, (v, _) in used.items()})
+        except (ValueError, TypeError, ZeroDivisionError, OverflowError):
+            redone = None
+        if redone is not None and _close(value, redone, step.tolerance):
+            wrong = [u for u, (_, ok) in used.items() if not ok]
+            if not wrong:
+                return PartMark(part.letter, part.marks, part.marks, "right",
+                                f"Right for your rounded earlier values ({_show(value)}); exact "
+                                f"working gives {want}.", value)
+            source = ", ".join(f"({u}) = {_show(used[u][0])}" for u in wrong)
+            return PartMark(
+                part.letter, part.spec.method, part.marks, "follow-through",
+                f"Follow-through: {_show(value)} is the right working from your {source}, so "
+                f"the method earns {part.spec.method} of {part.marks}; with the correct earlier "
+                f"value{'s' * (len(wrong) > 1)} the answer is {want}.", value)
+    return PartMark(part.letter, 0, part.marks, "wrong", f"Not quite: you gave {_show(value)}; "
+                    f"the answer is {want}.", value)
+
+
+def mark_text(part: ExamPart, ticked: Iterable[int]) -> PartMark:
+    """Self-marking: one mark per ticked point (0-based indices), up to the part's marks.
+
+    Raises:
+        AnswerError: for a point number outside the scheme.
+    """
+    points = part.spec.points
+    chosen = tuple(sorted(set(int(i) for i in ticked)))
+    bad = [i for i in chosen if not 0 <= i < len(points)]
+    if bad:
+        raise AnswerError(f"Point {bad[0] + 1} is not in the scheme; tick 1–{len(points)}.")
+    earned = min(len(chosen), part.marks)
+    extra = f" ({len(chosen)} points ticked; the part is worth {part.marks})" if len(chosen) > part.marks else ""
+    return PartMark(part.letter, earned, part.marks, "self-marked",
+                    f"Self-marked: {earned} of {part.marks}{extra}.", ticked=chosen)
+
+
+def parse_ticks(text: str, n_points: int) -> tuple[int, ...]:
+    """``"1 3"``, ``"1,3"``, ``"all"`` or ``"none"`` (1-based) as 0-based indices.
+
+    Raises:
+        AnswerError: for anything else.
+    """
+    s = (text or "").strip().lower()
+    if s in ("", "none", "0", "-"):
+        return ()
+    if s == "all":
+        return tuple(range(n_points))
+    out = []
+    for tok in _SPLIT.split(s):
+        if not tok:
+            continue
+        if not tok.isdigit() or not 1 <= int(tok) <= n_points:
+            raise AnswerError(f"{tok[:10]!r}: type the numbers of the points your answer "
+                              f"makes (1–{n_points}), 'all' or 'none'.")
+        out.append(int(tok) - 1)
+    return tuple(sorted(set(out)))
+
+
+def mark_question(question: ExamQuestion, answers: Mapping[str, object]) -> QuestionMark:
+    """Mark every part. ``answers[letter]`` is the typed text (numeric) or ticked 0-based
+    indices (text); a missing letter counts as blank.
+
+    Raises:
+        AnswerError: for a numeric answer that is not a number.
+    """
+    marks: list[PartMark] = []
+    earlier: dict[str, tuple[Value | None, bool]] = {}
+    for part in question.parts:
+        given = answers.get(part.letter)
+        if part.kind == "text":
+            marks.append(mark_text(part, given or ()))  # type: ignore[arg-type]
+            continue
+        value = given if isinstance(given, (float, tuple)) or given is None else parse_answer(part, str(given))
+        m = mark_numeric(part, value, earlier)
+        earlier[part.letter] = (value, m.status == "right")
+        marks.append(m)
+    return QuestionMark(question.id, question.spec.section, tuple(marks))

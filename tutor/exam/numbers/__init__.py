@@ -1,0 +1,100 @@
+"""Numbers for the numeric parts of structured exam questions, computed by the engine.
+
+A *maker* turns a seeded generator into :class:`Numbers`: ``fields`` (formatted values the
+question's stem and prompts quote as ``{name}``) and ``steps`` (one :class:`Step` per numeric
+part: the answer, its tolerance, the computed working, and, for a step that builds on earlier
+ones, ``redo`` — the same computation run on any values given for the steps it ``uses``).
+``redo`` is what follow-through marking calls with the student's own earlier answers.
+
+The same (maker, seed) always gives the same numbers. Makers live in :mod:`.sequence`
+(§1–4, §12), :mod:`.attention` (§5–9) and :mod:`.reading` (§10–11); they import the engine
+only when called, so listing them is cheap.
+"""
+
+from __future__ import annotations
+
+import importlib
+import zlib
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+Value = float | tuple[float, ...]
+
+_MODULES = ("sequence", "attention", "reading")
+MAKERS: dict[str, Callable[[Any], Numbers]] = {}
+
+
+@dataclass(frozen=True)
+class Step:
+    """One computed answer of a numeric part.
+
+    ``answer`` is a float or a tuple of floats; a student's value within ±``tolerance`` (per
+    entry) is right. ``uses`` names earlier steps whose values ``redo(values)`` consumes, where
+    ``values`` maps each used step to a float or tuple; ``redo`` returns this step's answer
+    computed from them.
+    """
+
+    answer: Value
+    tolerance: float
+    working: tuple[str, ...]
+    uses: tuple[str, ...] = ()
+    redo: Callable[[Mapping[str, Value]], Value] | None = field(default=None, compare=False)
+
+    @property
+    def size(self) -> int | None:
+        """Entries of a vector answer; None for a single number."""
+        return len(self.answer) if isinstance(self.answer, tuple) else None
+
+
+@dataclass(frozen=True)
+class Numbers:
+    """A maker's output for one seed: quoted ``fields`` and computed ``steps``."""
+
+    fields: dict[str, str]
+    steps: dict[str, Step]
+    data: dict[str, Any] = field(default_factory=dict, compare=False)
+
+
+def maker(name: str) -> Callable[[Callable[[Any], Numbers]], Callable[[Any], Numbers]]:
+    """Register a maker function under ``name``."""
+    def register(fn: Callable[[Any], Numbers]) -> Callable[[Any], Numbers]:
+        MAKERS[name] = fn
+        return fn
+    return register
+
+
+def _load_all() -> None:
+    for module in _MODULES:
+        importlib.import_module(f"{__name__}.{module}")
+
+
+def names() -> list[str]:
+    """Every maker name."""
+    _load_all()
+    return sorted(MAKERS)
+
+
+def make(name: str, seed: int) -> Numbers:
+    """The numbers of maker ``name`` for ``seed``.
+
+    Raises:
+        ValueError: for an unknown maker.
+    """
+    import numpy as np
+
+    _load_all()
+    try:
+        fn = MAKERS[name]
+    except KeyError:
+        raise ValueError(f"no exam numbers maker {name!r}; expected one of: "
+                         + ", ".join(sorted(MAKERS))) from None
+    rng = np.random.default_rng([int(seed) & 0xFFFFFFFF, zlib.crc32(name.encode())])
+    return fn(rng)
+
+
+def as_tuple(x: Any) -> tuple[float, ...]:
+    """A 1-D array (or sequence) as a tuple of Python floats."""
+    import numpy as np
+
+    return tuple(float(v) for v in np.ravel(np.asarray(x, dtype=float)))

@@ -1,0 +1,218 @@
+"""Makers for the attention questions (§5–9): projections, self- and cross-attention, heads,
+scoring functions, the variance argument and pooling. Every answer comes from the engine."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from tutor.exam.numbers import Numbers, Step, as_tuple, maker
+from tutor.quiz.generators._base import mat, num, vec
+from tutor.quiz.generators.attention import _SIMPLE_W
+from tutor.quiz.generators.scoring import grid
+
+
+def _scores(q, K) -> np.ndarray:
+    from engine.scoring import scaled_dot_scores
+
+    return scaled_dot_scores(np.asarray(q, float)[None, :], np.asarray(K, float))[0]
+
+
+def _attend_steps(q: np.ndarray, K: np.ndarray, V: np.ndarray, q_name: str, q_uses: tuple[str, ...] = (),
+                  q_redo=None) -> dict[str, Step]:
+    """Steps ``scores`` → ``alpha`` → ``out`` for one query, each redone from the one before."""
+    from engine.pooling import attention_pool
+    from engine.softmax import softmax
+
+    s = _scores(q, K)
+    a = softmax(s)
+    out = attention_pool(V, a)
+    d_k = K.shape[1]
+    steps = {
+        "scores": Step(as_tuple(s), 0.01, (f"s_j = {q_name} · K_j / √{d_k} = {vec(s)}",),
+                       q_uses, q_redo),
+        "alpha": Step(as_tuple(a), 0.01, (f"α = softmax({vec(s)}) = {vec(a)}",), ("scores",),
+                      lambda v: as_tuple(softmax(np.asarray(v["scores"])))),
+        "out": Step(as_tuple(out), 0.01, ("Σ_j α_j V_j = " + " + ".join(
+            f"{num(x)}·{vec(r)}" for x, r in zip(a, V)) + f" = {vec(out)}",), ("alpha",),
+            lambda v: as_tuple(attention_pool(V, np.asarray(v["alpha"])))),
+    }
+    return steps
+
+
+@maker("qkv-row")
+def qkv_row(rng: np.random.Generator) -> Numbers:
+    while True:
+        X = grid(rng, -1, 1, 0.5, (3, 2))
+        if len({tuple(r) for r in X}) == 3 and np.all(np.any(X != 0, axis=1)):
+            break
+    W_Q, W_K, W_V = (np.array(_SIMPLE_W[i]) for i in rng.choice(len(_SIMPLE_W), size=3))
+    i = int(rng.integers(0, 3))
+    Q, K, V = X @ W_Q, X @ W_K, X @ W_V  # (3, 2) each: projections shown to the student
+    steps = {"q": Step(as_tuple(Q[i]), 0.0, (f"Q_{i + 1} = X_{i + 1} W_Q = {vec(Q[i])}",
+                                             f"K = X W_K = {mat(K)}, V = X W_V = {mat(V)}"))}
+    steps.update(_attend_steps(Q[i], K, V, f"Q_{i + 1}", ("q",), lambda v: as_tuple(_scores(v["q"], K))))
+    return Numbers(
+        fields={"X": mat(X), "W_Q": mat(W_Q), "W_K": mat(W_K), "W_V": mat(W_V), "i": str(i + 1)},
+        steps=steps, data={"X": X, "i": i})
+
+
+@maker("qkv-notes")
+def qkv_notes(rng: np.random.Generator) -> Numbers:
+    """The notes' "I love cats" inputs (§5), fixed: their printed softmax is the erratum."""
+    from engine.traces import input_specs
+
+    spec = {s.name: np.asarray(s.default, float) for s in input_specs("qkv") if s.kind == "matrix"}
+    X, W_Q, W_K, W_V = spec["X"], spec["W_Q"], spec["W_K"], spec["W_V"]
+    Q, K, V = X @ W_Q, X @ W_K, X @ W_V  # (3, 3), (3, 3), (3, 2): the notes' projections
+    return Numbers(fields={}, steps=_attend_steps(Q[1], K, V, "Q_2"), data={"K": K, "V": V})
+
+
+@maker("self-attention-causal")
+def self_attention_causal(rng: np.random.Generator) -> Numbers:
+    from engine.masks import causal_mask
+    from engine.softmax import masked_softmax
+
+    while True:
+        Q = grid(rng, -1, 1, 0.5, (3, 2))
+        K = grid(rng, -1, 1, 0.5, (3, 2))
+        if np.all(np.any(Q != 0, axis=1)) and len({tuple(r) for r in K}) == 3:
+            break
+    V = grid(rng, -1, 1, 0.5, (3, 2))
+    i = 1  # position 2: the causal mask hides position 3 from it
+    steps = _attend_steps(Q[i], K, V, f"Q_{i + 1}")
+    allowed = causal_mask(3)[i]
+    masked = masked_softmax(_scores(Q[i], K), allowed)
+    steps["masked"] = Step(as_tuple(masked), 0.01, (
+        f"causal mask: position {i + 1} may see 1–{i + 1}; s_j = −∞ beyond, then softmax: {vec(masked)}",),
+        ("scores",), lambda v: as_tuple(masked_softmax(np.asarray(v["scores"]), allowed)))
+    return Numbers(fields={"Q": mat(Q), "K": mat(K), "V": mat(V), "i": str(i + 1)}, steps=steps,
+                   data={"Q": Q, "K": K, "V": V, "i": i})
+
+
+@maker("multi-head-shapes")
+def multi_head_shapes(rng: np.random.Generator) -> Numbers:
+    from engine.shapes import multi_head_shapes as shapes
+
+    d_model = int(rng.choice([256, 512, 768, 1024]))
+    heads = int(rng.choice([h for h in (4, 8, 12, 16) if d_model % h == 0]))
+    n = int(rng.choice([10, 20, 50, 100]))
+    s = shapes(n, d_model, heads)
+    return Numbers(
+        fields={"d_model": str(d_model), "h": str(heads), "n": str(n)},
+        steps={
+            "d_head": Step(float(s["d_head"]), 0.0, (f"d_k = d_v = d_model / h = {d_model} / {heads} = {s['d_head']}",)),
+            "params": Step(float(s["params"]), 0.0, (
+                f"W_Q, W_K, W_V, W^O are each {d_model} × {d_model}: 4 × {d_model}² = {s['params']:,} "
+                "weights (no biases)",)),
+            "scores": Step(float(s["score_entries"]), 0.0, (
+                f"each head scores n × n = {n}² pairs; {heads} heads: {s['score_entries']:,}",)),
+        },
+        data=s)
+
+
+@maker("cross-attention")
+def cross_attention(rng: np.random.Generator) -> Numbers:
+    T = 4
+    K = grid(rng, -1, 1, 0.5, (T, 2))
+    while len({tuple(r) for r in K}) < T:
+        K = grid(rng, -1, 1, 0.5, (T, 2))
+    V = grid(rng, -1, 1, 0.5, (T, 2))
+    q = grid(rng, -1, 1, 0.5, 2)
+    while not q.any():
+        q = grid(rng, -1, 1, 0.5, 2)
+    T_out = int(rng.integers(3, 13))
+    steps = _attend_steps(q, K, V, "Q_t")
+    steps["weights"] = Step(float(T_out * T), 0.0, (f"a T' × T matrix: {T_out} × {T} = {T_out * T} weights",))
+    return Numbers(fields={"q": vec(q), "K": mat(K), "V": mat(V), "T_out": str(T_out)}, steps=steps,
+                   data={"q": q, "K": K, "V": V})
+
+
+@maker("attention-sizes")
+def attention_sizes(rng: np.random.Generator) -> Numbers:
+    n, T, T_out = (int(rng.integers(lo, hi)) for lo, hi in ((5, 41), (5, 41), (3, 31)))
+    return Numbers(
+        fields={"n": str(n), "T": str(T), "T_out": str(T_out)},
+        steps={"self": Step(float(n * n), 0.0, (f"n × n = {n}² = {n * n}",)),
+               "cross": Step(float(T_out * T), 0.0, (f"T' × T = {T_out} × {T} = {T_out * T}",))})
+
+
+@maker("scoring-compare")
+def scoring_compare(rng: np.random.Generator) -> Numbers:
+    from engine.scoring import additive_scores
+
+    q = grid(rng, -1, 1, 1, 3)
+    k = grid(rng, -1, 1, 1, 3)
+    while not q.any() or not k.any():
+        q, k = grid(rng, -1, 1, 1, 3), grid(rng, -1, 1, 1, 3)
+    W = np.eye(3)
+    v = grid(rng, 0.5, 1, 0.5, 3)
+    scaled = float(_scores(q, k[None, :])[0])
+    pre = q + k  # W_q q + W_k k with identity projections
+    add = float(additive_scores(q[None, :], k[None, :], W, W, v)[0, 0])
+    return Numbers(
+        fields={"q": vec(q), "k": vec(k), "v": vec(v)},
+        steps={
+            "scaled": Step(scaled, 0.01, (f"q · k / √3 = {num(float(q @ k))} / 1.7321 = {num(scaled)}",)),
+            "pre": Step(as_tuple(pre), 0.0, (f"W_q q + W_k k = q + k = {vec(pre)}",)),
+            "additive": Step(add, 0.01, (f"vᵀ tanh({vec(pre)}) = {num(add)}",), ("pre",),
+                             lambda val: float(additive_scores(np.asarray(val["pre"])[None, :],
+                                                               np.zeros((1, 3)), W, W, v)[0, 0])),
+        },
+        data={"q": q, "k": k, "v": v})
+
+
+@maker("dot-variance")
+def dot_variance(rng: np.random.Generator) -> Numbers:
+    from engine.scoring import dot_product_variance
+
+    d_k = int(rng.choice([16, 25, 36, 64, 100, 144]))
+    var_q, var_k = float(rng.choice([0.5, 1, 2, 4])), float(rng.choice([0.5, 1, 2]))
+    var = dot_product_variance(d_k, var_q, var_k)
+    std1 = math.sqrt(dot_product_variance(d_k))
+    return Numbers(
+        fields={"d_k": str(d_k), "var_q": num(var_q), "var_k": num(var_k)},
+        steps={
+            "std": Step(std1, 0.01, (f"Var(q·k) = d_k = {d_k}, so the standard deviation is √{d_k} = {num(std1)}",)),
+            "scaled": Step(var / d_k, 0.01, (
+                f"Var(q·k) = d_k σ_q² σ_k² = {d_k} × {num(var_q)} × {num(var_k)} = {num(var)}; "
+                f"divided by (√d_k)² = {d_k}: {num(var / d_k)}",)),
+        },
+        data={"d_k": d_k})
+
+
+@maker("pooling")
+def pooling(rng: np.random.Generator) -> Numbers:
+    from engine.pooling import attention_pool, max_pool, mean_pool
+    from tutor.quiz.generators import generate
+
+    d = generate("pooling", int(rng.integers(0, 2**31))).data
+    V, a = d["V"], d["alpha"]
+    spike = int(np.argmax(V))
+    return Numbers(
+        fields={"V": vec(V), "alpha": vec(a)},
+        steps={
+            "max": Step(float(max_pool(V)), 0.0, (f"max = {num(float(max_pool(V)))}",)),
+            "mean": Step(float(mean_pool(V)), 0.01, (f"mean = {num(float(V.sum()))} / 5 = {num(float(mean_pool(V)))}",)),
+            "att": Step(float(attention_pool(V, a)), 0.01, (
+                "Σ α_i V_i = " + " + ".join(f"{num(x)}·{num(y)}" for x, y in zip(a, V))
+                + f" = {num(float(attention_pool(V, a)))}",)),
+            "spike": Step(float(a[spike] * V[spike]), 0.01, (
+                f"the spike's share: {num(a[spike])} × {num(V[spike])} = {num(float(a[spike] * V[spike]))}",)),
+        },
+        data={"V": V, "alpha": a})
+
+
+@maker("pooling-query")
+def pooling_query(rng: np.random.Generator) -> Numbers:
+    q = grid(rng, -1, 1, 0.5, 2)
+    while not q.any():
+        q = grid(rng, -1, 1, 0.5, 2)
+    K = grid(rng, -1, 1, 0.5, (4, 2))
+    vals = rng.integers(1, 10, size=4).astype(float)
+    steps = _attend_steps(q, K, vals[:, None], "q")
+    steps["out"] = Step(steps["out"].answer[0], 0.01, steps["out"].working, ("alpha",),
+                        lambda v, f=steps["out"].redo: f(v)[0])
+    return Numbers(fields={"q": vec(q), "K": mat(K), "values": vec(vals)}, steps=steps,
+                   data={"q": q, "K": K, "values": vals})

@@ -1,0 +1,122 @@
+"""Makers for decoding and heatmap questions (§10–11). Every answer comes from the engine."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from tutor.exam.numbers import Numbers, Step, as_tuple, maker
+from tutor.quiz.generators._base import num, vec
+from tutor.quiz.generators.attention import simplex
+
+
+@maker("beam")
+def beam(rng: np.random.Generator) -> Numbers:
+    from engine.decoding import TableModel, beam_search, greedy_decode
+    from engine.decoding.lecture import ROWS, VOCAB
+    from engine.decoding.search import length_normalised_score
+    from tutor.quiz.generators import generate
+
+    d = generate("beam-search", int(rng.integers(0, 2**31))).data  # the quiz family's table
+    first = dict(zip(("the", "a", "an", "some"), d["first"]))
+    rows = {k: dict(v) for k, v in ROWS.items()}
+    rows[("<s>",)] = first
+    for w, (c, g) in d["after"].items():
+        rows[(w,)] = {"cat": c, "dog": g, "<other>": round(1 - c - g, 6)}
+    model = TableModel.from_rows(VOCAB, rows, bos="<s>", eos="</s>")
+    greedy = greedy_decode(model, max_length=2).hypothesis
+    best = beam_search(model, beam_width=2, max_length=2).best
+    g_words, b_words = greedy.words[:2], best.words[:2]
+    alpha = float(rng.choice([0.6, 0.7, 1.0]))
+    norm = length_normalised_score(float(best.logp), 2, ("hf", alpha))
+
+    def lines(words):
+        return ", ".join(f"P({w}) = {num(p)}" for w, p in words)
+
+    after = "\n".join(f"  after {w!r}: P(cat) = {num(c)}, P(dog) = {num(g)}"
+                      for w, (c, g) in d["after"].items())
+    return Numbers(
+        fields={"first": lines(first.items()), "after": after, "alpha": num(alpha)},
+        steps={
+            "greedy": Step(float(greedy.logp), 0.01, (f"greedy: {' '.join(g_words)}, "
+                                                      f"ln P = {num(float(greedy.logp))}",)),
+            "beam": Step(float(best.logp), 0.01, (f"beam (K = 2) best: {' '.join(b_words)}, "
+                                                 f"ln P = {num(float(best.logp))}",)),
+            "norm": Step(float(norm), 0.01, (f"{num(float(best.logp))} / 2^{num(alpha)} = {num(float(norm))}",),
+                         ("beam",), lambda v: float(length_normalised_score(float(v["beam"]), 2, ("hf", alpha)))),
+        },
+        data={"greedy": g_words, "beam": b_words})
+
+
+@maker("sampling")
+def sampling(rng: np.random.Generator) -> Numbers:
+    from engine.decoding import filtered_probs
+    from engine.softmax import softmax
+
+    words = ("cat", "dog", "mat", "hat", "bat")
+    while True:
+        p = simplex(rng, 5)
+        if len(set(p)) == 5:
+            break
+    k = int(rng.integers(2, 4))
+    top_p = float(rng.choice([0.6, 0.7, 0.8, 0.9]))
+    logp = np.log(p)
+    pk = filtered_probs(logp, top_k=k)
+    pp = filtered_probs(logp, top_p=top_p)
+    z = np.round(rng.integers(-4, 5, size=3) * 0.5, 6)
+    T = float(rng.choice([0.5, 2.0]))
+    return Numbers(
+        fields={"p": ", ".join(f"P({w}) = {num(x)}" for w, x in zip(words, p)), "k": str(k),
+                "top_p": num(top_p), "z": vec(z), "T": num(T)},
+        steps={
+            "topk": Step(float(pk.max()), 0.01, (f"keep the {k} largest, renormalise: top word "
+                                                 f"{num(p.max())} / {num(float(p[pk > 0].sum()))} = {num(float(pk.max()))}",)),
+            "nucleus_size": Step(float((pp > 0).sum()), 0.0, (
+                f"add from the top until the mass reaches {num(top_p)}: {int((pp > 0).sum())} words "
+                f"(mass {num(float(p[pp > 0].sum()))})",)),
+            "nucleus_top": Step(float(pp.max()), 0.01, (f"renormalised top probability: {num(float(pp.max()))}",)),
+            "temp": Step(as_tuple(softmax(z, temperature=T)), 0.01, (
+                f"softmax(z / {num(T)}) = {vec(softmax(z, temperature=T))}",)),
+        },
+        data={"p": p, "k": k, "top_p": top_p})
+
+
+def heatmap_table(rng: np.random.Generator) -> tuple[list[str], list[str], np.ndarray]:
+    """Source, target and a (5, 3) table of attention rows for "my feet hurt" → French
+    (shared with the ``heatmap-reading`` quiz family)."""
+    source, target = ["my", "feet", "hurt"], ["j'", "ai", "mal", "aux", "pieds"]
+    while True:
+        W = np.stack([simplex(rng, 3) for _ in target])  # (5, 3), rows sum to 1
+        if all(len(set(r)) == 3 for r in W):  # no ties: every row has one brightest cell
+            return source, target, W
+
+
+def step_value(trace, name: str):
+    """The value ``name`` from the first step of ``trace`` that shows it."""
+    return next(s.values[name] for s in trace.steps if name in s.values)
+
+
+@maker("heatmap")
+def heatmap(rng: np.random.Generator) -> Numbers:
+    from engine.traces import build
+
+    source, target, W = heatmap_table(rng)
+    trace = build("heatmap-reading", {"source": source, "target": target, "rows": target[1:],
+                                      "weights": W[1:], "missing_rows": W[:1]})
+    table = np.asarray(trace.result["table"])  # (5, 3)
+    align = tuple(float(source.index(w) + 1) for w in trace.result["alignment"])
+    ent = np.asarray(step_value(trace, "entropy_bits"))
+    r = int(rng.integers(0, 5))
+    c = int(np.argmax(table[r]))
+    rows = "\n".join(f"  {w:<6}" + "".join(f"{num(x):>7}" for x in row) for w, row in zip(target, table))
+    head = "        " + "".join(f"{w:>7}" for w in source)
+    return Numbers(
+        fields={"table": head + "\n" + rows, "row": target[r]},
+        steps={
+            "align": Step(align, 0.0, ("the largest entry of each row: columns " + vec(align, 0)
+                                       + " → " + ", ".join(trace.result["alignment"]),)),
+            "ratio": Step(float(table[r, c] * 3), 0.01, (
+                f"uniform weight is 1/3; {num(table[r, c])} × 3 = {num(float(table[r, c] * 3))} times that",)),
+            "entropy": Step(float(ent[r]), 0.01, (f"H = −Σ α log₂ α over the {target[r]!r} row = {num(ent[r])} bits "
+                                                  f"(log₂ 3 ≈ 1.585 is the most spread out)",)),
+        },
+        data={"table": table, "row": r})

@@ -1,0 +1,221 @@
+"""Makers for the sequence-model questions (§1–4, §12): encoder, decoder output, fading,
+teacher forcing, dynamic context and the sequence loss. Every answer comes from the engine."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from tutor.exam.numbers import Numbers, Step, as_tuple, maker
+from tutor.quiz.generators._base import mat, num, vec
+from tutor.quiz.generators.attention import simplex
+from tutor.quiz.generators.scoring import grid
+
+
+@maker("encoder-run")
+def encoder_run(rng: np.random.Generator) -> Numbers:
+    from engine.rnn import rnn_encoder
+
+    X = grid(rng, -1, 1, 0.1, (3, 2))
+    W_HX = grid(rng, -1, 1, 0.5, (2, 2))
+    while not W_HX.any():
+        W_HX = grid(rng, -1, 1, 0.5, (2, 2))
+    W_HH = np.diag(grid(rng, 0.5, 1, 0.5, 2))
+    b = np.zeros(2)
+    H = rnn_encoder(X, W_HX, W_HH, b)  # (3, 2)
+
+    def after(t: int):
+        def redo(values):
+            return as_tuple(rnn_encoder(X[t:t + 1], W_HX, W_HH, b, h0=np.asarray(values[f"H{t}"]))[0])
+        return redo
+
+    def working(t: int) -> tuple[str, ...]:
+        prev = np.zeros(2) if t == 0 else H[t - 1]
+        pre = W_HX @ X[t] + W_HH @ prev  # shown to the student, as the notes do
+        return (f"W_HX X_{t + 1} = {vec(W_HX @ X[t])}, W_HH H_{t} = {vec(W_HH @ prev)}",
+                f"H_{t + 1} = tanh({vec(pre)}) = {vec(H[t])}")
+
+    steps = {"H1": Step(as_tuple(H[0]), 0.01, working(0))}
+    for t in (1, 2):
+        steps[f"H{t + 1}"] = Step(as_tuple(H[t]), 0.01, working(t), (f"H{t}",), after(t))
+    return Numbers(
+        fields={"X1": vec(X[0]), "X2": vec(X[1]), "X3": vec(X[2]), "W_HX": mat(W_HX),
+                "W_HH": mat(W_HH)},
+        steps=steps, data={"X": X, "W_HX": W_HX, "W_HH": W_HH})
+
+
+_WORDS = ("chat", "chien", "<EOS>")
+
+
+@maker("decoder-output")
+def decoder_output(rng: np.random.Generator) -> Numbers:
+    from engine.scoring import dot_scores
+    from engine.softmax import softmax
+
+    h = grid(rng, -1, 1, 0.1, 2)
+    while not h.any():
+        h = grid(rng, -1, 1, 0.1, 2)
+    W_O = grid(rng, -1, 1, 0.5, (3, 2))
+    z = dot_scores(h[None, :], W_O)[0]  # (3,) = W_O h
+    P = softmax(z)
+    V = int(rng.choice([32000, 50000, 64000]))
+    d_h = int(rng.choice([256, 512, 1024]))
+    count = int(np.prod((V, d_h)))
+    return Numbers(
+        fields={"h": vec(h), "W_O": mat(W_O), "words": ", ".join(_WORDS), "V": f"{V:,}",
+                "d_h": str(d_h)},
+        steps={
+            "z": Step(as_tuple(z), 0.01, (f"z = W_O H_t^(d) = {vec(z)} (row r of W_O dotted with H)",)),
+            "P": Step(as_tuple(P), 0.01, (f"P = softmax({vec(z)}) = {vec(P)}",
+                                          f"greedy word: {_WORDS[int(np.argmax(P))]}"),
+                      ("z",), lambda v: as_tuple(softmax(np.asarray(v["z"])))),
+            "count": Step(float(count), 0.0, (f"W_O is V × d_h = {V:,} × {d_h} = {count:,} weights",)),
+        },
+        data={"h": h, "W_O": W_O})
+
+
+@maker("linear-fading")
+def linear_fading(rng: np.random.Generator) -> Numbers:
+    from engine.rnn import rnn_encoder
+
+    w = float(grid(rng, 0.3, 0.8, 0.1))
+    X = grid(rng, 0, 1, 0.1, (3, 2))
+    I2 = np.eye(2)
+    H = rnn_encoder(X, I2, w * I2, np.zeros(2), activation="relu")  # ReLU of a non-negative sum
+
+    def reach(T: int) -> float:
+        """What is left of X_1 in H_T: the encoder run on an impulse."""
+        impulse = np.zeros((T, 1))
+        impulse[0, 0] = 1.0
+        return float(rnn_encoder(impulse, [[1.0]], [[w]], [0.0], activation="relu")[-1, 0])
+
+    coef = reach(3)
+    T = 1
+    while reach(T) >= 0.01:
+        T += 1
+    return Numbers(
+        fields={"w": num(w), "X1": vec(X[0]), "X2": vec(X[1]), "X3": vec(X[2])},
+        steps={
+            "C": Step(as_tuple(H[-1]), 0.01, (
+                f"with W_HX = I and W_HH = {num(w)}·I, C = H_3 = {num(w)}²·X_1 + {num(w)}·X_2 + X_3",
+                f"C = {vec(H[-1])}")),
+            "coef": Step(coef, 0.005, (f"X_1 reaches C multiplied by {num(w)}² = {num(coef)}",)),
+            "steps": Step(float(T), 0.0, (
+                f"X_1's weight in H_T is {num(w)}^(T−1); it first drops below 0.01 at T = {T} "
+                f"({num(w)}^{T - 1} = {num(reach(T), 5)})",)),
+        },
+        data={"w": w, "X": X})
+
+
+# Teacher forcing on a bigram table decoder: rows are P(next | fed word).
+_VOCAB = ("the", "a", "cat", "dog", "sat", "ran")
+_FED = ("<s>",) + _VOCAB[:4]
+
+
+def cascade_table(rng: np.random.Generator) -> np.ndarray:
+    """A (5, 6) table P(next | previous) whose free run goes a → dog → ran (shared with the
+    ``error-cascade`` quiz family)."""
+    want = {"<s>": ("a", "the"), "the": ("cat", None), "a": ("dog", "cat"), "cat": ("sat", None),
+            "dog": ("ran", "sat")}
+    rows = []
+    for prev in _FED:
+        top, second = want[prev]
+        while True:
+            p = simplex(rng, len(_VOCAB))
+            order = np.argsort(-p, kind="stable")
+            if _VOCAB[order[0]] == top and p[order[0]] > p[order[1]] and (
+                    second is None or _VOCAB[order[1]] == second):
+                break
+        rows.append(p)
+    return np.array(rows)
+
+
+def cascade_text(table: np.ndarray) -> str:
+    head = "          " + "".join(f"{w:>7}" for w in _VOCAB)
+    body = [f"  {prev:<8}" + "".join(f"{num(p):>7}" for p in row) for prev, row in zip(_FED, table)]
+    return "\n".join([head] + body)
+
+
+@maker("error-cascade")
+def error_cascade(rng: np.random.Generator) -> Numbers:
+    from engine.loss import cross_entropy
+
+    table = cascade_table(rng)
+    target = ("the", "cat", "sat")
+    forced = ("<s>",) + target[:-1]
+    free = ["<s>"]
+    for _ in range(2):  # argmax of the row of what was fed
+        free.append(_VOCAB[int(np.argmax(table[_FED.index(free[-1])]))])
+    y = [_VOCAB.index(w) for w in target]
+
+    def losses(fed) -> np.ndarray:
+        logits = np.log(np.stack([table[_FED.index(w)] for w in fed]))  # (3, 6)
+        return np.array([float(cross_entropy(logits[t:t + 1], [y[t]])) for t in range(3)])
+
+    tf, fr = losses(forced), losses(free)
+    return Numbers(
+        fields={"table": cascade_text(table), "target": " ".join(target)},
+        steps={
+            "tf": Step(as_tuple(tf), 0.01, (
+                "teacher forcing feeds <s>, the, cat: " + ", ".join(
+                    f"−ln P({w} | {f}) = {num(x)}" for w, f, x in zip(target, forced, tf)),)),
+            "tf_total": Step(float(cross_entropy(np.log(np.stack([table[_FED.index(w)] for w in forced])), y,
+                                                 reduction="sum")), 0.01,
+                             (f"L = {' + '.join(num(x) for x in tf)} = {num(tf.sum())}",),
+                             ("tf",), lambda v: float(np.sum(v["tf"]))),
+            "free": Step(as_tuple(fr), 0.01, (
+                f"free running feeds {', '.join(free)} (each the argmax of the row before): "
+                + ", ".join(f"−ln P({w} | {f}) = {num(x)}" for w, f, x in zip(target, free, fr)),)),
+        },
+        data={"table": table, "free": tuple(free)})
+
+
+@maker("dynamic-context")
+def dynamic_context(rng: np.random.Generator) -> Numbers:
+    from engine.pooling import attention_pool
+    from engine.softmax import softmax
+
+    e = grid(rng, -1, 2, 0.5, 3)
+    while len(set(e)) < 3:
+        e = grid(rng, -1, 2, 0.5, 3)
+    H = grid(rng, -1, 1, 0.1, (3, 2))
+    a = softmax(e)
+    C = attention_pool(H, a)  # (2,)
+    Tsrc, Tout = int(rng.integers(8, 31)), int(rng.integers(5, 26))
+    return Numbers(
+        fields={"e": vec(e), "H1": vec(H[0]), "H2": vec(H[1]), "H3": vec(H[2]),
+                "T": str(Tsrc), "T_out": str(Tout)},
+        steps={
+            "alpha": Step(as_tuple(a), 0.01, (f"α = softmax({vec(e)}) = {vec(a)}",)),
+            "C": Step(as_tuple(C), 0.01, ("C_t = " + " + ".join(f"{num(x)}·{vec(h)}" for x, h in zip(a, H))
+                                          + f" = {vec(C)}",),
+                      ("alpha",), lambda v: as_tuple(attention_pool(H, np.asarray(v["alpha"])))),
+            "top": Step(float(np.argmax(a) + 1), 0.0, (f"the largest weight is on H_{int(np.argmax(a)) + 1}",)),
+            "scores": Step(float(Tsrc * Tout), 0.0, (f"one score per (output step, source position): "
+                                                    f"{Tout} × {Tsrc} = {Tsrc * Tout}",)),
+        },
+        data={"e": e, "H": H})
+
+
+@maker("sequence-loss")
+def sequence_loss(rng: np.random.Generator) -> Numbers:
+    from engine.loss import cross_entropy, cross_entropy_grad
+
+    P = np.stack([simplex(rng, 3) for _ in range(3)])  # (3, V)
+    y = rng.integers(0, 3, size=3)
+    logits = np.log(P)
+    each = np.array([float(cross_entropy(logits[t:t + 1], y[t:t + 1])) for t in range(3)])
+    total = float(cross_entropy(logits, y, reduction="sum"))
+    grad = cross_entropy_grad(logits[:1], y[:1], reduction="sum")[0]  # (3,)
+    rows = "\n".join(f"  step {t + 1}: " + ", ".join(f"P({w}) = {num(p)}" for w, p in zip(_WORDS, P[t]))
+                     + f"   (reference: {_WORDS[y[t]]})" for t in range(3))
+    return Numbers(
+        fields={"rows": rows, "words": ", ".join(_WORDS), "first": _WORDS[y[0]]},
+        steps={
+            "each": Step(as_tuple(each), 0.01, ("L_t = −ln P(reference): " + ", ".join(num(x) for x in each),)),
+            "total": Step(total, 0.01, (f"L = Σ L_t = {num(total)}",), ("each",),
+                          lambda v: float(np.sum(v["each"]))),
+            "mean": Step(total / 3, 0.01, (f"mean = {num(total)} / 3 = {num(total / 3)}",), ("total",),
+                         lambda v: float(v["total"]) / 3),
+            "grad": Step(as_tuple(grad), 0.01, (f"∂L_1/∂z = P_1 − onehot({_WORDS[y[0]]}) = {vec(grad)}",)),
+        },
+        data={"P": P, "y": y})
