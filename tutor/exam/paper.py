@@ -134,7 +134,7 @@ class Paper:
 def make_paper(n: int = DEFAULT_QUESTIONS, minutes: float | None = DEFAULT_MINUTES, *,
                seed: int = 0, sections: Sequence[str] = (), attempted: Iterable[str] = (),
                ids: Sequence[str] = (), questions: Sequence[QuestionSpec] | None = None) -> Paper:
-    """A paper of ``n`` questions from different sections (when there are enough).
+    """A paper of ``n`` questions: unattempted ones first, from different sections when possible.
 
     Args:
         n: how many questions.
@@ -165,15 +165,13 @@ def make_paper(n: int = DEFAULT_QUESTIONS, minutes: float | None = DEFAULT_MINUT
             raise PaperError(f"only {len(pool)} question(s) match; asked for {n}")
         done = set(attempted)
         rnd.shuffle(pool)
-        pool.sort(key=lambda q: q.id in done)  # stable: fresh ones first, shuffled within
         chosen, used = [], set()
-        for q in pool:  # one per section while that is possible
-            if len(chosen) < n and q.section not in used:
-                chosen.append(q)
-                used.add(q.section)
-        for q in pool:
-            if len(chosen) < n and q not in chosen:
-                chosen.append(q)
+        for group in ([q for q in pool if q.id not in done], [q for q in pool if q.id in done]):
+            for distinct in (True, False):  # one per section while that is possible
+                for q in group:
+                    if len(chosen) < n and q not in chosen and not (distinct and q.section in used):
+                        chosen.append(q)
+                        used.add(q.section)
         chosen.sort(key=lambda q: q.section_number)
     limit = float(minutes) * 60 if minutes else None
     return Paper(tuple(instantiate(q, rnd.randrange(2**31)) for q in chosen), limit, seed)

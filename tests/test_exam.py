@@ -1,0 +1,173 @@
+"""Structured exam questions: the files' schema, the makers' numbers, follow-through marking
+(on cases worked by hand) and paper assembly."""
+
+from __future__ import annotations
+
+import math
+import re
+
+import numpy as np
+import pytest
+
+from tutor.content import LESSON_IDS
+from tutor.exam.marking import AnswerError, mark_question, mark_text, parse_answer, parse_ticks
+from tutor.exam.model import QuestionError, by_id, load_questions
+from tutor.exam.numbers import make, names
+from tutor.exam.paper import PaperError, instantiate, make_paper
+
+QUESTIONS = load_questions()
+
+
+def test_counts_and_coverage():
+    assert len(QUESTIONS) >= 24
+    assert {q.section for q in QUESTIONS} == set(LESSON_IDS)
+    for q in QUESTIONS:
+        assert 3 <= len(q.parts) <= 6 and 8 <= q.marks <= 25, q.id
+    kinds = {p.kind for q in QUESTIONS for p in q.parts}
+    assert kinds == {"numeric", "text"}
+
+
+@pytest.mark.parametrize("spec", QUESTIONS, ids=lambda q: q.id)
+def test_every_question_fills_in_and_its_numbers_vary(spec):
+    stems = set()
+    for seed in range(6):
+        q = instantiate(spec, seed)
+        for text in [q.stem] + [p.prompt for p in q.parts]:
+            assert not re.search(r"\{[A-Za-z_]\w*\}", text), (spec.id, text)
+        for p in q.parts:
+            assert p.model_answer and p.spec.mistakes
+            if p.kind == "numeric" and p.spec.method:
+                assert p.uses, (spec.id, p.letter)
+        stems.add(q.stem + "".join(p.prompt for p in q.parts))
+    if spec.numbers and spec.numbers != "qkv-notes":  # the notes' own numbers are the point there
+        assert len(stems) >= 3, spec.id
+
+
+@pytest.mark.parametrize("name", names())
+def test_redo_on_the_true_values_gives_the_answer(name):
+    for seed in range(25):
+        numbers = make(name, seed)
+        for key, step in numbers.steps.items():
+            assert step.working
+            if step.redo is not None:
+                got = step.redo({u: numbers.steps[u].answer for u in step.uses})
+                np.testing.assert_allclose(got, step.answer, atol=1e-12, err_msg=f"{name} {key}")
+
+
+def test_a_broken_file_is_reported_field_by_field(tmp_path):
+    (tmp_path / "x.toml").write_text(
+        '[[question]]\nid = "bad id"\ntitle = "t"\nsection = "nowhere"\nstem = "s"\n'
+        '[[question.part]]\nkind = "text"\nmarks = 2\nprompt = "p"\npoints = ["one"]\n'
+        'mistakes = ["m"]\nmodel = "m"\nextra = 1\n', encoding="utf-8")
+    with pytest.raises(QuestionError) as info:
+        load_questions(tmp_path)
+    text = str(info.value)
+    for needle in ("'bad id'", "'nowhere'", "needs 3–6", "1 points for 2 marks", "unknown field 'extra'"):
+        assert needle in text, needle
+
+
+# ------------------------------------------------------------------ follow-through, by hand
+
+def _notes_question():
+    return instantiate(by_id()["xq-qkv-notes-erratum"], 0)
+
+
+def test_notes_question_right_answers_earn_everything():
+    q = _notes_question()
+    # by hand: Q_2·K_1 = 1, others 0; 1/√3 = 0.5774; e^0.5774 = 1.7813; α_1 = 1.7813/3.7813
+    m = mark_question(q, {"a": "0.577, 0, 0", "b": "0.471, 0.265, 0.265", "c": "0.47, 0.26",
+                          "d": (0, 1, 2)})
+    assert [p.status for p in m.parts[:3]] == ["right"] * 3
+    assert m.earned == m.marks == 10
+
+
+def test_follow_through_from_a_wrong_scale():
+    q = _notes_question()
+    # (a) divided by 3 instead of √3: scores (1/3, 0, 0) — wrong.
+    # by hand: e^(1/3) = 1.3956, sum 3.3956 → α = (0.4110, 0.2945, 0.2945)
+    # output = α_1·[1, 0] + α_2·[0, 1] + α_3·[0, 0] = [0.4110, 0.2945]
+    m = mark_question(q, {"a": "1/3, 0, 0", "b": "0.411, 0.2945, 0.2945", "c": "0.411, 0.2945"})
+    a, b, c = m.parts[:3]
+    assert (a.status, a.earned) == ("wrong", 0)
+    assert (b.status, b.earned, b.marks) == ("follow-through", 2, 3)
+    assert "Follow-through" in b.feedback and "(a) = [0.3333, 0, 0]" in b.feedback
+    assert (c.status, c.earned, c.marks) == ("follow-through", 1, 2)
+    assert "(b) = [0.411, 0.2945, 0.2945]" in c.feedback
+
+
+def test_the_notes_printed_weights_lose_b_but_c_follows_through():
+    q = _notes_question()
+    # 0.64/0.18/0.18 is not softmax(0.577, 0, 0); but [0.64, 0.18] is the right sum from it
+    m = mark_question(q, {"a": "0.5774, 0, 0", "b": "0.64, 0.18, 0.18", "c": "0.64, 0.18"})
+    assert [(p.status, p.earned) for p in m.parts[:3]] == [("right", 2), ("wrong", 0),
+                                                             ("follow-through", 1)]
+
+
+def test_no_follow_through_from_a_blank_or_for_different_working():
+    q = _notes_question()
+    m = mark_question(q, {"b": "0.411, 0.2945, 0.2945"})
+    assert [(p.status, p.earned) for p in m.parts[:2]] == [("blank", 0), ("wrong", 0)]
+    m = mark_question(q, {"a": "1/3, 0, 0", "b": "0.5, 0.25, 0.25"})  # not softmax of (a)
+    assert (m.parts[1].status, m.parts[1].earned) == ("wrong", 0)
+
+
+def test_encoder_chain_follows_through_twice():
+    q = instantiate(by_id()["xq-encoder-run"], 3)
+    X, W_HX, W_HH = (q_data := make("encoder-run", 3).data)["X"], q_data["W_HX"], q_data["W_HH"]
+    # (a) wrong: [0, 0]. Then by hand H_2 = tanh(W_HX X_2 + W_HH·0) = tanh(W_HX X_2),
+    # H_3 = tanh(W_HX X_3 + W_HH H_2) — computed here with plain math, not the engine
+    h2 = [math.tanh(sum(W_HX[r, c] * X[1, c] for c in range(2))) for r in range(2)]
+    h3 = [math.tanh(sum(W_HX[r, c] * X[2, c] for c in range(2)) + W_HH[r, r] * h2[r])
+          for r in range(2)]
+    m = mark_question(q, {"a": "0, 0", "b": ", ".join(f"{x:.4f}" for x in h2),
+                          "c": ", ".join(f"{x:.4f}" for x in h3)})
+    a, b, c = m.parts[:3]
+    assert a.earned == 0 and a.value == (0.0, 0.0)
+    assert (b.status, b.earned) == ("follow-through", 2) and (c.status, c.earned) == ("follow-through", 2)
+
+
+def test_text_parts_are_self_marked_and_capped():
+    q = instantiate(by_id()["xq-encoder-run"], 0)
+    d = q.part("d")
+    assert (len(d.spec.points), d.marks) == (4, 3)
+    assert mark_text(d, [0, 2]).earned == 2
+    capped = mark_text(d, range(4))
+    assert capped.earned == 3 and "4 points ticked" in capped.feedback
+    assert parse_ticks("1, 3", 4) == (0, 2) and parse_ticks("all", 4) == (0, 1, 2, 3)
+    assert parse_ticks("none", 4) == ()
+    with pytest.raises(AnswerError, match="1–4"):
+        parse_ticks("5", 4)
+
+
+def test_bad_numeric_answers_are_refused_with_a_hint():
+    q = _notes_question()
+    with pytest.raises(AnswerError, match="not a number"):
+        parse_answer(q.part("a"), "0.5, x, 0")
+    with pytest.raises(AnswerError, match="this answer has 3"):
+        parse_answer(q.part("a"), "0.5, 0")
+    assert parse_answer(q.part("a"), "  ") is None
+    assert parse_answer(q.part("a"), "[1/2; 0; 0]") == (0.5, 0.0, 0.0)
+
+
+# ------------------------------------------------------------------ papers
+
+def test_paper_is_reproducible_spread_and_prefers_unattempted():
+    p1, p2 = make_paper(3, 45, seed=11), make_paper(3, 45, seed=11)
+    assert [q.id for q in p1.questions] == [q.id for q in p2.questions]
+    assert [q.stem for q in p1.questions] == [q.stem for q in p2.questions]
+    assert len({q.spec.section for q in p1.questions}) == 3
+    assert p1.time_limit_s == 45 * 60 and p1.marks == sum(q.marks for q in p1.questions)
+    done = [q.id for q in QUESTIONS[:20]]
+    fresh = make_paper(3, None, seed=2, attempted=done)
+    assert not {q.id for q in fresh.questions} & set(done) and fresh.time_limit_s is None
+    only = make_paper(2, 30, seed=0, sections=["decoding"])
+    assert {q.spec.section for q in only.questions} == {"decoding"}
+
+
+def test_paper_errors():
+    with pytest.raises(PaperError, match="at least 1"):
+        make_paper(0)
+    with pytest.raises(PaperError, match="only 2"):
+        make_paper(3, sections=["decoding"])
+    with pytest.raises(PaperError, match="no exam question 'xq-nope'"):
+        make_paper(ids=["xq-nope"])
