@@ -154,6 +154,49 @@ def ref_rnn_step(d, parts):
     _close(parts[0].answer, np.tanh(d["W_hx"] @ d["x"] + d["W_hh"] @ d["h_prev"] + d["b"]))
 
 
+def ref_fixed_context(d, parts):
+    X, A, B = d["X"], d["W_HX"], d["W_HH"]
+    h = np.zeros(2)
+    states = []
+    for x in X:  # H_t = tanh(W_HX x_t + W_HH h), written out
+        h = np.array([math.tanh(A[r] @ x + B[r] @ h) for r in range(2)])
+        states.append(h)
+    _close(parts[0].answer, states[0])
+    _close(parts[1].answer, states[2])
+
+
+def ref_error_cascade(d, parts):
+    vocab, fed = ("the", "a", "cat", "dog", "sat", "ran"), ("<s>", "the", "a", "cat", "dog")
+    P = {f: dict(zip(vocab, row)) for f, row in zip(fed, d["table"])}
+    target = ["the", "cat", "sat"]
+    free = ["<s>"]
+    for _ in range(2):
+        free.append(max(vocab, key=lambda w: P[free[-1]][w]))
+    assert parts[0].answer == free[2]
+    _close(parts[1].answer, -sum(math.log(P[f][w]) for f, w in zip(["<s>", "the", "cat"], target)))
+    _close(parts[2].answer, -sum(math.log(P[f][w]) for f, w in zip(free, target)))
+
+
+def ref_multi_head_shapes(d, parts):
+    dm, h, n = d["d_model"], d["heads"], d["n"]
+    assert parts[0].answer == dm // h
+    assert parts[1].answer == 4 * dm * dm  # W_Q, W_K, W_V, W^O: d_model × d_model each
+    assert parts[2].answer == h * n * n
+
+
+def ref_cross_attention_weights(d, parts):
+    q, K = d["q"], d["K"]
+    a = softmax([q @ k / math.sqrt(2) for k in K])
+    _close(parts[0].answer, a)
+    assert parts[1].answer == ("the", "black", "cat", "sleeps")[int(np.argmax(a))]
+
+
+def ref_heatmap_reading(d, parts):
+    row = d["W"][d["row"]]
+    assert parts[0].answer == ("my", "feet", "hurt")[int(np.argmax(row))]
+    _close(parts[1].answer, max(row) / (1 / 3))
+
+
 REFERENCES = {name[4:].replace("_", "-"): fn for name, fn in globals().items()
               if name.startswith("ref_")}
 
@@ -356,4 +399,12 @@ TRACE_AGREES = {
     "temperature": lambda r, d: [(0, r["probs"][1])],  # rows: T = 1, then the problem's T
     "cross-entropy-loss": lambda r, d: [(0, r["L"])],
     "cross-entropy-gradient": lambda r, d: [(0, r["grad"][0])],
+    "fixed-context": lambda r, d: [(0, r["H"][0]), (1, r["C"])],
+    "error-cascade": lambda r, d: [(0, r["fed_free"][2]), (1, r["L_forced"]), (2, r["L_free"])],
+    "multi-head-shapes": lambda r, d: [(0, r["d_head"]), (1, r["params"]), (2, r["score_entries"])],
+    "cross-attention-weights": lambda r, d: [(0, r["weights"][0]),
+                                             (1, ("the", "black", "cat", "sleeps")[
+                                                 int(np.argmax(r["weights"][0]))])],
+    "heatmap-reading": lambda r, d: [(0, r["alignment"][d["row"]]),
+                                     (1, 3 * max(r["table"][d["row"]]))],
 }

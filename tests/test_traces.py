@@ -35,7 +35,8 @@ def traces():
 
 def test_registry_has_the_names_of_the_issues():
     assert NAMES == [
-        "encoder", "decoder-step", "bottleneck", "teacher-forcing", "dynamic-context", "qkv",
+        "encoder", "decoder-step", "bottleneck", "teacher-forcing", "error-cascade",
+        "dynamic-context", "qkv",
         "self-attention", "scores", "cross-attention", "scoring-compare", "scaling", "masking",
         "additive-backward", "softmax-jacobian", "multi-head", "multi-head-cost",
         "positional-encoding", "pooling", "greedy-vs-beam", "beam-search", "top-k",
@@ -762,3 +763,24 @@ def test_heatmap_reading_credits_section_4_only_for_its_own_row():
     assert "([0.6, 0.3, 0.1])" in build("heatmap-reading").steps[2].note
     note = build("heatmap-reading", {"missing_rows": [[0.2, 0.2, 0.6]]}).steps[2].note
     assert "§4" not in note and "0.6, 0.3" not in note
+
+
+def test_error_cascade_by_hand(traces):
+    r = traces["error-cascade"].result
+    # default table: <s> → a (0.4 beats the 0.3), a → dog (0.5); the reference is "the cat sat"
+    assert r["fed_forced"] == ["<s>", "the", "cat"] and r["fed_free"] == ["<s>", "a", "dog"]
+    np.testing.assert_allclose(r["losses_forced"], [-math.log(0.3), -math.log(0.6), -math.log(0.7)])
+    np.testing.assert_allclose(r["losses_free"], [-math.log(0.3), -math.log(0.2), -math.log(0.3)])
+    assert r["L_free"] > r["L_forced"]
+
+
+def test_error_cascade_refuses_a_word_without_a_row():
+    with pytest.raises(ValueError, match="'dog', which has no row"):
+        build("error-cascade", {"fed": ["<s>", "the", "a", "cat"], "table": [
+            [0.3, 0.4, 0.1, 0.1, 0.05, 0.05], [0.05, 0.05, 0.6, 0.2, 0.05, 0.05],
+            [0.05, 0.05, 0.2, 0.5, 0.1, 0.1], [0.05, 0.05, 0.05, 0.05, 0.7, 0.1]]})
+
+
+def test_multi_head_counts_by_hand(traces):
+    r = traces["multi-head"].result  # d_model = 4, 2 heads, "I love cats"
+    assert (r["d_head"], r["params"], r["score_entries"]) == (2, 4 * 4 * 4, 2 * 3 * 3)

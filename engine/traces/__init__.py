@@ -35,6 +35,7 @@ _TABLE = [
     ("decoder-step", 1, "One decoder step", "H_t = f(W_HH H_{t-1} + W_HY Y_{t-1} + W_HC C + b), then softmax(W_O H_t)"),
     ("bottleneck", 2, "The fixed-context bottleneck", "how much of early tokens survives in C = H_T as the input grows"),
     ("teacher-forcing", 3, "Teacher forcing vs free running", "the same tiny decoder fed ground truth or its own guesses"),
+    ("error-cascade", 3, "Error cascade on a table decoder", "teacher forcing vs free running, one table lookup per step"),
     ("dynamic-context", 4, "Dynamic context vectors", "C_t = Σ α_ti H_i for \"my feet hurt\" → French"),
     ("qkv", 5, "Q, K, V for \"I love cats\"", "projections, scaled scores, softmax and output for position 2"),
     ("self-attention", 6, "Self-attention, all positions", "softmax(Q Kᵀ / √d_k) V row by row"),

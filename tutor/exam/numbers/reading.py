@@ -7,6 +7,7 @@ import numpy as np
 from tutor.exam.numbers import Numbers, Step, as_tuple, maker
 from tutor.quiz.generators._base import num, vec
 from tutor.quiz.generators.attention import simplex
+from tutor.quiz.generators.revision import heatmap_table
 
 
 @maker("beam")
@@ -78,16 +79,6 @@ def sampling(rng: np.random.Generator) -> Numbers:
                 f"softmax(z / {num(T)}) = {vec(softmax(z, temperature=T))}",)),
         },
         data={"p": p, "k": k, "top_p": top_p})
-
-
-def heatmap_table(rng: np.random.Generator) -> tuple[list[str], list[str], np.ndarray]:
-    """Source, target and a (5, 3) table of attention rows for "my feet hurt" → French
-    (shared with the ``heatmap-reading`` quiz family)."""
-    source, target = ["my", "feet", "hurt"], ["j'", "ai", "mal", "aux", "pieds"]
-    while True:
-        W = np.stack([simplex(rng, 3) for _ in target])  # (5, 3), rows sum to 1
-        if all(len(set(r)) == 3 for r in W):  # no ties: every row has one brightest cell
-            return source, target, W
 
 
 def step_value(trace, name: str):

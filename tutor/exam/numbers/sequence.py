@@ -8,6 +8,8 @@ import numpy as np
 from tutor.exam.numbers import Numbers, Step, as_tuple, maker
 from tutor.quiz.generators._base import mat, num, vec
 from tutor.quiz.generators.attention import simplex
+from tutor.quiz.generators.revision import (CASCADE_FED, CASCADE_VOCAB, cascade_table, cascade_text,
+                                             encoder_inputs)
 from tutor.quiz.generators.scoring import grid
 
 
@@ -15,11 +17,7 @@ from tutor.quiz.generators.scoring import grid
 def encoder_run(rng: np.random.Generator) -> Numbers:
     from engine.rnn import rnn_encoder
 
-    X = grid(rng, -1, 1, 0.1, (3, 2))
-    W_HX = grid(rng, -1, 1, 0.5, (2, 2))
-    while not W_HX.any():
-        W_HX = grid(rng, -1, 1, 0.5, (2, 2))
-    W_HH = np.diag(grid(rng, 0.5, 1, 0.5, 2))
+    X, W_HX, W_HH = encoder_inputs(rng)
     b = np.zeros(2)
     H = rnn_encoder(X, W_HX, W_HH, b)  # (3, 2)
 
@@ -106,35 +104,6 @@ def linear_fading(rng: np.random.Generator) -> Numbers:
         data={"w": w, "X": X})
 
 
-# Teacher forcing on a bigram table decoder: rows are P(next | fed word).
-_VOCAB = ("the", "a", "cat", "dog", "sat", "ran")
-_FED = ("<s>",) + _VOCAB[:4]
-
-
-def cascade_table(rng: np.random.Generator) -> np.ndarray:
-    """A (5, 6) table P(next | previous) whose free run goes a → dog → ran (shared with the
-    ``error-cascade`` quiz family)."""
-    want = {"<s>": ("a", "the"), "the": ("cat", None), "a": ("dog", "cat"), "cat": ("sat", None),
-            "dog": ("ran", "sat")}
-    rows = []
-    for prev in _FED:
-        top, second = want[prev]
-        while True:
-            p = simplex(rng, len(_VOCAB))
-            order = np.argsort(-p, kind="stable")
-            if _VOCAB[order[0]] == top and p[order[0]] > p[order[1]] and (
-                    second is None or _VOCAB[order[1]] == second):
-                break
-        rows.append(p)
-    return np.array(rows)
-
-
-def cascade_text(table: np.ndarray) -> str:
-    head = "          " + "".join(f"{w:>7}" for w in _VOCAB)
-    body = [f"  {prev:<8}" + "".join(f"{num(p):>7}" for p in row) for prev, row in zip(_FED, table)]
-    return "\n".join([head] + body)
-
-
 @maker("error-cascade")
 def error_cascade(rng: np.random.Generator) -> Numbers:
     from engine.loss import cross_entropy
@@ -144,11 +113,11 @@ def error_cascade(rng: np.random.Generator) -> Numbers:
     forced = ("<s>",) + target[:-1]
     free = ["<s>"]
     for _ in range(2):  # argmax of the row of what was fed
-        free.append(_VOCAB[int(np.argmax(table[_FED.index(free[-1])]))])
-    y = [_VOCAB.index(w) for w in target]
+        free.append(CASCADE_VOCAB[int(np.argmax(table[CASCADE_FED.index(free[-1])]))])
+    y = [CASCADE_VOCAB.index(w) for w in target]
 
     def losses(fed) -> np.ndarray:
-        logits = np.log(np.stack([table[_FED.index(w)] for w in fed]))  # (3, 6)
+        logits = np.log(np.stack([table[CASCADE_FED.index(w)] for w in fed]))  # (3, 6)
         return np.array([float(cross_entropy(logits[t:t + 1], [y[t]])) for t in range(3)])
 
     tf, fr = losses(forced), losses(free)
@@ -158,7 +127,7 @@ def error_cascade(rng: np.random.Generator) -> Numbers:
             "tf": Step(as_tuple(tf), 0.01, (
                 "teacher forcing feeds <s>, the, cat: " + ", ".join(
                     f"−ln P({w} | {f}) = {num(x)}" for w, f, x in zip(target, forced, tf)),)),
-            "tf_total": Step(float(cross_entropy(np.log(np.stack([table[_FED.index(w)] for w in forced])), y,
+            "tf_total": Step(float(cross_entropy(np.log(np.stack([table[CASCADE_FED.index(w)] for w in forced])), y,
                                                  reduction="sum")), 0.01,
                              (f"L = {' + '.join(num(x) for x in tf)} = {num(tf.sum())}",),
                              ("tf",), lambda v: float(np.sum(v["tf"]))),

@@ -39,8 +39,12 @@ class Family:
 _TABLE = [
     # id, title, lesson id, exam topics, trace, maker module
     ("rnn-step", "One RNN encoder step", "encoder-decoder", ("exam-encoder-decoder",), "encoder", "training"),
+    ("fixed-context", "Fixed context vector C = H_T", "context-vector", ("exam-bottleneck", "exam-encoder-decoder"), "encoder", "revision"),
+    ("error-cascade", "Teacher forcing vs free running: the error cascade", "teacher-forcing", ("exam-teacher-forcing",), "error-cascade", "revision"),
     ("context-vector", "Dynamic context vector", "attention-intro", ("exam-attention",), "dynamic-context", "attention"),
     ("self-attention-row", "One self-attention output row", "self-attention", ("exam-self-vs-cross", "exam-qkv"), "qkv", "attention"),
+    ("multi-head-shapes", "Multi-head shapes and parameter counts", "self-attention", ("exam-qkv", "exam-self-vs-cross"), "multi-head", "revision"),
+    ("cross-attention-weights", "Cross-attention weights", "cross-attention", ("exam-self-vs-cross",), "cross-attention", "revision"),
     ("masked-softmax", "Masked softmax", "self-attention", ("exam-self-vs-cross",), "masking", "scoring"),
     ("scaled-dot-scores", "Scaled dot-product scores", "scoring", ("exam-scaled-dot",), "scores", "scoring"),
     ("softmax-weights", "Softmax attention weights", "scoring", ("exam-attention",), "temperature", "scoring"),
@@ -48,6 +52,7 @@ _TABLE = [
     ("dot-variance", "Var(q·k) and the √d_k scale", "scoring", ("exam-scaled-dot",), "scaling", "scoring"),
     ("softmax-jacobian", "The softmax Jacobian", "scoring", ("exam-scaled-dot",), "softmax-jacobian", "scoring"),
     ("pooling", "Max, mean and attention pooling", "pooling", ("exam-attention",), "pooling", "attention"),
+    ("heatmap-reading", "Reading an attention heatmap", "visualisation", ("exam-attention",), "heatmap-reading", "revision"),
     ("beam-search", "Beam search: cumulative scores and winner", "decoding", ("exam-decoding",), "greedy-vs-beam", "decoding"),
     ("length-normalised-beam", "Length-normalised beam score", "decoding", ("exam-decoding",), "beam-search", "decoding"),
     ("top-k-set", "Top-k filtering", "decoding", ("exam-decoding",), "top-k", "decoding"),
