@@ -1,0 +1,207 @@
+"""A day-by-day revision plan that ends on the exam date (``attn-tutor plan --exam DATE``).
+
+Built from four things the progress store knows — FSRS due dates, per-topic mastery, lessons
+not yet opened, structured questions not yet sat in a paper — and fitted to a daily time
+budget. The same store and the same day always give the same plan; studying changes the
+store, so running it again re-plans.
+
+Rules, in order of priority for each day up to the day before the exam:
+
+1. **Reviews**: the cards FSRS has due by that day (projected from their due dates), one
+   minute each, at most :data:`REVIEW_SHARE` of the day.
+2. **Unread lessons**, in lecture order (:data:`LESSON_MINUTES` each).
+3. **Weak topics** (mastery below :data:`WEAK` or never practised), weakest first: a
+   practice set of :data:`PRACTICE_MINUTES` for each.
+4. **Papers**: the unattempted structured questions, three to a timed paper of
+   :data:`PAPER_MINUTES`, placed no earlier than the lessons they need.
+
+A task that does not fit today moves to the next day; what fits on no day is reported in
+``unplaced``. The last day before the exam holds a mock paper when no paper is left over
+and the budget allows.
+The exam day itself is listed, with nothing planned. Pure: no terminal, no clock.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import date, timedelta
+
+from tutor.content import LESSON_IDS
+
+LESSON_MINUTES = 20
+PRACTICE_MINUTES = 15
+PAPER_MINUTES = 45
+REVIEW_SHARE = 0.4
+WEAK = 0.6
+MAX_DAYS = 366
+
+
+class PlanError(ValueError):
+    """The plan cannot be made as asked (one line)."""
+
+
+@dataclass(frozen=True)
+class Task:
+    kind: str  # review | lesson | practice | paper | mock
+    title: str
+    minutes: int
+    command: str
+    topics: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Day:
+    date: date
+    tasks: tuple[Task, ...]
+    exam: bool = False
+
+    @property
+    def minutes(self) -> int:
+        return sum(t.minutes for t in self.tasks)
+
+
+@dataclass(frozen=True)
+class Plan:
+    today: date
+    exam: date
+    minutes_per_day: int
+    days: tuple[Day, ...]
+    unplaced: tuple[Task, ...] = field(default=())
+
+    def to_dict(self) -> dict:
+        return {
+            "schema": 1, "today": self.today.isoformat(), "exam": self.exam.isoformat(),
+            "minutes_per_day": self.minutes_per_day,
+            "days": [{"date": d.date.isoformat(), "exam": d.exam, "minutes": d.minutes,
+                      "tasks": [vars(t) | {"topics": list(t.topics)} for t in d.tasks]}
+                     for d in self.days],
+            "unplaced": [vars(t) | {"topics": list(t.topics)} for t in self.unplaced],
+        }
+
+
+def _papers(unattempted: Sequence[tuple[str, str]]) -> list[Task]:
+    """Unattempted (id, section) pairs, three to a paper, in lecture order."""
+    order = sorted(unattempted, key=lambda q: (LESSON_IDS.index(q[1]), q[0]))
+    out = []
+    for i in range(0, len(order), 3):
+        group = order[i:i + 3]
+        ids = [q for q, _ in group]
+        out.append(Task("paper", f"Timed paper: {', '.join(ids)}", PAPER_MINUTES,
+                        "attn-tutor paper " + " ".join(f"--question {q}" for q in ids),
+                        tuple(dict.fromkeys(s for _, s in group))))
+    return out
+
+
+def build_plan(exam: date, today: date, minutes_per_day: int, *, due: Iterable[date] = (),
+               lessons_read: Iterable[str] = (), mastery: Mapping[str, float | None] | None = None,
+               unattempted: Sequence[tuple[str, str]] = ()) -> Plan:
+    """The plan from plain inputs (see the module docstring).
+
+    Args:
+        exam: the exam date; must be after ``today``.
+        today: the first planned day.
+        minutes_per_day: the daily budget (10–600).
+        due: the due date of every scheduled card (overdue ones count on ``today``).
+        lessons_read: lesson ids already opened.
+        mastery: lesson id → mastery 0–1 (None or missing: never practised).
+        unattempted: (question id, lesson id) of structured questions never sat.
+
+    Raises:
+        PlanError: for an exam not after today, more than a year away, or a budget outside
+            10–600 minutes.
+    """
+    if exam <= today:
+        raise PlanError(f"the exam date {exam.isoformat()} must be after today ({today.isoformat()})")
+    if (exam - today).days > MAX_DAYS:
+        raise PlanError(f"the exam is {(exam - today).days} days away; plans cover at most {MAX_DAYS}")
+    if not 10 <= minutes_per_day <= 600:
+        raise PlanError(f"minutes per day must be 10–600, got {minutes_per_day}")
+    mastery = dict(mastery or {})
+    read = set(lessons_read)
+    lessons = [Task("lesson", f"Read lesson {LESSON_IDS.index(l) + 1}: {l}", LESSON_MINUTES,
+                    f"attn-tutor lesson {l}", (l,)) for l in LESSON_IDS if l not in read]
+    weak = sorted((l for l in LESSON_IDS if (mastery.get(l) or 0.0) < WEAK),
+                  key=lambda l: (mastery.get(l) or 0.0, LESSON_IDS.index(l)))
+    practice = [Task("practice", f"Practise {l} (mastery {round(100 * (mastery.get(l) or 0))}%)",
+                     PRACTICE_MINUTES, f"attn-tutor quiz --topic {l}", (l,)) for l in weak]
+    queue = lessons + practice + _papers(unattempted)
+    due_by_day: dict[date, int] = {}
+    for d in due:
+        key = max(d, today)
+        due_by_day[key] = due_by_day.get(key, 0) + 1
+
+    days: list[Day] = []
+    carried = 0  # reviews that did not fit yesterday
+    n_days = (exam - today).days
+    for i in range(n_days):
+        day = today + timedelta(days=i)
+        left = minutes_per_day
+        tasks: list[Task] = []
+        reviews = carried + due_by_day.get(day, 0)
+        if reviews:
+            fit = min(reviews, max(1, int(minutes_per_day * REVIEW_SHARE)))
+            carried = reviews - fit
+            tasks.append(Task("review", f"Review {fit} due card{'s' * (fit != 1)}", fit,
+                              "attn-tutor quiz --mode review"))
+            left -= fit
+        if i == n_days - 1 and left >= PAPER_MINUTES and not any(t.kind == "paper" for t in queue):
+            tasks.append(Task("mock", "Mock paper: 3 questions, 45 minutes", PAPER_MINUTES,
+                              "attn-tutor paper"))
+            left -= PAPER_MINUTES
+        for task in list(queue):
+            if task.minutes <= left and _ready(task, queue):
+                tasks.append(task)
+                queue.remove(task)
+                left -= task.minutes
+        days.append(Day(day, tuple(tasks)))
+    days.append(Day(exam, (), exam=True))
+    if carried:
+        queue.insert(0, Task("review", f"Review {carried} more due cards", carried,
+                             "attn-tutor quiz --mode review"))
+    return Plan(today, exam, minutes_per_day, tuple(days), tuple(queue))
+
+
+def _ready(task: Task, queue: Sequence[Task]) -> bool:
+    """A paper waits until the lessons of its sections are no longer queued."""
+    if task.kind != "paper":
+        return True
+    pending = {t.topics[0] for t in queue if t.kind == "lesson"}
+    return not pending & set(task.topics)
+
+
+def plan_from_store(store, exam: date, today: date, minutes_per_day: int, *,
+                    attempted: Iterable[str] = ()) -> Plan:
+    """Gather the inputs from the progress store and the question files, then plan."""
+    from tutor.exam.model import load_questions
+    from tutor.quiz.bank import load_bank
+    from tutor.quiz.progress import compute
+    from tutor.store import local_day
+
+    data = compute(store, load_bank())
+    done = set(attempted)
+    return build_plan(
+        exam, today, minutes_per_day,
+        due=[local_day(c.due) for c in store.cards()],
+        lessons_read=store.lessons_opened(),
+        mastery={t["id"]: t["mastery"] if t["seen"] else None for t in data["topics"]},
+        unattempted=[(q.id, q.section) for q in load_questions() if q.id not in done],
+    )
+
+
+def render_text(plan: Plan) -> list[str]:
+    """The plan as lines of plain text."""
+    out = [f"Revision plan: {plan.today:%a %d %b} → exam {plan.exam:%a %d %b %Y} "
+           f"({(plan.exam - plan.today).days} days, {plan.minutes_per_day} min/day)", ""]
+    for d in plan.days:
+        if d.exam:
+            out.append(f"{d.date:%a %d %b}  EXAM — good luck.")
+            continue
+        out.append(f"{d.date:%a %d %b}  {d.minutes:>3} min" + ("" if d.tasks else "  (free: mixed practice)"))
+        out += [f"    {t.minutes:>3}  {t.title:<58} {t.command}" for t in d.tasks]
+    if plan.unplaced:
+        total = sum(t.minutes for t in plan.unplaced)
+        out += ["", f"Did not fit ({len(plan.unplaced)} tasks, {total} min): raise --minutes or "
+                "start earlier:"]
+        out += [f"    {t.minutes:>3}  {t.title}" for t in plan.unplaced]
+    return out
