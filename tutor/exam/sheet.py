@@ -30,7 +30,7 @@ class Page:
     margin_mm: float = 10.0
     columns: int = 2
     gap_mm: float = 6.0
-    font_pt: float = 8.5
+    font_pt: float = 9.0
     line_height: float = 1.25
     char_em: float = 0.52
     """Mean advance of a character in em for the sans-serif body (a conservative estimate)."""
@@ -188,7 +188,7 @@ dl {{ margin: 0; }} dt {{ font-weight: bold; margin-top: 0.6mm; }} dd {{ margin:
                         f'<div class="s">{e(f.shapes)}</div></div>')
         body.append("</section>")
     body.append("<section><h2>Notation map</h2><dl>")
-    body += [f"<dt>{e(s)}</dt><dd>{e(m)}</dd>" for s, m in sheet.notation]
+    body += [f'<div class="f"><dt>{e(s)}</dt><dd>{e(m)}</dd></div>' for s, m in sheet.notation]
     body += ["</dl></section>", "</main>"]
     return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
             f"<title>{e(TITLE)}</title><style>{css}</style></head><body>\n"
