@@ -285,3 +285,46 @@ def test_sqlite_failure_on_open_falls_back(tmp_path, monkeypatch):
         assert not s.persistent and "readonly database" in s.warnings[0]
         s.record_answer("q", "qkv", correct=True, rating=3)
         assert len(s.answers()) == 1
+
+
+def test_papers_table_is_migrated_in_and_keeps_every_part(tmp_path):
+    from datetime import datetime, timezone
+
+    from tutor.store import papers as pp
+
+    at = datetime(2027, 2, 1, 10, 0, tzinfo=timezone.utc)
+    path = tmp_path / "p.sqlite3"
+    with open_store(path) as store:
+        pid = pp.start_paper(store, 2700.0, 5, at=at)
+        pp.record_part(store, pid, "xq-encoder-run", "a", "encoder-decoder", variant=9,
+                       status="wrong", earned=0, marks=2, response="0, 0", at=at)
+        pp.record_part(store, pid, "xq-encoder-run", "b", "encoder-decoder", variant=9,
+                       status="follow-through", earned=2, marks=3, at=at)
+        pp.record_part(store, pid, "xq-sampling-sets", "e", "decoding", variant=1,
+                       status="self-marked", earned=3, marks=3, at=at)
+    with open_store(path) as store:  # reopened: everything committed part by part
+        (paper,) = pp.papers(store)
+        assert paper.status == "running" and (paper.earned, paper.marks) == (5, 8)
+        assert paper.by_topic() == {"encoder-decoder": [2, 5], "decoding": [3, 3]}
+        pp.finish_paper(store, pid, "timed-out", at=at)
+        assert pp.papers(store)[0].status == "timed-out"
+        assert pp.attempted_questions(store) == {"xq-encoder-run", "xq-sampling-sets"}
+        assert store.cards() == []  # papers leave the schedule alone
+
+
+def test_a_version_1_store_gains_the_papers_tables_and_keeps_its_answers(tmp_path):
+    path = tmp_path / "v1.sqlite3"
+    con = sqlite3.connect(path)
+    for statement in schema._statements(schema.MIGRATIONS[0]):
+        con.execute(statement)
+    con.execute("PRAGMA user_version = 1")
+    con.execute("INSERT INTO answers (question_id, topic, mode, correct, answered_at, day)"
+                " VALUES ('q1', 'qkv', 'practice', 1, '2027-01-01T00:00:00.000000+00:00', '2027-01-01')")
+    con.commit()
+    con.close()
+    with open_store(path) as store:
+        assert not store.warnings and len(store.answers()) == 1
+        from tutor.store import papers as pp
+        assert pp.papers(store) == [] and pp.attempted_questions(store) == set()
+    con = sqlite3.connect(path)
+    assert con.execute("PRAGMA user_version").fetchone()[0] == 2

@@ -57,6 +57,30 @@ MIGRATIONS: tuple[str, ...] = (
         SELECT day, COUNT(*) AS answers, SUM(COALESCE(correct, 0)) AS correct
         FROM answers GROUP BY day;
     """,
+    # 2: timed papers of structured questions (tutor/store/papers.py); they never touch cards
+    """
+    CREATE TABLE papers (
+        id           INTEGER PRIMARY KEY,
+        started_at   TEXT    NOT NULL,
+        finished_at  TEXT,
+        time_limit_s REAL,
+        seed         INTEGER,
+        status       TEXT    NOT NULL DEFAULT 'running'  -- running | finished | timed-out | stopped
+    );
+    CREATE TABLE paper_parts (
+        paper_id    INTEGER NOT NULL REFERENCES papers(id),
+        question_id TEXT    NOT NULL,               -- structured question id ("xq-...")
+        part        TEXT    NOT NULL,               -- a, b, c ...
+        topic       TEXT    NOT NULL,               -- lesson id
+        variant     INTEGER,                        -- the seed of the question's numbers
+        status      TEXT    NOT NULL,               -- right | follow-through | wrong | blank | self-marked
+        earned      INTEGER NOT NULL,
+        marks       INTEGER NOT NULL,
+        response    TEXT    NOT NULL DEFAULT '',
+        answered_at TEXT    NOT NULL,
+        PRIMARY KEY (paper_id, question_id, part)
+    );
+    """,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 
