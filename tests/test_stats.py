@@ -128,7 +128,7 @@ def test_cli_json_and_text(monkeypatch):
     assert r.exit_code == 0, r.output
     data = json.loads(r.output)
     assert set(data) == {"schema", "generated_at", "store", "due", "topics", "exam_topics",
-                         "mock_exams", "daily", "lessons_opened"}
+                         "mock_exams", "papers", "paper_topics", "daily", "lessons_opened"}
     assert data["store"]["persistent"] is True and data["daily"]["goal"] == 1
     assert data["daily"]["days"][-1]["answers"] == 1
     r = CliRunner().invoke(app, ["stats"])
@@ -154,3 +154,23 @@ def test_a_wrong_latest_answer_counts_zero_mastery(tmp_path):
                             update_card=sch.updater("c", 3, fuzzless))
         fixed = {t["id"]: t for t in compute(store, BANK)["topics"]}["pooling"]["mastery"]
     assert failed == 0 and fixed > 0
+
+
+def test_papers_are_shown_by_topic_and_over_time(tmp_path):
+    from tutor.store import papers as pp
+
+    with open_store(tmp_path / "p.sqlite3", now=lambda: NOW) as store:
+        for earned in (2, 5):  # two papers on the same part, one better than the other
+            pid = pp.start_paper(store, 2700.0, 1)
+            pp.record_part(store, pid, "xq-sampling-sets", "a", "decoding", variant=1,
+                           status="right" if earned == 5 else "wrong", earned=earned, marks=5)
+            pp.record_part(store, pid, "xq-sequence-loss", "b", "training", variant=2,
+                           status="follow-through", earned=1, marks=3)
+            pp.finish_paper(store, pid)
+        data = compute(store, BANK)
+    assert [(p["earned"], p["marks"], p["score"]) for p in data["papers"]] == [
+        (3, 8, 0.375), (6, 8, 0.75)]
+    assert data["paper_topics"] == [{"id": "decoding", "earned": 7, "marks": 10, "score": 0.7},
+                                    {"id": "training", "earned": 2, "marks": 6, "score": 0.3333}]
+    text = "\n".join(render_text(data))
+    assert "3/8 (38%)" in text and "6/8 (75%)" in text and "decoding 7/10" in text

@@ -104,9 +104,36 @@ def compute(store: Store, bank: Sequence[Question], *, now: datetime | None = No
             "status": m.status,
             "per_topic": {k: {"correct": v[0], "questions": v[1]} for k, v in m.per_topic.items()},
         } for m in store.mock_exams()],
+        **_papers(store),
         "daily": {"goal": goal, "window_days": WINDOW_DAYS, "days": days,
                   "average": round(average, 2), "met": average >= goal},
         "lessons_opened": {k: _iso(v) for k, v in sorted(store.lessons_opened().items())},
+    }
+
+
+def _papers(store: Store) -> dict[str, Any]:
+    """Timed papers over time, and marks by lesson over all papers."""
+    from tutor.store.papers import papers
+
+    records = papers(store)
+    topics: dict[str, list[int]] = {}
+    for rec in records:
+        for topic, (earned, marks) in rec.by_topic().items():
+            row = topics.setdefault(topic, [0, 0])
+            row[0] += earned
+            row[1] += marks
+    return {
+        "papers": [{
+            "id": r.id, "started_at": _iso(r.started_at),
+            "finished_at": _iso(r.finished_at) if r.finished_at else None,
+            "time_limit_s": r.time_limit_s, "status": r.status, "earned": r.earned,
+            "marks": r.marks, "score": round(r.earned / r.marks, 4) if r.marks else None,
+            "questions": sorted({p.question_id for p in r.parts}),
+            "per_topic": {k: {"earned": v[0], "marks": v[1]} for k, v in r.by_topic().items()},
+        } for r in records],
+        "paper_topics": [{"id": s, "earned": topics[s][0], "marks": topics[s][1],
+                          "score": round(topics[s][0] / topics[s][1], 4) if topics[s][1] else None}
+                         for s in SECTIONS if s in topics],
     }
 
 

@@ -43,6 +43,17 @@ def render_text(data: dict[str, Any]) -> list[str]:
             when = datetime.fromisoformat(m["started_at"].replace("Z", "+00:00")).astimezone()
             out.append(f"  {when:%Y-%m-%d %H:%M}  {m['correct']}/{m['questions']}"
                        f" ({score})  {m['status']}")
+    out.append("")
+    if not data.get("papers"):
+        out.append("Papers: none yet (attn-tutor paper).")
+    else:
+        out.append("Papers (structured questions, marks):")
+        for p in data["papers"][-10:]:
+            when = datetime.fromisoformat(p["started_at"].replace("Z", "+00:00")).astimezone()
+            out.append(f"  {when:%Y-%m-%d %H:%M}  {p['earned']}/{p['marks']} ({percent(p['score'])})"
+                       f"  {p['status']}")
+        out.append("  by topic: " + ", ".join(f"{t['id']} {t['earned']}/{t['marks']}"
+                                            for t in data["paper_topics"]))
     return out
 
 
