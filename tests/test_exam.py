@@ -171,3 +171,39 @@ def test_paper_errors():
         make_paper(3, sections=["decoding"])
     with pytest.raises(PaperError, match="no exam question 'xq-nope'"):
         make_paper(ids=["xq-nope"])
+
+
+# ------------------------------------------------------------------ a sitting
+
+def test_paper_run_marks_as_it_goes_saves_each_part_and_times_out(tmp_path):
+    from tutor.exam.render import feedback_lines, result_lines
+    from tutor.exam.session import PaperRun
+    from tutor.store import open_store
+    from tutor.store.papers import papers
+
+    now = [0.0]
+    paper = make_paper(ids=["xq-qkv-notes-erratum", "xq-encoder-run"], minutes=10)
+    with open_store(tmp_path / "p.sqlite3") as store:
+        run = PaperRun(paper, store, clock=lambda: now[0])
+        run.start()
+        assert run.remaining() == 600 and run.position == (0, 8)
+        with pytest.raises(AnswerError):
+            run.answer("zero")  # not marked: still part (a)
+        assert run.position == (0, 8)
+        assert run.answer("1/3, 0, 0").status == "wrong"
+        ft = run.answer("0.411, 0.2945, 0.2945")  # by hand: softmax(1/3, 0, 0)
+        assert (ft.status, ft.earned) == ("follow-through", 2)
+        assert "Follow-through" in " ".join(feedback_lines(paper.questions[0].part("b"), ft))
+        run.answer("0.411, 0.2945")
+        assert run.answer([0, 1]).earned == 2  # (d): two points ticked
+        now[0] = 601.0
+        assert run.expired and run.remaining() == 0
+        result = run.finish()
+        assert result.status == "timed-out" and result.saved
+        assert result.total == paper.marks and result.earned == 0 + 2 + 1 + 2
+        assert [m.status for m in result.marks[1][1]] == ["blank"] * 4
+        (rec,) = papers(store)
+        assert rec.status == "timed-out" and (rec.earned, rec.marks) == (5, paper.marks)
+        assert [p.part for p in rec.parts][:3] == ["a", "b", "c"] and rec.parts[0].response == "1/3, 0, 0"
+    text = "\n".join(result_lines(result))
+    assert "timed-out: 5/" in text and "Follow-through earned method marks on 2 parts" in text

@@ -93,6 +93,16 @@ def make(name: str, seed: int) -> Numbers:
     return fn(rng)
 
 
+def nonzero_grid(rng: Any, lo: float, hi: float, step: float, size: Any) -> Any:
+    """Grid numbers (see ``tutor.quiz.generators.scoring.grid``) that are not all zero."""
+    from tutor.quiz.generators.scoring import grid
+
+    while True:
+        x = grid(rng, lo, hi, step, size)
+        if x.any():
+            return x
+
+
 def as_tuple(x: Any) -> tuple[float, ...]:
     """A 1-D array (or sequence) as a tuple of Python floats."""
     import numpy as np

@@ -7,7 +7,7 @@ import math
 
 import numpy as np
 
-from tutor.exam.numbers import Numbers, Step, as_tuple, maker
+from tutor.exam.numbers import Numbers, Step, as_tuple, maker, nonzero_grid
 from tutor.quiz.generators._base import mat, num, vec
 from tutor.quiz.generators.attention import _SIMPLE_W
 from tutor.quiz.generators.scoring import grid
@@ -119,9 +119,7 @@ def cross_attention(rng: np.random.Generator) -> Numbers:
     while len({tuple(r) for r in K}) < T:
         K = grid(rng, -1, 1, 0.5, (T, 2))
     V = grid(rng, -1, 1, 0.5, (T, 2))
-    q = grid(rng, -1, 1, 0.5, 2)
-    while not q.any():
-        q = grid(rng, -1, 1, 0.5, 2)
+    q = nonzero_grid(rng, -1, 1, 0.5, 2)
     T_out = int(rng.integers(3, 13))
     steps = _attend_steps(q, K, V, "Q_t")
     steps["weights"] = Step(float(T_out * T), 0.0, (f"a T' × T matrix: {T_out} × {T} = {T_out * T} weights",))
@@ -206,9 +204,7 @@ def pooling(rng: np.random.Generator) -> Numbers:
 
 @maker("pooling-query")
 def pooling_query(rng: np.random.Generator) -> Numbers:
-    q = grid(rng, -1, 1, 0.5, 2)
-    while not q.any():
-        q = grid(rng, -1, 1, 0.5, 2)
+    q = nonzero_grid(rng, -1, 1, 0.5, 2)
     K = grid(rng, -1, 1, 0.5, (4, 2))
     vals = rng.integers(1, 10, size=4).astype(float)
     steps = _attend_steps(q, K, vals[:, None], "q")

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from tutor.exam.numbers import Numbers, Step, as_tuple, maker
+from tutor.exam.numbers import Numbers, Step, as_tuple, maker, nonzero_grid
 from tutor.quiz.generators._base import mat, num, vec
 from tutor.quiz.generators.attention import simplex
 from tutor.quiz.generators.revision import (CASCADE_FED, CASCADE_VOCAB, cascade_table, cascade_text,
@@ -49,9 +49,7 @@ def decoder_output(rng: np.random.Generator) -> Numbers:
     from engine.scoring import dot_scores
     from engine.softmax import softmax
 
-    h = grid(rng, -1, 1, 0.1, 2)
-    while not h.any():
-        h = grid(rng, -1, 1, 0.1, 2)
+    h = nonzero_grid(rng, -1, 1, 0.1, 2)
     W_O = grid(rng, -1, 1, 0.5, (3, 2))
     z = dot_scores(h[None, :], W_O)[0]  # (3,) = W_O h
     P = softmax(z)

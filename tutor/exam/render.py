@@ -1,0 +1,71 @@
+"""Plain lines for a paper: the question, a part, its mark scheme, feedback and the result.
+
+Both the ``--plain`` runner and the TUI paper screen show these same words (the screen wraps
+each line in ``rich.text.Text``, since question text such as ``[0.5, -0.2]`` is markup to
+Rich).
+"""
+
+from __future__ import annotations
+
+from tutor.exam.marking import PartMark, how_to_answer
+from tutor.exam.paper import ExamPart, ExamQuestion, Paper
+from tutor.exam.session import PaperResult
+
+
+def minutes(seconds: float | None) -> str:
+    if seconds is None:
+        return "untimed"
+    s = int(round(seconds))
+    return f"{s // 60}:{s % 60:02d}"
+
+
+def paper_header(paper: Paper) -> list[str]:
+    qs = paper.questions
+    return [f"Paper: {len(qs)} question{'s' * (len(qs) != 1)}, {paper.marks} marks, "
+            f"time {minutes(paper.time_limit_s)}.",
+            "Numeric parts are marked as you go, with follow-through: a later part worked "
+            "correctly from your own wrong value still earns its method marks.",
+            "Text parts: write your answer, then tick the scheme's points it makes."]
+
+
+def question_lines(q: ExamQuestion, number: int) -> list[str]:
+    return [f"Question {number} — {q.spec.title} [{q.marks} marks, §{q.spec.section_number} "
+            f"{q.spec.section}]", *q.stem.splitlines()]
+
+
+def part_lines(part: ExamPart) -> list[str]:
+    return [f"{part.prompt} [{part.marks} mark{'s' * (part.marks != 1)}]", how_to_answer(part)]
+
+
+def scheme_lines(part: ExamPart) -> list[str]:
+    """A text part's scheme, numbered for ticking, then its model answer."""
+    out = [f"Mark scheme: one mark per point your answer makes (up to {part.marks}):"]
+    out += [f"  {i}. {p}" for i, p in enumerate(part.spec.points, 1)]
+    out += ["Model answer: " + " ".join(part.model_answer)]
+    return out
+
+
+def feedback_lines(part: ExamPart, mark: PartMark) -> list[str]:
+    out = [f"({part.letter}) {mark.earned}/{mark.marks} — {mark.feedback}"]
+    if part.kind == "numeric":
+        out += ["  Working: " + line for line in part.model_answer]
+        if mark.status in ("wrong", "follow-through"):
+            out += ["  Common mistakes: " + "; ".join(part.spec.mistakes)]
+    else:
+        out += ["  Common mistakes: " + "; ".join(part.spec.mistakes)]
+    return out
+
+
+def result_lines(result: PaperResult) -> list[str]:
+    pct = f" ({100 * result.earned / result.total:.0f}%)" if result.total else ""
+    out = [f"Paper {result.status}: {result.earned}/{result.total} marks{pct}."]
+    for q, marks in result.marks:
+        parts = ", ".join(f"({m.letter}) {m.earned}/{m.marks}" for m in marks)
+        out.append(f"  {q.spec.title}: {sum(m.earned for m in marks)}/{q.marks}  {parts}")
+    follow = sum(1 for _, ms in result.marks for m in ms if m.status == "follow-through")
+    if follow:
+        out.append(f"  Follow-through earned method marks on {follow} part{'s' * (follow != 1)}.")
+    out.append("  By topic: " + ", ".join(f"{t} {e}/{m}" for t, (e, m) in result.by_topic().items()))
+    out.append("Saved to your progress (attn-tutor stats)." if result.saved else
+               "Not saved: the progress store could not be written.")
+    return out
