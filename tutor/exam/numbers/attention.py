@@ -212,3 +212,47 @@ def pooling_query(rng: np.random.Generator) -> Numbers:
                         lambda v, f=steps["out"].redo: f(v)[0])
     return Numbers(fields={"q": vec(q), "K": mat(K), "values": vec(vals)}, steps=steps,
                    data={"q": q, "K": K, "values": vals})
+
+
+@maker("positional")
+def positional(rng: np.random.Generator) -> Numbers:
+    from engine.positional import sinusoidal_encoding
+
+    d = int(rng.choice([4, 8, 16]))
+    pos = int(rng.integers(1, 9))
+    pe = sinusoidal_encoding(pos + 1, d)[pos]  # (d,)
+    i = 1  # the second pair of coordinates: angle pos / 10000^(2/d)
+    return Numbers(
+        fields={"d": str(d), "pos": str(pos)},
+        steps={
+            "sin0": Step(float(pe[0]), 0.01, (f"PE({pos}, 0) = sin({pos} / 10000^0) = sin({pos}) = {num(pe[0])}",)),
+            "cos0": Step(float(pe[1]), 0.01, (f"PE({pos}, 1) = cos({pos}) = {num(pe[1])}",)),
+            "sin1": Step(float(pe[2 * i]), 0.01, (
+                f"PE({pos}, 2) = sin({pos} / 10000^(2/{d})) = sin({num(pos / 10000 ** (2 * i / d))}) "
+                f"= {num(pe[2 * i])}",)),
+        },
+        data={"pe": pe})
+
+
+@maker("padding")
+def padding(rng: np.random.Generator) -> Numbers:
+    from engine.masks import padding_mask
+    from engine.softmax import masked_softmax, softmax
+
+    length = int(rng.integers(2, 4))  # real tokens among 4 positions
+    s = grid(rng, -1, 2, 0.5, 4)
+    allowed = padding_mask([length], 4)[0]  # (4,)
+    masked = masked_softmax(s, allowed)
+    plain = softmax(s)
+    wasted = float(plain[~allowed].sum())
+    return Numbers(
+        fields={"s": vec(s), "length": str(length), "pad": str(4 - length)},
+        steps={
+            "masked": Step(as_tuple(masked), 0.01, (
+                f"positions {length + 1}–4 get score −∞, so weight 0; softmax over the first {length}: "
+                f"{vec(masked)}",)),
+            "plain": Step(as_tuple(plain), 0.01, (f"softmax over all four: {vec(plain)}",)),
+            "wasted": Step(wasted, 0.01, (f"weight on padding without the mask: {num(wasted)}",),
+                           ("plain",), lambda v: float(np.sum(np.asarray(v["plain"])[~allowed]))),
+        },
+        data={"s": s, "length": length})

@@ -186,3 +186,28 @@ def sequence_loss(rng: np.random.Generator) -> Numbers:
             "grad": Step(as_tuple(grad), 0.01, (f"∂L_1/∂z = P_1 − onehot({_WORDS[y[0]]}) = {vec(grad)}",)),
         },
         data={"P": P, "y": y})
+
+
+@maker("label-smoothing")
+def label_smoothing(rng: np.random.Generator) -> Numbers:
+    from engine.loss import cross_entropy
+
+    while True:
+        p = simplex(rng, 4)
+        if len(set(p)) == 4:
+            break
+    y = int(np.argmax(p))
+    eps = float(rng.choice([0.1, 0.2]))
+    logits = np.log(p)
+    plain = float(cross_entropy(logits, y))
+    smooth = float(cross_entropy(logits, y, label_smoothing=eps))
+    target = 1 - eps + eps / 4  # the smoothed target's entry for the reference word
+    return Numbers(
+        fields={"p": vec(p), "word": str(y + 1), "eps": num(eps)},
+        steps={
+            "plain": Step(plain, 0.01, (f"−ln {num(p[y])} = {num(plain)}",)),
+            "target": Step(float(target), 0.001, (f"(1 − ε) + ε / V = {num(1 - eps)} + {num(eps)} / 4 = {num(target)}",)),
+            "smooth": Step(smooth, 0.01, (
+                f"Σ_v q_v (−ln P_v) with q = {num(target)} on word {y + 1} and {num(eps / 4)} elsewhere: {num(smooth)}",)),
+        },
+        data={"p": p, "y": y, "eps": eps})
