@@ -147,6 +147,18 @@ def test_bad_numeric_answers_are_refused_with_a_hint():
         parse_answer(q.part("a"), "0.5, 0")
     assert parse_answer(q.part("a"), "  ") is None
     assert parse_answer(q.part("a"), "[1/2; 0; 0]") == (0.5, 0.0, 0.0)
+    count = instantiate(by_id()["xq-decoder-output"], 0).part("c")
+    assert parse_answer(count, "25,600,000") == 25_600_000.0
+    with pytest.raises(AnswerError, match="one number, not 2"):
+        parse_answer(count, "0,5")
+
+
+@pytest.mark.parametrize("name", names())
+def test_quoted_numbers_can_be_worked_by_hand(name):
+    for seed in range(10):
+        for field, text in make(name, seed).fields.items():
+            for x in re.findall(r"-?\d+\.\d+", text):
+                assert len(x.split(".")[1]) <= 2, (name, seed, field, x)
 
 
 # ------------------------------------------------------------------ papers

@@ -32,6 +32,7 @@ Status = Literal["right", "follow-through", "wrong", "blank", "self-marked"]
 
 _SPLIT = re.compile(r"[,;\s]+")
 _BRACKETS = "[](){}⟨⟩"
+_THOUSANDS = re.compile(r"-?\d{1,3}(?:,\d{3})+(?:\.\d+)?")
 
 
 class AnswerError(ValueError):
@@ -85,15 +86,18 @@ def parse_answer(part: ExamPart, text: str) -> Value | None:
     if not text:
         return None
     size = part.step.size if part.step else None
+    if size is None and _THOUSANDS.fullmatch(text):
+        text = text.replace(",", "")  # 25,600,000: digit groups, not a list
     tokens = [t.strip(_BRACKETS) for t in _SPLIT.split(text.strip(_BRACKETS)) if t.strip(_BRACKETS)]
     values = [parse_number(t) for t in tokens]
     bad = next((t for t, v in zip(tokens, values) if v is None), None)
+    comma = " (for a decimal, use a point: 0.5, not 0,5)" if re.search(r"\d,\d", text) else ""
     if bad is not None:
-        hint = " Use a decimal point, not a comma." if re.search(r"\d,\d", text) and size is None else ""
-        raise AnswerError(f"{bad[:20]!r} is not a number.{hint} {how_to_answer(part)}")
+        raise AnswerError(f"{bad[:20]!r} is not a number. {how_to_answer(part)}")
     if size is None:
         if len(values) != 1:
-            raise AnswerError(f"This part wants one number, not {len(values)}. {how_to_answer(part)}")
+            raise AnswerError(f"This part wants one number, not {len(values)}{comma}. "
+                              f"{how_to_answer(part)}")
         return float(values[0])
     if len(values) != size:
         raise AnswerError(f"That is {len(values)} number{'s' * (len(values) != 1)}; this answer "
