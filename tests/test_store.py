@@ -310,6 +310,10 @@ def test_papers_table_is_migrated_in_and_keeps_every_part(tmp_path):
         assert pp.papers(store)[0].status == "timed-out"
         assert pp.attempted_questions(store) == {"xq-encoder-run", "xq-sampling-sets"}
         assert store.cards() == []  # papers leave the schedule alone
+        assert pp.get_setting(store, "exam", "none") == "none"
+        pp.set_setting(store, "exam", {"date": "2027-06-01", "minutes": 60})
+    with open_store(path) as store:
+        assert pp.get_setting(store, "exam") == {"date": "2027-06-01", "minutes": 60}
 
 
 def test_a_version_1_store_gains_the_papers_tables_and_keeps_its_answers(tmp_path):

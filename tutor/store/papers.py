@@ -1,4 +1,5 @@
-"""Timed papers of structured questions in the progress store (schema version 2).
+"""Timed papers of structured questions in the progress store (schema version 2), and the
+small settings kept beside them (the exam date and daily minutes of ``attn-tutor plan``).
 
 A paper is started, then each marked part is saved as its own committed row (so a crash
 loses at most the part being typed), then finished with a status. Papers never change FSRS
@@ -96,3 +97,24 @@ def papers(store: Store) -> list[PaperRecord]:
 def attempted_questions(store: Store) -> set[str]:
     """Ids of structured questions with at least one saved part."""
     return {r["question_id"] for r in store._read("SELECT DISTINCT question_id FROM paper_parts")}
+
+
+def get_setting(store: Store, key: str, default: object = None) -> object:
+    """A stored setting (JSON), or ``default``; an unreadable value counts as missing."""
+    import json
+
+    rows = store._read("SELECT value FROM settings WHERE key = ?", (key,))
+    if not rows:
+        return default
+    try:
+        return json.loads(rows[0]["value"])
+    except ValueError:
+        return default
+
+
+def set_setting(store: Store, key: str, value: object) -> None:
+    import json
+
+    with store._write() as conn:
+        conn.execute("INSERT OR REPLACE INTO settings (key, value) VALUES (?, ?)",
+                     (key, json.dumps(value)))

@@ -57,7 +57,8 @@ MIGRATIONS: tuple[str, ...] = (
         SELECT day, COUNT(*) AS answers, SUM(COALESCE(correct, 0)) AS correct
         FROM answers GROUP BY day;
     """,
-    # 2: timed papers of structured questions (tutor/store/papers.py); they never touch cards
+    # 2: timed papers of structured questions (tutor/store/papers.py); they never touch cards;
+    #    and small settings such as the exam date the plan counts down to
     """
     CREATE TABLE papers (
         id           INTEGER PRIMARY KEY,
@@ -79,6 +80,10 @@ MIGRATIONS: tuple[str, ...] = (
         response    TEXT    NOT NULL DEFAULT '',
         answered_at TEXT    NOT NULL,
         PRIMARY KEY (paper_id, question_id, part)
+    );
+    CREATE TABLE settings (
+        key   TEXT PRIMARY KEY,
+        value TEXT NOT NULL                         -- JSON
     );
     """,
 )
