@@ -182,3 +182,16 @@ def test_markdown_and_csv_hold_the_same_items(tmp_path):
         ex.export("anki", tmp_path / "x.csv")
     with pytest.raises(ValueError, match="unknown export format"):
         ex.export("pdf", tmp_path / "x.pdf")
+
+
+def test_saved_exam_and_home_lines(tmp_path):
+    from tutor.exam.plan import save_exam, saved_exam, today_lines
+    from tutor.store import open_store
+
+    with open_store(tmp_path / "p.sqlite3") as store:
+        assert saved_exam(store) is None
+        save_exam(store, date(2027, 1, 5), 60)
+        assert saved_exam(store) == (date(2027, 1, 5), 60)
+    lines = today_lines(_hand_plan())
+    assert lines[0] == "Exam Tue 05 Jan: 4 days left. Today (58 min):"
+    assert "  • Read lesson 5: qkv (20 min)" in lines

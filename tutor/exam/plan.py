@@ -205,3 +205,38 @@ def render_text(plan: Plan) -> list[str]:
                 "start earlier:"]
         out += [f"    {t.minutes:>3}  {t.title}" for t in plan.unplaced]
     return out
+
+
+EXAM_SETTING = "exam"
+"""Store setting ``{"date": "YYYY-MM-DD", "minutes": N}`` saved by ``attn-tutor plan``."""
+
+
+def saved_exam(store) -> tuple[date, int] | None:
+    """The exam date and daily minutes last set, or None (or if the setting is unreadable)."""
+    from tutor.store.papers import get_setting
+
+    value = get_setting(store, EXAM_SETTING)
+    try:
+        return date.fromisoformat(value["date"]), int(value["minutes"])  # type: ignore[index]
+    except (TypeError, KeyError, ValueError):
+        return None
+
+
+def save_exam(store, exam: date, minutes: int) -> None:
+    from tutor.store.papers import set_setting
+
+    set_setting(store, EXAM_SETTING, {"date": exam.isoformat(), "minutes": int(minutes)})
+
+
+def today_lines(plan: Plan) -> list[str]:
+    """What Home shows: days left and today's tasks."""
+    left = (plan.exam - plan.today).days
+    head = f"Exam {plan.exam:%a %d %b}: {left} day{'s' * (left != 1)} left."
+    today = plan.days[0]
+    if not today.tasks:
+        return [head, "Nothing planned today: mixed practice keeps it fresh."]
+    out = [head + f" Today ({today.minutes} min):"]
+    out += [f"  • {t.title} ({t.minutes} min)" for t in today.tasks]
+    if plan.unplaced:
+        out.append(f"  {len(plan.unplaced)} task(s) do not fit before the exam; raise the daily minutes.")
+    return out
