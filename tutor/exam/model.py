@@ -114,6 +114,7 @@ def default_root() -> Path:
 
 
 _FIELD = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
+_FORMAT_SPEC = re.compile(r"\{[A-Za-z_][A-Za-z0-9_]*[!:][^{}]*\}")
 
 
 def fields_of(text: str) -> set[str]:
@@ -223,6 +224,8 @@ def _parse_question(file: str, n: int, raw: Any, errors: list[str]) -> QuestionS
             errors.append(f"{where}: exam topic {t!r} is not one of {', '.join(EXAM_TOPICS)}")
     numbers = _text(raw, "numbers", where, errors, required=False)
     stem = _text(raw, "stem", where, errors)
+    if _FORMAT_SPEC.search(stem):
+        errors.append(f"{where}: write a field as {{name}}, without a conversion or format")
     parts_raw = raw.get("part", [])
     if not isinstance(parts_raw, list) or not MIN_PARTS <= len(parts_raw) <= MAX_PARTS:
         errors.append(f"{where}: needs {MIN_PARTS}–{MAX_PARTS} [[question.part]] tables, got "
@@ -257,6 +260,9 @@ def _parse_part(where: str, letter: str, raw: Any, numbers: str,
     if marks < 1:
         errors.append(f"{where}: a part is worth at least 1 mark")
     prompt = _text(raw, "prompt", where, errors)
+    if _FORMAT_SPEC.search(prompt):
+        errors.append(f"{where}: write a field as {{name}}, without a conversion or format "
+                      f"({_FORMAT_SPEC.search(prompt).group(0)})")
     mistakes = _texts(raw, "mistakes", where, errors)
     if not mistakes:
         errors.append(f"{where}: list at least one common mistake in 'mistakes'")

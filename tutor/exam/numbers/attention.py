@@ -29,13 +29,14 @@ def _attend_steps(q: np.ndarray, K: np.ndarray, V: np.ndarray, q_name: str, q_us
     a = softmax(s)
     out = attention_pool(V, a)
     d_k = K.shape[1]
+    show = (lambda r: num(r[0])) if V.shape[1] == 1 else vec  # scalar values print bare
     steps = {
         "scores": Step(as_tuple(s), 0.01, (f"s_j = {q_name} · K_j / √{d_k} = {vec(s)}",),
                        q_uses, q_redo),
         "alpha": Step(as_tuple(a), 0.01, (f"α = softmax({vec(s)}) = {vec(a)}",), ("scores",),
                       lambda v: as_tuple(softmax(np.asarray(v["scores"])))),
         "out": Step(as_tuple(out), 0.01, ("Σ_j α_j V_j = " + " + ".join(
-            f"{num(x)}·{vec(r)}" for x, r in zip(a, V)) + f" = {vec(out)}",), ("alpha",),
+            f"{num(x)}·{show(r)}" for x, r in zip(a, V)) + f" = {show(out)}",), ("alpha",),
             lambda v: as_tuple(attention_pool(V, np.asarray(v["alpha"])))),
     }
     return steps
@@ -249,7 +250,8 @@ def padding(rng: np.random.Generator) -> Numbers:
         fields={"s": vec(s), "length": str(length), "pad": str(4 - length)},
         steps={
             "masked": Step(as_tuple(masked), 0.01, (
-                f"positions {length + 1}–4 get score −∞, so weight 0; softmax over the first {length}: "
+                ("position 4 gets" if length == 3 else f"positions {length + 1}–4 get")
+                + f" score −∞, so weight 0; softmax over the first {length}: "
                 f"{vec(masked)}",)),
             "plain": Step(as_tuple(plain), 0.01, (f"softmax over all four: {vec(plain)}",)),
             "wasted": Step(wasted, 0.01, (f"weight on padding without the mask: {num(wasted)}",),

@@ -17,16 +17,19 @@ def beam(rng: np.random.Generator) -> Numbers:
     from engine.decoding.search import length_normalised_score
     from tutor.quiz.generators import generate
 
-    d = generate("beam-search", int(rng.integers(0, 2**31))).data  # the quiz family's table
-    first = dict(zip(("the", "a", "an", "some"), d["first"]))
-    rows = {k: dict(v) for k, v in ROWS.items()}
-    rows[("<s>",)] = first
-    for w, (c, g) in d["after"].items():
-        rows[(w,)] = {"cat": c, "dog": g, "<other>": round(1 - c - g, 6)}
-    model = TableModel.from_rows(VOCAB, rows, bos="<s>", eos="</s>")
-    greedy = greedy_decode(model, max_length=2).hypothesis
-    best = beam_search(model, beam_width=2, max_length=2).best
-    g_words, b_words = greedy.words[:2], best.words[:2]
+    while True:  # the quiz family's tables, until greedy and beam disagree (the point here)
+        d = generate("beam-search", int(rng.integers(0, 2**31))).data
+        first = dict(zip(("the", "a", "an", "some"), d["first"]))
+        rows = {k: dict(v) for k, v in ROWS.items()}
+        rows[("<s>",)] = first
+        for w, (c, g) in d["after"].items():
+            rows[(w,)] = {"cat": c, "dog": g, "<other>": round(1 - c - g, 6)}
+        model = TableModel.from_rows(VOCAB, rows, bos="<s>", eos="</s>")
+        greedy = greedy_decode(model, max_length=2).hypothesis
+        best = beam_search(model, beam_width=2, max_length=2).best
+        g_words, b_words = greedy.words[:2], best.words[:2]
+        if g_words != b_words:
+            break
     alpha = float(rng.choice([0.6, 0.7, 1.0]))
     norm = length_normalised_score(float(best.logp), 2, ("hf", alpha))
 

@@ -16,11 +16,11 @@ from tutor.quiz.generators.scoring import grid
 
 
 def encoder_inputs(rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Three 2-d embeddings, a non-zero W_HX on a 0.5 grid and a diagonal W_HH (also used by
+    """Three 2-d embeddings, a W_HX without zero rows on a 0.5 grid and a diagonal W_HH (also used by
     the exam question ``xq-encoder-run``)."""
     X = grid(rng, -1, 1, 0.1, (3, 2))
     W_HX = grid(rng, -1, 1, 0.5, (2, 2))
-    while not W_HX.any():
+    while not W_HX.any(axis=1).all():  # a zero row would pin that coordinate of H at 0
         W_HX = grid(rng, -1, 1, 0.5, (2, 2))
     W_HH = np.diag(grid(rng, 0.5, 1, 0.5, 2))
     return X, W_HX, W_HH
