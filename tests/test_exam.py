@@ -219,3 +219,28 @@ def test_paper_run_marks_as_it_goes_saves_each_part_and_times_out(tmp_path):
         assert [p.part for p in rec.parts][:3] == ["a", "b", "c"] and rec.parts[0].response == "1/3, 0, 0"
     text = "\n".join(result_lines(result))
     assert "timed-out: 5/" in text and "Follow-through earned method marks on 2 parts" in text
+
+
+@pytest.mark.parametrize("spec", [q for q in QUESTIONS if any(p.method for p in q.parts)],
+                         ids=lambda q: q.id)
+def test_every_follow_through_part_credits_working_from_a_wrong_earlier_value(spec):
+    """Shift each earlier answer a part builds on by +0.3; typing the redone value earns the
+    method marks (when the shift changes the answer), typing the true answer earns all."""
+    from tutor.exam.marking import mark_numeric
+
+    for seed in range(4):
+        q = instantiate(spec, seed)
+        for part in q.parts:
+            if not part.spec.method:
+                continue
+            earlier = {}
+            for letter, step_name in zip(part.uses, part.step.uses):
+                true = q.part(letter).step.answer
+                earlier[letter] = (tuple(x + 0.3 for x in true) if isinstance(true, tuple)
+                                   else true + 0.3, False)
+            redone = part.step.redo({s: earlier[l][0] for l, s in zip(part.uses, part.step.uses)})
+            m = mark_numeric(part, redone, earlier)
+            same = np.allclose(redone, part.step.answer, atol=part.step.tolerance)
+            assert (m.status, m.earned) == (("right", part.marks) if same else
+                                            ("follow-through", part.spec.method)), (seed, part.letter)
+            assert mark_numeric(part, part.step.answer, earlier).earned == part.marks

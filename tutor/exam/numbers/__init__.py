@@ -103,6 +103,17 @@ def nonzero_grid(rng: Any, lo: float, hi: float, step: float, size: Any) -> Any:
             return x
 
 
+def weighted_sum(weights: Any, rows: Any) -> tuple[float, ...]:
+    """Σ_i w_i · rows[i] for *any* weights (a student's weights need not sum to 1), as the
+    engine's dot products of the weight vector with each column of ``rows``."""
+    import numpy as np
+
+    from engine.scoring import dot_scores
+
+    R = np.asarray(rows, dtype=float)  # (n, d)
+    return as_tuple(dot_scores(np.asarray(weights, dtype=float)[None, :], R.T)[0])  # (d,)
+
+
 def as_tuple(x: Any) -> tuple[float, ...]:
     """A 1-D array (or sequence) as a tuple of Python floats."""
     import numpy as np

@@ -7,7 +7,7 @@ import math
 
 import numpy as np
 
-from tutor.exam.numbers import Numbers, Step, as_tuple, maker, nonzero_grid
+from tutor.exam.numbers import Numbers, Step, as_tuple, maker, nonzero_grid, weighted_sum
 from tutor.quiz.generators._base import mat, num, vec
 from tutor.quiz.generators.attention import _SIMPLE_W
 from tutor.quiz.generators.scoring import grid
@@ -37,7 +37,7 @@ def _attend_steps(q: np.ndarray, K: np.ndarray, V: np.ndarray, q_name: str, q_us
                       lambda v: as_tuple(softmax(np.asarray(v["scores"])))),
         "out": Step(as_tuple(out), 0.01, ("Σ_j α_j V_j = " + " + ".join(
             f"{num(x)}·{show(r)}" for x, r in zip(a, V)) + f" = {show(out)}",), ("alpha",),
-            lambda v: as_tuple(attention_pool(V, np.asarray(v["alpha"])))),
+            lambda v: weighted_sum(v["alpha"], V)),
     }
     return steps
 

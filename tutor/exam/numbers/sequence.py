@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from tutor.exam.numbers import Numbers, Step, as_tuple, maker, nonzero_grid
+from tutor.exam.numbers import Numbers, Step, as_tuple, maker, nonzero_grid, weighted_sum
 from tutor.quiz.generators._base import mat, num, vec
 from tutor.quiz.generators.attention import simplex
 from tutor.quiz.generators.revision import (CASCADE_FED, CASCADE_VOCAB, cascade_table, cascade_text,
@@ -155,7 +155,7 @@ def dynamic_context(rng: np.random.Generator) -> Numbers:
             "alpha": Step(as_tuple(a), 0.01, (f"α = softmax({vec(e)}) = {vec(a)}",)),
             "C": Step(as_tuple(C), 0.01, ("C_t = " + " + ".join(f"{num(x)}·{vec(h)}" for x, h in zip(a, H))
                                           + f" = {vec(C)}",),
-                      ("alpha",), lambda v: as_tuple(attention_pool(H, np.asarray(v["alpha"])))),
+                      ("alpha",), lambda v: weighted_sum(v["alpha"], H)),
             "top": Step(float(np.argmax(a) + 1), 0.0, (f"the largest weight is on H_{int(np.argmax(a)) + 1}",)),
             "scores": Step(float(Tsrc * Tout), 0.0, (f"one score per (output step, source position): "
                                                     f"{Tout} × {Tsrc} = {Tsrc * Tout}",)),
