@@ -332,3 +332,25 @@ def test_a_version_1_store_gains_the_papers_tables_and_keeps_its_answers(tmp_pat
         assert pp.papers(store) == [] and pp.attempted_questions(store) == set()
     con = sqlite3.connect(path)
     assert con.execute("PRAGMA user_version").fetchone()[0] == 2
+
+
+def test_a_malformed_paper_row_is_skipped_and_noted(tmp_path):
+    from tutor.store import papers as pp
+
+    path = tmp_path / "p.sqlite3"
+    with open_store(path) as store:
+        good = pp.start_paper(store, None, 1)
+        pp.record_part(store, good, "xq-a", "a", "qkv", variant=1, status="right", earned=2, marks=2)
+        bad = pp.start_paper(store, None, 2)
+    con = sqlite3.connect(path)
+    con.execute("UPDATE papers SET started_at = 'yesterday' WHERE id = ?", (bad,))
+    con.execute("INSERT INTO paper_parts (paper_id, question_id, part, topic, status, earned, marks,"
+                " answered_at) VALUES (?, 'xq-b', 'a', 'qkv', 'right', 5, 2, '2027-01-01T00:00:00+00:00')",
+                (good,))  # earned > marks
+    con.commit()
+    con.close()
+    with open_store(path) as store:
+        (rec,) = pp.papers(store)
+        assert rec.id == good and (rec.earned, rec.marks) == (2, 2)
+        note = str(store.bad_rows)
+        assert "started_at 'yesterday'" in note and "earned 5" in note

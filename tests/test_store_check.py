@@ -177,7 +177,8 @@ def test_no_file_and_a_healthy_file(tmp_path):
         s.mark_lesson_opened("qkv", at=T0)
     report = _check(tmp_path / "progress.sqlite3")
     assert report.problems == [] and report.counts == {
-        "answers": 1, "cards": 0, "lesson_opens": 1, "mock_exams": 0}
+        "answers": 1, "cards": 0, "lesson_opens": 1, "mock_exams": 0, "papers": 0,
+        "paper_parts": 0, "settings": 0}
     assert render_text(report)[-1] == "No problems found."
 
 

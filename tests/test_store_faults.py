@@ -308,7 +308,7 @@ def test_lost_tables_are_created_again_and_the_rest_is_kept(tmp_path, monkeypatc
     con.execute("DROP TABLE cards")  # drops its index too
     con.execute("DROP TABLE lesson_opens")
     con.commit()
-    assert con.execute("PRAGMA user_version").fetchone()[0] == 1
+    assert con.execute("PRAGMA user_version").fetchone()[0] == 2
     con.close()
     with open_store(path) as s:
         [warning] = s.warnings

@@ -350,8 +350,9 @@ def render_text(report: CheckReport) -> list[str]:
     if not report.exists:
         return [f"Progress file: {report.path}", report.note + "."]
     names = {"answers": "answers", "cards": "cards", "lesson_opens": "lessons opened",
-             "mock_exams": "mock exams"}
-    counts = ", ".join(f"{n} {names[t]}" for t, n in report.counts.items())
+             "mock_exams": "mock exams", "papers": "papers", "paper_parts": "paper parts",
+             "settings": "settings"}
+    counts = ", ".join(f"{n} {names.get(t, t)}" for t, n in report.counts.items())
     out = [f"Progress file: {report.path}" + (f" ({counts})" if counts else ""),
            f"Integrity: {report.integrity}"]
     if not report.problems:

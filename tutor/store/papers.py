@@ -11,23 +11,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
-from tutor.store.core import Store, _dt, _iso
-
-
-@dataclass(frozen=True)
-class PaperPart:
-    question_id: str
-    part: str
-    topic: str
-    variant: int | None
-    status: str
-    earned: int
-    marks: int
-    response: str
+from tutor.store.core import Store, _iso
+from tutor.store.paper_rows import PaperPart
 
 
 @dataclass(frozen=True)
 class PaperRecord:
+    """A paper and its saved parts (malformed rows are skipped and reported by the store)."""
+
     id: int
     started_at: datetime
     finished_at: datetime | None
@@ -85,31 +76,22 @@ def finish_paper(store: Store, paper_id: int, status: str = "finished",
 def papers(store: Store) -> list[PaperRecord]:
     """Every paper, oldest first, with its parts in the order they were saved."""
     parts: dict[int, list[PaperPart]] = {}
-    for r in store._read("SELECT * FROM paper_parts ORDER BY answered_at, rowid"):
-        parts.setdefault(r["paper_id"], []).append(PaperPart(
-            r["question_id"], r["part"], r["topic"], r["variant"], r["status"], r["earned"],
-            r["marks"], r["response"]))
-    return [PaperRecord(r["id"], _dt(r["started_at"]), _dt(r["finished_at"]), r["time_limit_s"],
-                        r["seed"], r["status"], tuple(parts.get(r["id"], ())))
-            for r in store._read("SELECT * FROM papers ORDER BY id")]
+    for p in store._records("paper_parts", "SELECT * FROM paper_parts ORDER BY answered_at, rowid"):
+        parts.setdefault(p.paper_id, []).append(p)
+    return [PaperRecord(r.id, r.started_at, r.finished_at, r.time_limit_s, r.seed, r.status,
+                        tuple(parts.get(r.id, ())))
+            for r in store._records("papers", "SELECT * FROM papers ORDER BY id")]
 
 
 def attempted_questions(store: Store) -> set[str]:
     """Ids of structured questions with at least one saved part."""
-    return {r["question_id"] for r in store._read("SELECT DISTINCT question_id FROM paper_parts")}
+    return {p.question_id for p in store._records("paper_parts", "SELECT * FROM paper_parts")}
 
 
 def get_setting(store: Store, key: str, default: object = None) -> object:
     """A stored setting (JSON), or ``default``; an unreadable value counts as missing."""
-    import json
-
-    rows = store._read("SELECT value FROM settings WHERE key = ?", (key,))
-    if not rows:
-        return default
-    try:
-        return json.loads(rows[0]["value"])
-    except ValueError:
-        return default
+    rows = store._records("settings", "SELECT * FROM settings WHERE key = ?", (key,))
+    return rows[0][1] if rows else default
 
 
 def set_setting(store: Store, key: str, value: object) -> None:

@@ -184,3 +184,10 @@ def parse_mock(r: sqlite3.Row) -> MockExam:
 
 PARSERS = {"answers": parse_answer, "cards": parse_card, "lesson_opens": parse_lesson_open,
            "mock_exams": parse_mock}
+
+
+# the tables of schema 2 (timed papers and settings) parse in their own module
+from tutor.store.paper_rows import parse_paper, parse_paper_part, parse_setting  # noqa: E402
+
+PARSERS.update(papers=parse_paper, paper_parts=parse_paper_part, settings=parse_setting)
+KEYS.update(papers="id", paper_parts="question_id", settings="key")

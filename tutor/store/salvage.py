@@ -11,7 +11,7 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
-TABLES = ("mock_exams", "answers", "cards", "lesson_opens")
+TABLES = ("mock_exams", "answers", "cards", "lesson_opens", "papers", "paper_parts", "settings")
 """In an order that keeps references valid (answers name mock exams)."""
 MAX_ERRORS = 64
 """Bad stretches skipped per table before giving up on it."""
