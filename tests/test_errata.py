@@ -321,7 +321,9 @@ def asserts(text: str, pattern: str) -> str | None:
 def asserting_texts() -> dict[str, str]:
     """Every text the tutor states as true: lessons, cards, Q&A answers, guidance, the quiz
     (prompts, right answers, explanations, hints, why-wrong lines; not the wrong choices and
-    not the statements of false true/false items) and the catalogue's own corrections."""
+    not the statements of false true/false items), the structured exam questions (stems,
+    prompts, scheme points, model answers; not their lists of mistakes), the formula sheet and
+    the catalogue's own corrections."""
     from tutor.quiz.bank import load_bank
 
     out = {f"lesson {lesson.id}": lesson.body for lesson in load_lessons()}
@@ -339,6 +341,15 @@ def asserting_texts() -> dict[str, str]:
         elif q.kind in ("fill", "free"):
             parts.append(str(q.answer))
         out[f"quiz {q.id}"] = "\n\n".join(parts)
+    from tutor.exam.model import load_questions
+    from tutor.exam.sheet import load_sheet
+
+    for spec in load_questions():  # structured questions: not their "mistakes" lists
+        out[f"exam {spec.id}"] = "\n\n".join(
+            [spec.stem] + [t for p in spec.parts for t in (p.prompt, p.model, *p.points)])
+    sheet = load_sheet()
+    out["sheet"] = "\n\n".join([f"{f.name}: {f.formula}. {f.shapes}" for g in sheet.groups
+                                 for f in g.formulas] + [m for _, m in sheet.notation])
     for e in ERRATA.values():
         out[f"errata {e.id}"] = "\n\n".join([e.correct, e.summary])
     return out
