@@ -1,0 +1,64 @@
+"""The exam commands as a user types them: sheet, plan, export (and their one-line errors)."""
+
+from __future__ import annotations
+
+import json
+import zipfile
+
+from typer.testing import CliRunner
+
+from tutor.cli import app
+
+
+def _run(*args):
+    return CliRunner().invoke(app, list(args), env={"NO_COLOR": "1"})
+
+
+def test_sheet_plain_markdown_html_and_file(tmp_path):
+    r = _run("sheet")
+    assert r.exit_code == 0 and "§12 Training" in r.stdout and "Notation map" in r.stdout
+    assert _run("sheet", "--markdown").stdout.startswith("# Attention mechanisms")
+    r = _run("sheet", "-o", str(tmp_path / "s.html"))
+    assert r.exit_code == 0 and "two A4 pages" in r.stdout
+    assert (tmp_path / "s.html").read_text(encoding="utf-8").startswith("<!DOCTYPE html>")
+    bad = _run("sheet", "-o", str(tmp_path / "s.pdf"))
+    assert bad.exit_code == 2 and "expected a .txt, .md or .html file" in bad.stderr
+    assert _run("sheet", "--markdown", "--html").exit_code == 2
+
+
+def test_plan_remembers_the_exam_and_replans(tmp_path):
+    r = _run("plan", "--today", "2027-01-01")
+    assert r.exit_code == 2 and "no exam date yet" in r.stderr
+    r = _run("plan", "--exam", "2027-01-15", "--minutes", "45", "--today", "2027-01-01", "--json")
+    assert r.exit_code == 0, r.stderr
+    data = json.loads(r.stdout)
+    assert data["exam"] == "2027-01-15" and data["minutes_per_day"] == 45 and len(data["days"]) == 15
+    assert data["days"][0]["tasks"][0]["command"] == "attn-tutor lesson encoder-decoder"
+    again = _run("plan", "--today", "2027-01-01", "--json")  # remembered, same store: same plan
+    assert json.loads(again.stdout) == data
+    from tutor.store import open_store
+
+    with open_store() as store:
+        store.mark_lesson_opened("encoder-decoder")
+    later = json.loads(_run("plan", "--today", "2027-01-01", "--json").stdout)
+    assert later["days"][0]["tasks"][0]["command"] == "attn-tutor lesson context-vector"
+    text = _run("plan", "--today", "2027-01-01").stdout
+    assert text.startswith("Revision plan: Fri 01 Jan → exam Fri 15 Jan 2027 (14 days, 45 min/day)")
+    for args, msg in [(("--exam", "2027-02-30"), "expected a date YYYY-MM-DD"),
+                      (("--exam", "2026-12-01"), "must be after today"),
+                      (("--minutes", "5"), "10–600")]:
+        r = _run("plan", "--today", "2027-01-01", *args)
+        assert r.exit_code == 2 and msg in r.stderr and "Traceback" not in r.stderr
+
+
+def test_export_writes_every_format_and_refuses_bad_requests(tmp_path):
+    r = _run("export", "anki", str(tmp_path / "d.apkg"))
+    assert r.exit_code == 0 and "updates these notes" in r.stdout
+    assert "collection.anki2" in zipfile.ZipFile(tmp_path / "d.apkg").namelist()
+    assert _run("export", "csv", str(tmp_path / "d.csv")).exit_code == 0
+    assert _run("export", "MARKDOWN", str(tmp_path / "d.md")).exit_code == 0
+    for args, msg in [(("pdf", "x.pdf"), "unknown export format 'pdf'"),
+                      (("csv", str(tmp_path / "no" / "x.csv")), "does not exist"),
+                      (("anki", str(tmp_path / "x.csv")), "writes a .apkg file")]:
+        r = _run("export", *args)
+        assert r.exit_code == 2 and msg in r.stderr

@@ -1,0 +1,67 @@
+"""`attn-tutor plan --exam YYYY-MM-DD`: a day-by-day revision plan that ends on the exam."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+NAME = "plan"
+HELP = """A day-by-day plan from today to your exam: cards FSRS has due, lessons not opened yet, weak topics (mastery below 60%) and structured-question papers not yet sat, fitted to the minutes you have each day.
+
+The exam date and minutes are remembered (the full-screen tutor's Home shows today's part), so later runs need no options; studying changes your progress, so each run re-plans. --json prints the plan (schema: docs/plan-json.md).
+"""
+
+
+def command(
+    exam: Annotated[str | None, typer.Option("--exam", metavar="YYYY-MM-DD",
+                                             help="The exam date (remembered).")] = None,
+    minutes: Annotated[int | None, typer.Option("--minutes", metavar="N",
+                                                help="Minutes a day to revise, 10-600 (default 60; remembered).")] = None,
+    today: Annotated[str | None, typer.Option("--today", metavar="YYYY-MM-DD",
+                                              help="Plan as if today were this date.")] = None,
+    json_out: Annotated[bool, typer.Option("--json", help="Print JSON (schema: docs/plan-json.md).")] = False,
+) -> None:
+    from tutor.errors import user_errors
+
+    user_errors(run)(exam=exam, minutes=minutes, today=today, json_out=json_out)
+
+
+def _date(text: str, flag: str):
+    from datetime import date
+
+    from tutor.errors import UserError
+
+    try:
+        return date.fromisoformat(text.strip())
+    except ValueError:
+        raise UserError(f"{flag} {text[:20]!r}: expected a date YYYY-MM-DD") from None
+
+
+def run(*, exam: str | None, minutes: int | None, today: str | None, json_out: bool) -> None:
+    import json
+    import sys
+    from datetime import date
+
+    from tutor.errors import UserError
+    from tutor.exam.plan import plan_from_store, render_text, save_exam, saved_exam
+    from tutor.store import open_store
+    from tutor.store.papers import attempted_questions
+
+    day = _date(today, "--today") if today else date.today()
+    with open_store() as store:
+        for warning in store.warnings:
+            print(f"attn-tutor: warning: {warning}", file=sys.stderr)
+        saved = saved_exam(store)
+        when = _date(exam, "--exam") if exam else saved[0] if saved else None
+        if when is None:
+            raise UserError("no exam date yet: attn-tutor plan --exam YYYY-MM-DD")
+        budget = minutes if minutes is not None else saved[1] if saved else 60
+        plan = plan_from_store(store, when, day, budget, attempted=attempted_questions(store))
+        if exam is not None or minutes is not None:
+            if store.persistent:
+                save_exam(store, when, budget)
+    if json_out:
+        print(json.dumps(plan.to_dict(), indent=2))
+    else:
+        print("\n".join(render_text(plan)))
