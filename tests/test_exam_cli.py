@@ -62,3 +62,36 @@ def test_export_writes_every_format_and_refuses_bad_requests(tmp_path):
                       (("anki", str(tmp_path / "x.csv")), "writes a .apkg file")]:
         r = _run("export", *args)
         assert r.exit_code == 2 and msg in r.stderr
+
+
+def test_paper_plain_follow_through_self_marking_and_stats():
+    answers = "\n".join([
+        "x", "1/3, 0, 0",                 # (a): a bad line is asked again, then a wrong scale
+        "0.411, 0.2945, 0.2945",           # (b): softmax of the student's own (a)
+        "0.411, 0.2945",                   # (c): from the student's (b)
+        "The weights should be 1.79/3.79 and 1/3.79.", "", "7", "1",  # (d): 7 is refused
+        ":quit"])
+    r = CliRunner().invoke(app, ["paper", "--plain", "-q", "xq-qkv-notes-erratum", "-q",
+                                 "xq-encoder-run", "--minutes", "10"], input=answers + "\n",
+                           env={"NO_COLOR": "1"})
+    assert r.exit_code == 0, r.stderr
+    out = r.stdout
+    assert "'x' is not a number" in out
+    assert "(b) 2/3 — Follow-through" in out and "(c) 1/2 — Follow-through" in out
+    assert "Point 7" in out or "'7'" in out
+    assert "Your answer: The weights should be 1.79/3.79 and 1/3.79." in out
+    assert "Paper stopped: 4/21 marks" in out and "By topic: qkv 4/10, encoder-decoder 0/11" in out
+    data = json.loads(_run("stats", "--json").stdout)
+    (paper,) = data["papers"]
+    assert (paper["earned"], paper["marks"], paper["status"]) == (4, 21, "stopped")
+    assert data["paper_topics"][0] == {"id": "encoder-decoder", "earned": 0, "marks": 11, "score": 0.0}
+    listed = _run("paper", "--list").stdout.splitlines()
+    assert len(listed) >= 24 and listed[0].startswith("xq-encoder-run")
+
+
+def test_paper_refuses_bad_options():
+    for args, msg in [(("--minutes", "-3"), "--minutes -3"), (("--questions", "0"), "--questions 0"),
+                      (("--topic", "nope"), "--topic 'nope'"), (("-q", "xq-nope"), "no exam question 'xq-nope'"),
+                      (("--topic", "10", "-n", "3"), "only 2 question(s) match")]:
+        r = _run("paper", "--plain", *args)
+        assert r.exit_code == 2 and msg in r.stderr, (args, r.stderr)

@@ -1,0 +1,96 @@
+"""`attn-tutor paper`: a timed paper of structured exam questions with mark schemes."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+NAME = "paper"
+HELP = """Sit a timed paper of structured exam questions (default: 3 questions from different sections in 45 minutes), marked part by part.
+
+Numeric parts are marked at once, with follow-through: a part worked correctly from your own wrong earlier answer earns its method marks, and the feedback says so. Text parts are self-marked: write your answer, then tick the points of the mark scheme it makes. Marks per part, per question and per topic are saved to your progress (attn-tutor stats shows them over time); the FSRS schedule is left alone.
+
+--plain reads one answer per line from stdin (a text answer ends with an empty line, then the numbers of the points it makes). --list shows the questions; --question ID (repeatable) sits exactly those.
+"""
+
+
+def command(
+    questions: Annotated[int, typer.Option("--questions", "-n", metavar="N",
+                                           help="How many questions (default 3).")] = 3,
+    minutes: Annotated[float, typer.Option("--minutes", metavar="MIN",
+                                           help="Time allowed (default 45; 0 = untimed).")] = 45,
+    question: Annotated[list[str] | None, typer.Option(
+        "--question", "-q", metavar="ID", help="Exactly this question (repeatable).")] = None,
+    topic: Annotated[list[str] | None, typer.Option(
+        "--topic", "-t", metavar="TOPIC", help="Only these lessons (id or section number 1-12); repeatable.")] = None,
+    seed: Annotated[int | None, typer.Option(metavar="SEED", help="Seed for the choice of questions and their numbers.")] = None,
+    list_: Annotated[bool, typer.Option("--list", help="List the questions and exit.")] = False,
+    plain: Annotated[bool, typer.Option("--plain", help="Line-based: parts to stdout, answers from stdin.")] = False,
+) -> None:
+    from tutor.errors import user_errors
+
+    user_errors(run)(questions=questions, minutes=minutes, ids=question or [],
+                     topics=topic or [], seed=seed, list_=list_, plain=plain)
+
+
+def _sections(topics: list[str]) -> list[str]:
+    from tutor.content import LESSON_IDS
+    from tutor.errors import UserError
+
+    out = []
+    for t in topics:
+        t = t.strip().lower()
+        if t.isdigit() and 1 <= int(t) <= len(LESSON_IDS):
+            out.append(LESSON_IDS[int(t) - 1])
+        elif t in LESSON_IDS:
+            out.append(t)
+        else:
+            raise UserError(f"--topic {t[:30]!r}: expected a lesson id ({', '.join(LESSON_IDS)}) "
+                            "or a section number 1-12")
+    return out
+
+
+def list_lines() -> list[str]:
+    from tutor.exam.model import load_questions
+
+    return [f"{q.id:<28} §{q.section_number:<2} {q.marks:>2} marks, {len(q.parts)} parts  {q.title}"
+            for q in load_questions()]
+
+
+def run(*, questions: int, minutes: float, ids: list[str], topics: list[str], seed: int | None,
+        list_: bool, plain: bool) -> None:
+    import random
+    import sys
+
+    from tutor.errors import UserError
+
+    if list_:
+        print("\n".join(list_lines()))
+        return
+    if not 0 <= minutes <= 600 or minutes != minutes:
+        raise UserError(f"--minutes {minutes:g}: expected 0 (untimed) to 600")
+    if not 1 <= questions <= 10:
+        raise UserError(f"--questions {questions}: expected 1 to 10")
+    sections = _sections(topics)
+    seed = random.SystemRandom().randrange(2**31) if seed is None else seed
+    from tutor.exam.paper import make_paper
+    from tutor.store import open_store
+    from tutor.store.papers import attempted_questions
+
+    store = open_store()
+    try:
+        for warning in store.warnings:
+            print(f"attn-tutor: warning: {warning}", file=sys.stderr)
+        paper = make_paper(questions, minutes or None, seed=seed, sections=sections,
+                           attempted=attempted_questions(store), ids=ids)
+        from tutor.exam.plain import run_paper_lines
+        from tutor.exam.session import PaperRun
+        from tutor.quiz.plain import LineReader, make_out
+
+        from tutor.terminal import is_interactive
+
+        run_paper_lines(PaperRun(paper, store), out=make_out(styled=not plain and is_interactive()),
+                        reader=LineReader())
+    finally:
+        store.close()
