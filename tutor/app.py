@@ -18,7 +18,9 @@ from textual.binding import Binding
 from textual.events import Resize
 from textual.screen import Screen
 
+from tutor.exam.paper import ExamStart
 from tutor.quiz.modes import QuizStart
+from tutor.screens.exam import ExamScreen
 from tutor.screens.heatmaps import HeatmapsScreen
 from tutor.screens.help import HelpScreen
 from tutor.screens.home import AREAS, HomeScreen
@@ -39,6 +41,7 @@ class StartAt:
         trace_inputs: the trace screen's inputs (``attn-tutor trace NAME --set …``).
         quiz: the quiz to set up or start (``attn-tutor quiz`` on a terminal).
         lab_settings: experiment name → the settings its run takes (tests make runs tiny).
+        exam: the paper to preset on the Exam screen (``attn-tutor paper`` on a terminal).
     """
 
     mode: str = "home"
@@ -46,6 +49,7 @@ class StartAt:
     trace_inputs: Mapping[str, Any] = field(default_factory=dict)
     quiz: QuizStart = QuizStart()
     lab_settings: Mapping[str, Any] = field(default_factory=dict)
+    exam: ExamStart = ExamStart()
 
 
 class TutorApp(App):
@@ -79,6 +83,7 @@ class TutorApp(App):
             "quiz": lambda: QuizScreen(self._started_in("quiz").quiz),
             "stats": StatsScreen,
             "lab": lambda: LabScreen(self._start_item("lab"), self._started_in("lab").lab_settings),
+            "exam": lambda: ExamScreen(self._started_in("exam").exam),
         }
         for mode, factory in self.mode_factories.items():
             self.add_mode(mode, factory)

@@ -119,6 +119,15 @@ def instantiate(spec: QuestionSpec, seed: int = 0) -> ExamQuestion:
 
 
 @dataclass(frozen=True)
+class ExamStart:
+    """What the Exam screen opens with: preset question ids, minutes, and the tab shown."""
+
+    questions: tuple[str, ...] = ()
+    minutes: float | None = None
+    tab: str = "exam-paper"
+
+
+@dataclass(frozen=True)
 class Paper:
     """Questions and a time limit (seconds; None = untimed)."""
 

@@ -29,6 +29,7 @@ AREAS: tuple[Area, ...] = (
     Area("heatmaps", "4", "Heatmaps", "Attention weights drawn as heatmaps, with a cell cursor."),
     Area("lab", "5", "Lab", "Train a tiny seq2seq and watch the bottleneck and alignments appear."),
     Area("stats", "6", "Stats", "Due cards, mastery per topic and your mock-exam history."),
+    Area("exam", "7", "Exam", "Timed papers with mark schemes, the formula sheet, and a plan to your exam date."),
 )
 
 
@@ -49,11 +50,13 @@ class HomeScreen(Screen):
             with Vertical(id="home-detail"):
                 yield Static(id="home-blurb")
                 yield Static(id="home-progress")
+                yield Static(id="home-plan")
                 yield Static(id="engine-status")
         yield Footer()
 
     def on_screen_resume(self) -> None:
         self.query_one("#home-progress", Static).update(self.progress_line())
+        self.query_one("#home-plan", Static).update(self.plan_text())
         for notice in self.app.store.take_notices():  # type: ignore[attr-defined]
             self.notify(notice, severity="warning", timeout=10)  # rows progress_line skipped
 
@@ -67,6 +70,28 @@ class HomeScreen(Screen):
             return f"[dim]Progress unavailable: {exc}[/dim]"
         due_text = f"[b]{due}[/b] card{'s' * (due != 1)} due for review (key 3)" if due else "no cards due"
         return f"Lessons read: [b]{opened}[/b]/12 · {due_text}"
+
+    def plan_text(self):
+        """Today's part of the revision plan, or how to make one (key 7 → Plan)."""
+        from datetime import date
+
+        from rich.text import Text
+
+        from tutor.exam.plan import plan_from_store, saved_exam, today_lines
+
+        try:
+            store = self.app.store  # type: ignore[attr-defined]
+            saved = saved_exam(store)
+            if saved is None or saved[0] <= date.today():
+                return Text("No exam date set: Exam (key 7) → Plan makes a day-by-day plan to it.",
+                            style="dim")
+            from tutor.store.papers import attempted_questions
+
+            plan = plan_from_store(store, saved[0], date.today(), saved[1],
+                                   attempted=attempted_questions(store))
+        except Exception as exc:  # noqa: BLE001 - home must paint even if the plan cannot be made
+            return Text(f"Plan unavailable: {exc}", style="dim")
+        return Text("\n".join(today_lines(plan)))
 
     def on_mount(self) -> None:
         self.query_one(OptionList).highlighted = 0

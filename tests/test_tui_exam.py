@@ -1,0 +1,96 @@
+"""Exam screen: a paper answered with follow-through and ticks, the sheet, the plan, Home."""
+
+from __future__ import annotations
+
+from datetime import date, timedelta
+
+from tutor.app import StartAt, make_app
+from tutor.exam.paper import ExamStart
+from tutor.screens.exam import ExamScreen
+from tutor.widgets.paper_panel import PaperPanel
+
+
+async def _type(pilot, text: str):
+    await pilot.press(*[{" ": "space", ",": "comma", "/": "slash", ".": "full_stop"}.get(c, c)
+                        for c in text])
+
+
+async def test_paper_follow_through_ticks_and_saved_marks():
+    app = make_app(StartAt("exam", exam=ExamStart(questions=("xq-qkv-notes-erratum",))))
+    async with app.run_test(size=(100, 32)) as pilot:
+        await pilot.pause()
+        assert isinstance(app.screen, ExamScreen)
+        panel = app.screen.query_one(PaperPanel)
+        panel.query_one("#paper-minutes").value = "0"
+        await pilot.click("#paper-start")
+        await pilot.pause()
+        assert panel.state == "answer"
+        await _type(pilot, "1/3, 0, 0")  # (a): divided by 3, not √3
+        await pilot.press("enter")
+        await pilot.pause()
+        assert panel.state == "feedback" and "Not quite" in str(panel.query_one("#paper-feedback").render())
+        await pilot.click("#paper-next")
+        await pilot.pause()
+        await _type(pilot, "0.411, 0.2945, 0.2945")  # (b): softmax of the student's (a)
+        await pilot.press("enter")
+        await pilot.pause()
+        shown = str(panel.query_one("#paper-feedback").render())
+        assert "(b) 2/3 — Follow-through" in shown and "[0.3333, 0, 0]" in shown
+        await pilot.click("#paper-next")
+        await pilot.pause()
+        await _type(pilot, "abc")
+        await pilot.press("enter")
+        await pilot.pause()
+        assert panel.state == "answer" and "'abc' is not a number" in str(panel.query_one("#paper-hint").render())
+        panel.query_one("#paper-answer").value = "0.411, 0.2945"
+        await pilot.press("enter")
+        await pilot.pause()
+        await pilot.click("#paper-next")
+        await pilot.pause()
+        assert panel.state == "answer" and panel.query_one("#paper-text").display
+        panel.query_one("#paper-text").text = "1.79/3.79 is 0.47, so 0.64 is a slip."
+        await pilot.click("#paper-submit")
+        await pilot.pause()
+        assert panel.state == "tick"
+        points = panel.query_one("#paper-points")
+        points.select(0)
+        points.select(1)
+        await pilot.click("#paper-submit")
+        await pilot.pause()
+        assert "(d) 2/3" in str(panel.query_one("#paper-feedback").render())
+        await pilot.click("#paper-next")
+        await pilot.pause()
+        assert panel.state == "result"
+        assert "Paper finished: 5/10 marks" in str(panel.query_one("#paper-result").render())
+        from tutor.store.papers import papers
+
+        (rec,) = papers(app.store)
+        assert (rec.earned, rec.marks, rec.status) == (5, 10, "finished")
+
+
+async def test_sheet_and_plan_tabs_and_home_shows_today():
+    app = make_app(StartAt("exam"))
+    async with app.run_test(size=(100, 32)) as pilot:
+        await pilot.pause()
+        screen = app.screen
+        screen.show_tab("exam-sheet")
+        await pilot.pause()
+        assert "Notation map" in str(screen.query_one("#sheet-body").render())
+        screen.show_tab("exam-plan")
+        await pilot.pause()
+        screen.query_one("#plan-date").value = "next week"
+        screen.query_one("#plan-make").press()
+        await pilot.pause()
+        assert "YYYY-MM-DD" in str(screen.query_one("#plan-error").render())
+        exam = date.today() + timedelta(days=10)
+        screen.query_one("#plan-date").value = exam.isoformat()
+        screen.query_one("#plan-minutes").value = "40"
+        screen.query_one("#plan-make").press()
+        await pilot.pause()
+        body = str(screen.query_one("#plan-body").render())
+        assert body.startswith("Revision plan:") and "40 min/day" in body
+        await pilot.press("0")  # Home
+        await pilot.pause()
+        home_plan = str(app.screen.query_one("#home-plan").render())
+        assert home_plan.startswith(f"Exam {exam:%a %d %b}: 10 days left.")
+        assert "Read lesson 1: encoder-decoder" in home_plan

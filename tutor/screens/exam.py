@@ -1,0 +1,56 @@
+"""Exam screen: a timed paper, the formula sheet and the plan to the exam date, one tab each."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import VerticalScroll
+from textual.screen import Screen
+from textual.widgets import Footer, Header, Static, TabbedContent, TabPane
+
+from tutor.exam.paper import ExamStart
+from tutor.widgets.paper_panel import PaperPanel
+from tutor.widgets.plan_panel import PlanPanel
+
+TABS = ("exam-paper", "exam-sheet", "exam-plan")
+
+
+class ExamScreen(Screen):
+    """``start`` presets the paper (``attn-tutor paper -q ID`` on a terminal) and the tab."""
+
+    BINDINGS = [
+        Binding("ctrl+s", "submit", "Submit"),
+        Binding("f1", "tab('exam-paper')", "Paper"),
+        Binding("f2", "tab('exam-sheet')", "Sheet"),
+        Binding("f3", "tab('exam-plan')", "Plan"),
+    ]
+
+    def __init__(self, question_ids: tuple[str, ...] = (), tab: str = "exam-paper") -> None:
+        super().__init__()
+        self.question_ids = tuple(question_ids)
+        self.initial_tab = tab if tab in TABS else "exam-paper"
+
+    def compose(self) -> ComposeResult:
+        from tutor.exam.sheet import render_plain
+
+        yield Header()
+        with TabbedContent(initial=self.initial_tab, id="exam-tabs"):
+            with TabPane("Paper", id="exam-paper"):
+                yield PaperPanel(self.question_ids, id="paper-panel")
+            with TabPane("Formula sheet", id="exam-sheet"):
+                with VerticalScroll(id="sheet-scroll"):
+                    yield Static(Text(render_plain(width=96)), id="sheet-body")
+            with TabPane("Plan", id="exam-plan"):
+                yield PlanPanel(id="plan-panel")
+        yield Footer()
+
+    def action_tab(self, tab: str) -> None:
+        self.show_tab(tab)
+
+    def show_tab(self, tab: str) -> None:
+        """Open one of :data:`TABS` (the app calls this for the sheet and plan entries)."""
+        self.query_one("#exam-tabs", TabbedContent).active = tab
+
+    def action_submit(self) -> None:
+        self.query_one(PaperPanel).submit()
