@@ -84,13 +84,19 @@ def run(*, questions: int, minutes: float, ids: list[str], topics: list[str], se
             print(f"attn-tutor: warning: {warning}", file=sys.stderr)
         paper = make_paper(questions, minutes or None, seed=seed, sections=sections,
                            attempted=attempted_questions(store), ids=ids)
+        from tutor.terminal import is_interactive
+
+        if not plain and is_interactive():  # the TUI's Exam screen, with this paper preset
+            from tutor.app import StartAt, run_app
+
+            store.close()
+            run_app(StartAt("exam", item=",".join(q.id for q in paper.questions),
+                            options=(("minutes", minutes),)))
+            return
         from tutor.exam.plain import run_paper_lines
         from tutor.exam.session import PaperRun
         from tutor.quiz.plain import LineReader, make_out
 
-        from tutor.terminal import is_interactive
-
-        run_paper_lines(PaperRun(paper, store), out=make_out(styled=not plain and is_interactive()),
-                        reader=LineReader())
+        run_paper_lines(PaperRun(paper, store), out=make_out(styled=False), reader=LineReader())
     finally:
         store.close()

@@ -50,9 +50,9 @@ def feedback_lines(part: ExamPart, mark: PartMark) -> list[str]:
     if part.kind == "numeric":
         out += ["  Working: " + line for line in part.model_answer]
         if mark.status in ("wrong", "follow-through"):
-            out += ["  Common mistakes: " + "; ".join(part.spec.mistakes)]
+            out += ["  Common mistakes: " + " ".join(part.spec.mistakes)]
     else:
-        out += ["  Common mistakes: " + "; ".join(part.spec.mistakes)]
+        out += ["  Common mistakes: " + " ".join(part.spec.mistakes)]
     return out
 
 

@@ -26,10 +26,12 @@ class ExamScreen(Screen):
         Binding("f3", "tab('exam-plan')", "Plan"),
     ]
 
-    def __init__(self, question_ids: tuple[str, ...] = (), tab: str = "exam-paper") -> None:
+    def __init__(self, question_ids: tuple[str, ...] = (), tab: str = "exam-paper",
+                 minutes: float | None = None) -> None:
         super().__init__()
         self.question_ids = tuple(question_ids)
         self.initial_tab = tab if tab in TABS else "exam-paper"
+        self.minutes = minutes
 
     def compose(self) -> ComposeResult:
         from tutor.exam.sheet import render_plain
@@ -37,7 +39,7 @@ class ExamScreen(Screen):
         yield Header()
         with TabbedContent(initial=self.initial_tab, id="exam-tabs"):
             with TabPane("Paper", id="exam-paper"):
-                yield PaperPanel(self.question_ids, id="paper-panel")
+                yield PaperPanel(self.question_ids, minutes=self.minutes, id="paper-panel")
             with TabPane("Formula sheet", id="exam-sheet"):
                 with VerticalScroll(id="sheet-scroll"):
                     yield Static(Text(render_plain(width=96)), id="sheet-body")

@@ -30,9 +30,10 @@ class PaperPanel(Vertical):
     state: reactive[str] = reactive("setup")
     """setup | answer | tick | feedback | result"""
 
-    def __init__(self, question_ids: tuple[str, ...] = (), **kw) -> None:
+    def __init__(self, question_ids: tuple[str, ...] = (), minutes: float | None = None, **kw) -> None:
         super().__init__(**kw)
         self.question_ids = question_ids
+        self.preset_minutes = minutes
         self.run = None
         self.result = None
         self._mark = None
@@ -44,9 +45,11 @@ class PaperPanel(Vertical):
             yield Label("[b]A timed paper of structured questions[/b]")
             with Horizontal(classes="paper-row"):
                 yield Label("Questions ")
-                yield Input("3", id="paper-count", type="integer")
+                yield Input(str(len(self.question_ids) or 3), id="paper-count", type="integer",
+                            disabled=bool(self.question_ids))
                 yield Label("  Minutes (0 = untimed) ")
-                yield Input("45", id="paper-minutes", type="number")
+                yield Input("45" if self.preset_minutes is None else f"{self.preset_minutes:g}",
+                            id="paper-minutes", type="number")
             yield Static(Text(("Questions: " + ", ".join(self.question_ids)) if self.question_ids
                               else "Unattempted questions first, from different sections."),
                          id="paper-choice")
@@ -72,6 +75,7 @@ class PaperPanel(Vertical):
 
     def on_mount(self) -> None:
         self.watch_state(self.state)
+        self.call_after_refresh(self.watch_state, self.state)  # focus once the tabs have settled
 
     def watch_state(self, state: str) -> None:
         self.query_one("#paper-setup").display = state == "setup"
@@ -156,6 +160,7 @@ class PaperPanel(Vertical):
         self.query_one("#paper-text", TextArea).text = ""
         self._tick()
         self.state = "answer"
+        self.call_after_refresh(self.query_one("#paper-part").scroll_visible, animate=False)
 
     def submit(self) -> None:
         from tutor.exam.marking import AnswerError
@@ -168,12 +173,15 @@ class PaperPanel(Vertical):
         if self.state == "answer" and part.kind == "text":
             points = self.query_one("#paper-points", SelectionList)
             points.clear_options()
+            # one line per option (the full points are printed above, numbered alike)
             points.add_options([(Text(f"{i}. {p}"), i - 1) for i, p in enumerate(part.spec.points, 1)])
             written = self.query_one("#paper-text", TextArea).text.strip() or "(nothing written)"
-            self._written = _text(["Your answer: " + written, "", *scheme_lines(part)[-1:],
-                                   "Tick the points your answer makes, then Submit."])
+            self._written = _text(["Your answer: " + written, "", *scheme_lines(part),
+                                   "Tick the points your answer makes (Space), then Submit (ctrl+s)."])
             self.query_one("#paper-feedback", Static).update(self._written)
+            points.highlighted = 0
             self.state = "tick"
+            self.call_after_refresh(self.query_one("#paper-box").scroll_end, animate=False)
             return
         try:
             if self.state == "tick":
@@ -189,7 +197,9 @@ class PaperPanel(Vertical):
         lines = feedback_lines(part, mark)
         self.query_one("#paper-feedback", Static).update(
             Text.assemble(before, "\n\n" if str(before) else "", _text(lines, bold_first=True)))
+        self.call_after_refresh(self.query_one("#paper-box").scroll_end, animate=False)
         self.state = "feedback"
+        self._tick()
 
     def next_part(self) -> None:
         if self.run is not None and self.run.expired:
@@ -214,8 +224,9 @@ class PaperPanel(Vertical):
             return
         done, total = self.run.position
         left = self.run.remaining()
+        number = done if self.state in ("feedback", "result") else done + 1  # the part on screen
         self.query_one("#paper-status", Static).update(Text(
-            f"Part {min(done + 1, total)} of {total} · time left {minutes(left)}", style="bold"))
+            f"Part {max(1, min(number, total))} of {total} · time left {minutes(left)}", style="bold"))
         if self.run.expired:
             self.finish("timed-out")
 
