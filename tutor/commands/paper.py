@@ -88,10 +88,10 @@ def run(*, questions: int, minutes: float, ids: list[str], topics: list[str], se
 
         if not plain and is_interactive():  # the TUI's Exam screen, with this paper preset
             from tutor.app import StartAt, run_app
+            from tutor.exam.paper import ExamStart
 
             store.close()
-            run_app(StartAt("exam", item=",".join(q.id for q in paper.questions),
-                            options=(("minutes", minutes),)))
+            run_app(StartAt("exam", exam=ExamStart(tuple(q.id for q in paper.questions), minutes)))
             return
         from tutor.exam.plain import run_paper_lines
         from tutor.exam.session import PaperRun

@@ -25,7 +25,7 @@ from typing import Literal
 
 from tutor.exam.numbers import Value
 from tutor.exam.paper import ExamPart, ExamQuestion
-from tutor.quiz.bank import parse_number
+from tutor.quiz.marking import parse_number
 from tutor.quiz.generators._base import num, vec
 
 Status = Literal["right", "follow-through", "wrong", "blank", "self-marked"]

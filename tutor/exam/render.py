@@ -13,10 +13,10 @@ from tutor.exam.session import PaperResult
 
 
 def minutes(seconds: float | None) -> str:
-    if seconds is None:
-        return "untimed"
-    s = int(round(seconds))
-    return f"{s // 60}:{s % 60:02d}"
+    """``m:ss`` (the quiz's clock), or ``untimed``."""
+    from tutor.render.numbers import clock
+
+    return "untimed" if seconds is None else clock(seconds)
 
 
 def paper_header(paper: Paper) -> list[str]:
@@ -57,7 +57,9 @@ def feedback_lines(part: ExamPart, mark: PartMark) -> list[str]:
 
 
 def result_lines(result: PaperResult) -> list[str]:
-    pct = f" ({100 * result.earned / result.total:.0f}%)" if result.total else ""
+    from tutor.render.numbers import percent
+
+    pct = f" ({percent(result.earned / result.total)})" if result.total else ""
     out = [f"Paper {result.status}: {result.earned}/{result.total} marks{pct}."]
     for q, marks in result.marks:
         parts = ", ".join(f"({m.letter}) {m.earned}/{m.marks}" for m in marks)

@@ -94,5 +94,17 @@ def stats_renderable(data: dict[str, Any]):
                       str(m["answered"]), m["status"])
     if not data["mock_exams"]:
         mocks.add_row("none yet", "", "", "")
+    papers = Table(title="Papers (structured questions)", title_justify="left", box=None,
+                   pad_edge=False, padding=(0, 1))
+    for col in ("when", "marks", "status"):
+        papers.add_column(col)
+    for p in data.get("papers", [])[-10:]:
+        papers.add_row(p["started_at"][:16].replace("T", " "),
+                       f"{p['earned']}/{p['marks']} ({percent(p['score'])})", p["status"])
+    if not data.get("papers"):
+        papers.add_row("none yet", "", "")
+    by_topic = Text("Paper marks by topic: " + (", ".join(
+        f"{t['id']} {t['earned']}/{t['marks']}" for t in data.get("paper_topics", [])) or "—"))
     note = Text("Mastery = mean recall probability now (FSRS), unseen questions counting 0.", style="dim")
-    return Group(head, Text(""), *tables, Text(""), goal, Text(""), mocks, Text(""), note)
+    return Group(head, Text(""), *tables, Text(""), goal, Text(""), mocks, Text(""), papers,
+                 by_topic, Text(""), note)

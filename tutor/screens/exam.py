@@ -26,12 +26,11 @@ class ExamScreen(Screen):
         Binding("f3", "tab('exam-plan')", "Plan"),
     ]
 
-    def __init__(self, question_ids: tuple[str, ...] = (), tab: str = "exam-paper",
-                 minutes: float | None = None) -> None:
+    def __init__(self, start: ExamStart = ExamStart()) -> None:
         super().__init__()
-        self.question_ids = tuple(question_ids)
-        self.initial_tab = tab if tab in TABS else "exam-paper"
-        self.minutes = minutes
+        self.question_ids = tuple(start.questions)
+        self.initial_tab = start.tab if start.tab in TABS else "exam-paper"
+        self.minutes = start.minutes
 
     def compose(self) -> ComposeResult:
         from tutor.exam.sheet import render_plain

@@ -13,7 +13,7 @@ from tutor.quiz.generators.revision import heatmap_table
 @maker("beam")
 def beam(rng: np.random.Generator) -> Numbers:
     from engine.decoding import TableModel, beam_search, greedy_decode
-    from engine.decoding.lecture import ROWS, VOCAB
+    from engine.traces.lecture_beam import ROWS, VOCAB
     from engine.decoding.search import length_normalised_score
     from tutor.quiz.generators import generate
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from tutor.quiz.generators._base import Part, mat, num, set_value, vec
+from tutor.quiz.generators._base import Part, mat, num, vec
 from tutor.quiz.generators.attention import simplex
 from tutor.quiz.generators.scoring import grid
 
@@ -46,8 +46,8 @@ def make_fixed_context(rng: np.random.Generator) -> dict:
             f"C = H_3 = tanh(W_HX X_3 + W_HH H_2) = {vec(H[2])}",
             "Two numbers must carry all three tokens: X_1 has passed through W_HH twice.",
         ),
-        trace_inputs={"tokens": "x1 x2 x3", "X": set_value(X), "W_HX": set_value(W_HX),
-                      "W_HH": set_value(W_HH), "b": set_value(b), "H0": set_value(b)},
+        trace_inputs={"tokens": ["x1", "x2", "x3"], "X": X, "W_HX": W_HX, "W_HH": W_HH, "b": b,
+                      "H0": b},
         data={"X": X, "W_HX": W_HX, "W_HH": W_HH},
     )
 
@@ -85,10 +85,9 @@ def make_error_cascade(rng: np.random.Generator) -> dict:
     from engine.traces import build
 
     table = cascade_table(rng)
-    inputs = {"target": "the cat sat", "vocab": " ".join(CASCADE_VOCAB),
-              "fed": " ".join(CASCADE_FED), "table": set_value(table)}
-    r = build("error-cascade", {"target": ["the", "cat", "sat"], "vocab": list(CASCADE_VOCAB),
-                                "fed": list(CASCADE_FED), "table": table}).result
+    inputs = {"target": ["the", "cat", "sat"], "vocab": list(CASCADE_VOCAB),
+              "fed": list(CASCADE_FED), "table": table}
+    r = build("error-cascade", inputs).result
     return dict(
         prompt=("A toy decoder's next word depends only on the word fed to it; each row is "
                 "P(next | fed), <s> the start token:\n" + cascade_text(table)
@@ -135,8 +134,8 @@ def make_multi_head_shapes(rng: np.random.Generator) -> dict:
             f"four {d_model} × {d_model} matrices: 4 × {d_model}² = {s['params']} (h does not change it)",
             f"each head has an n × n = {n} × {n} score matrix: {heads} × {n * n} = {s['score_entries']}",
         ),
-        trace_inputs={"tokens": " ".join(f"t{i + 1}" for i in range(n)), "d_model": str(d_model),
-                      "heads": str(heads)},
+        trace_inputs={"tokens": [f"t{i + 1}" for i in range(n)], "d_model": d_model,
+                      "heads": heads},
         data={"d_model": d_model, "heads": heads, "n": n},
     )
 
@@ -170,8 +169,7 @@ def make_cross_attention_weights(rng: np.random.Generator) -> dict:
             f"this step's query matches \"{word}\" best; the keys (and values) come from the "
             "encoder, the query from the decoder.",
         ),
-        trace_inputs={"tokens": " ".join(_SOURCE), "K": set_value(K),
-                      "queries": set_value(q[None, :]), "answer": word},
+        trace_inputs={"tokens": list(_SOURCE), "K": K, "queries": q[None, :], "answer": [word]},
         data={"q": q, "K": K},
     )
 
@@ -207,8 +205,7 @@ def make_heatmap_reading(rng: np.random.Generator) -> dict:
             f"{num(W[r, c])} × 3 = {num(float(W[r, c] * 3))} times the uniform 1/3",
             "A bright cell says where the weight went, not that the word caused the output.",
         ),
-        trace_inputs={"source": " ".join(source), "target": " ".join(target),
-                      "rows": " ".join(target[1:]), "weights": set_value(W[1:]),
-                      "missing_rows": set_value(W[:1])},
+        trace_inputs={"source": source, "target": target, "rows": target[1:], "weights": W[1:],
+                      "missing_rows": W[:1]},
         data={"W": W, "row": r},
     )
