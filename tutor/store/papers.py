@@ -12,20 +12,14 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from tutor.store.core import Store, _iso
-from tutor.store.paper_rows import PaperPart
+from tutor.store.paper_rows import PaperPart, PaperRow
 
 
 @dataclass(frozen=True)
-class PaperRecord:
-    """A paper and its saved parts (malformed rows are skipped and reported by the store)."""
+class PaperRecord(PaperRow):
+    """A paper row and its saved parts (malformed rows are skipped and reported by the store)."""
 
-    id: int
-    started_at: datetime
-    finished_at: datetime | None
-    time_limit_s: float | None
-    seed: int | None
-    status: str
-    parts: tuple[PaperPart, ...]
+    parts: tuple[PaperPart, ...] = ()
 
     @property
     def earned(self) -> int:
@@ -78,8 +72,7 @@ def papers(store: Store) -> list[PaperRecord]:
     parts: dict[int, list[PaperPart]] = {}
     for p in store._records("paper_parts", "SELECT * FROM paper_parts ORDER BY answered_at, rowid"):
         parts.setdefault(p.paper_id, []).append(p)
-    return [PaperRecord(r.id, r.started_at, r.finished_at, r.time_limit_s, r.seed, r.status,
-                        tuple(parts.get(r.id, ())))
+    return [PaperRecord(**vars(r), parts=tuple(parts.get(r.id, ())))
             for r in store._records("papers", "SELECT * FROM papers ORDER BY id")]
 
 
