@@ -767,17 +767,17 @@ def test_heatmap_reading_credits_section_4_only_for_its_own_row():
 
 def test_error_cascade_by_hand(traces):
     r = traces["error-cascade"].result
-    # default table: <s> → a (0.4 beats the 0.3), a → dog (0.5); the reference is "the cat sat"
+    # default table: <s> → a (the notes' 60%), a → dog (0.5); P(sat | cat) is the notes' 90%
     assert r["fed_forced"] == ["<s>", "the", "cat"] and r["fed_free"] == ["<s>", "a", "dog"]
-    np.testing.assert_allclose(r["losses_forced"], [-math.log(0.3), -math.log(0.6), -math.log(0.7)])
-    np.testing.assert_allclose(r["losses_free"], [-math.log(0.3), -math.log(0.2), -math.log(0.3)])
+    np.testing.assert_allclose(r["losses_forced"], [-math.log(0.2), -math.log(0.6), -math.log(0.9)])
+    np.testing.assert_allclose(r["losses_free"], [-math.log(0.2), -math.log(0.2), -math.log(0.3)])
     assert r["L_free"] > r["L_forced"]
 
 
 def test_error_cascade_refuses_a_word_without_a_row():
     with pytest.raises(ValueError, match="'dog', which has no row"):
         build("error-cascade", {"fed": ["<s>", "the", "a", "cat"], "table": [
-            [0.3, 0.4, 0.1, 0.1, 0.05, 0.05], [0.05, 0.05, 0.6, 0.2, 0.05, 0.05],
+            [0.2, 0.6, 0.05, 0.05, 0.05, 0.05], [0.05, 0.05, 0.6, 0.2, 0.05, 0.05],
             [0.05, 0.05, 0.2, 0.5, 0.1, 0.1], [0.05, 0.05, 0.05, 0.05, 0.7, 0.1]]})
 
 
