@@ -94,3 +94,20 @@ async def test_sheet_and_plan_tabs_and_home_shows_today():
         home_plan = str(app.screen.query_one("#home-plan").render())
         assert home_plan.startswith(f"Exam {exam:%a %d %b}: 10 days left.")
         assert "Read lesson 1: encoder-decoder" in home_plan
+
+
+async def test_palette_and_app_open_the_exam_tabs():
+    from textual.widgets import TabbedContent
+
+    from tutor.palette import TutorCommands
+
+    app = make_app(StartAt("home"))
+    async with app.run_test(size=(100, 32)) as pilot:
+        await pilot.pause()
+        titles = [t for t, _, _ in TutorCommands(app.screen)._commands()]
+        assert {"Exam: timed paper", "Exam: formula sheet", "Exam: revision plan", "Go to Exam"} <= set(titles)
+        app.open_exam("exam-sheet")
+        await pilot.pause()
+        await pilot.pause()
+        assert isinstance(app.screen, ExamScreen)
+        assert app.screen.query_one("#exam-tabs", TabbedContent).active == "exam-sheet"

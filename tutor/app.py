@@ -191,6 +191,10 @@ class TutorApp(App):
         """Switch to the lab screen with ``experiment`` selected."""
         self._then("lab", LabScreen, lambda screen: screen.select(experiment))
 
+    def open_exam(self, tab: str = "exam-paper") -> None:
+        """Switch to the exam screen on ``tab`` (exam-paper, exam-sheet or exam-plan)."""
+        self._then("exam", ExamScreen, lambda screen: screen.show_tab(tab))
+
     def open_heatmap(self, trace_name: str) -> None:
         """Switch to the heatmaps screen on ``trace_name``'s weights."""
 

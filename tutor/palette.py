@@ -34,6 +34,11 @@ class TutorCommands(Provider):
             out.append((f"Quiz: {text.split(' — ')[0]}", partial(app.open_quiz, mode=mode), text))
         for exp in on_screen():
             out.append((f"Lab: {exp.name}", partial(app.open_lab, exp.name), exp.blurb))
+        for tab, title, blurb in (
+                ("exam-paper", "Exam: timed paper", "structured questions, mark schemes, follow-through"),
+                ("exam-sheet", "Exam: formula sheet", "every formula with its shapes, and the notation map"),
+                ("exam-plan", "Exam: revision plan", "day by day to your exam date")):
+            out.append((title, partial(app.open_exam, tab), blurb))
         return out
 
     async def discover(self) -> Hits:

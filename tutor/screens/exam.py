@@ -51,7 +51,15 @@ class ExamScreen(Screen):
 
     def show_tab(self, tab: str) -> None:
         """Open one of :data:`TABS` (the app calls this for the sheet and plan entries)."""
-        self.query_one("#exam-tabs", TabbedContent).active = tab
+        if tab not in TABS:
+            return
+        self.initial_tab = tab
+
+        def activate() -> None:  # after the tabs' own first activation, which picks `initial`
+            self.query_one("#exam-tabs", TabbedContent).active = tab
+
+        activate()
+        self.call_after_refresh(activate)
 
     def action_submit(self) -> None:
         self.query_one(PaperPanel).submit()
