@@ -189,8 +189,9 @@ def plan_from_store(store, exam: date, today: date, minutes_per_day: int, *,
     )
 
 
-def render_text(plan: Plan) -> list[str]:
-    """The plan as lines of plain text."""
+def render_text(plan: Plan, commands: bool = True) -> list[str]:
+    """The plan as lines of plain text; ``commands`` adds the command for each task (the TUI
+    leaves them out: there, each task is an area of the tutor)."""
     out = [f"Revision plan: {plan.today:%a %d %b} → exam {plan.exam:%a %d %b %Y} "
            f"({(plan.exam - plan.today).days} days, {plan.minutes_per_day} min/day)", ""]
     for d in plan.days:
@@ -198,7 +199,8 @@ def render_text(plan: Plan) -> list[str]:
             out.append(f"{d.date:%a %d %b}  EXAM — good luck.")
             continue
         out.append(f"{d.date:%a %d %b}  {d.minutes:>3} min" + ("" if d.tasks else "  (free: mixed practice)"))
-        out += [f"    {t.minutes:>3}  {t.title:<58} {t.command}" for t in d.tasks]
+        out += [f"    {t.minutes:>3}  {t.title:<58} {t.command}" if commands else
+                f"    {t.minutes:>3}  {t.title}" for t in d.tasks]
     if plan.unplaced:
         total = sum(t.minutes for t in plan.unplaced)
         out += ["", f"Did not fit ({len(plan.unplaced)} tasks, {total} min): raise --minutes or "

@@ -41,7 +41,7 @@ class ExamScreen(Screen):
                 yield PaperPanel(self.question_ids, minutes=self.minutes, id="paper-panel")
             with TabPane("Formula sheet", id="exam-sheet"):
                 with VerticalScroll(id="sheet-scroll"):
-                    yield Static(Text(render_plain(width=96)), id="sheet-body")
+                    yield Static(Text(render_plain(width=76)), id="sheet-body")  # fits 80 columns
             with TabPane("Plan", id="exam-plan"):
                 yield PlanPanel(id="plan-panel")
         yield Footer()

@@ -67,4 +67,4 @@ class PlanPanel(Vertical):
         error.update("")
         if save and store.persistent:
             save_exam(store, exam, minutes)
-        self.query_one("#plan-body", Static).update(Text("\n".join(render_text(plan))))
+        self.query_one("#plan-body", Static).update(Text("\n".join(render_text(plan, commands=False))))
