@@ -401,7 +401,7 @@ TRACE_AGREES = {
     "cross-entropy-gradient": lambda r, d: [(0, r["grad"][0])],
     "fixed-context": lambda r, d: [(0, r["H"][0]), (1, r["C"])],
     "error-cascade": lambda r, d: [(0, r["fed_free"][2]), (1, r["L_forced"]), (2, r["L_free"])],
-    "multi-head-shapes": lambda r, d: [(0, r["d_head"]), (1, r["params"]), (2, r["score_entries"])],
+    "multi-head-shapes": lambda r, d: [(1, r["params"]), (2, r["exponentials"])],
     "cross-attention-weights": lambda r, d: [(0, r["weights"][0]),
                                              (1, ("the", "black", "cat", "sleeps")[
                                                  int(np.argmax(r["weights"][0]))])],

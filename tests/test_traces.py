@@ -779,8 +779,3 @@ def test_error_cascade_refuses_a_word_without_a_row():
         build("error-cascade", {"fed": ["<s>", "the", "a", "cat"], "table": [
             [0.2, 0.6, 0.05, 0.05, 0.05, 0.05], [0.05, 0.05, 0.6, 0.2, 0.05, 0.05],
             [0.05, 0.05, 0.2, 0.5, 0.1, 0.1], [0.05, 0.05, 0.05, 0.05, 0.7, 0.1]]})
-
-
-def test_multi_head_counts_by_hand(traces):
-    r = traces["multi-head"].result  # d_model = 4, 2 heads, "I love cats"
-    assert (r["d_head"], r["params"], r["score_entries"]) == (2, 4 * 4 * 4, 2 * 3 * 3)

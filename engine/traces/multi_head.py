@@ -12,7 +12,6 @@ import math
 import numpy as np
 
 from engine.attention import multi_head_attention
-from engine.shapes import multi_head_shapes
 from engine.trace import HeatmapData, InputSpec, Step, Trace, source_of
 from engine.traces._common import Draw, lines, n, sub, v
 
@@ -73,27 +72,14 @@ def build(tokens: list[str], d_model: int, heads: int, seed: int) -> Trace:
     ))
 
     f_out, f_w = multi_head_attention(X, X, W_Q, W_K, W_V, W_O, heads)
-    sizes = multi_head_shapes(m, d_model, heads)
-    counted = {"d_head": d_head, "params": int(sum(w.size for w in (W_Q, W_K, W_V, W_O))),
-               "score_entries": int(sum(a.size for a in weights))}
-    steps.insert(1, Step(  # sizes are known before any head runs: show them first
-        "Shapes and parameter counts",
-        "d_k = d_v = d_model / h;  weights = 4 · d_model²;  scores = h · n²",
-        lines(f"d_head = {d_model} / {heads} = {d_head}; one head's scores: {m} × {m}",
-              f"W_Q, W_K, W_V, W_O: 4 × {d_model} × {d_model} = {counted['params']} weights",
-              f"score entries over all heads: {heads} × {m}² = {counted['score_entries']}"),
-        counted,
-        "Splitting into heads changes the shapes inside, not the number of weights.",
-    ))
     return Trace(
         name="multi-head",
         title="Multi-head attention",
         section=6,
         inputs=inputs,
         steps=steps,
-        result={"weights": np.array(weights), "output": out, **counted},
-        fused={"weights": f_w, "output": f_out, "d_head": sizes["d_head"],
-               "params": sizes["params"], "score_entries": sizes["score_entries"]},
+        result={"weights": np.array(weights), "output": out},
+        fused={"weights": f_w, "output": f_out},
         source=source_of(INPUTS, inputs, "built"),
         summary=f"{heads} heads of size {d_head} over \"{' '.join(tokens)}\": same input, "
                 "separate attention patterns, one output.",

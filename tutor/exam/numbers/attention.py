@@ -94,12 +94,13 @@ def self_attention_causal(rng: np.random.Generator) -> Numbers:
 
 @maker("multi-head-shapes")
 def multi_head_shapes(rng: np.random.Generator) -> Numbers:
-    from engine.shapes import multi_head_shapes as shapes
+    from engine.costs import multi_head_cost
 
     d_model = int(rng.choice([256, 512, 768, 1024]))
     heads = int(rng.choice([h for h in (4, 8, 12, 16) if d_model % h == 0]))
     n = int(rng.choice([10, 20, 50, 100]))
-    s = shapes(n, d_model, heads)
+    cost = multi_head_cost(n, n, d_model, heads)
+    s = {"d_head": d_model // heads, "params": cost.total_params, "score_entries": cost.exponentials}
     return Numbers(
         fields={"d_model": str(d_model), "h": str(heads), "n": str(n)},
         steps={

@@ -43,7 +43,7 @@ _TABLE = [
     ("error-cascade", "Teacher forcing vs free running: the error cascade", "teacher-forcing", ("exam-teacher-forcing",), "error-cascade", "revision"),
     ("context-vector", "Dynamic context vector", "attention-intro", ("exam-attention",), "dynamic-context", "attention"),
     ("self-attention-row", "One self-attention output row", "self-attention", ("exam-self-vs-cross", "exam-qkv"), "qkv", "attention"),
-    ("multi-head-shapes", "Multi-head shapes and parameter counts", "self-attention", ("exam-qkv", "exam-self-vs-cross"), "multi-head", "revision"),
+    ("multi-head-shapes", "Multi-head shapes and parameter counts", "self-attention", ("exam-qkv", "exam-self-vs-cross"), "multi-head-cost", "revision"),
     ("cross-attention-weights", "Cross-attention weights", "cross-attention", ("exam-self-vs-cross",), "cross-attention", "revision"),
     ("masked-softmax", "Masked softmax", "self-attention", ("exam-self-vs-cross",), "masking", "scoring"),
     ("scaled-dot-scores", "Scaled dot-product scores", "scoring", ("exam-scaled-dot",), "scores", "scoring"),

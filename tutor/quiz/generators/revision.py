@@ -114,28 +114,27 @@ def make_error_cascade(rng: np.random.Generator) -> dict:
 
 
 def make_multi_head_shapes(rng: np.random.Generator) -> dict:
-    from engine.shapes import multi_head_shapes
+    from engine.costs import multi_head_cost
 
-    d_model = int(rng.choice([8, 12, 16, 24, 32]))
-    heads = int(rng.choice([h for h in (2, 3, 4, 6, 8) if d_model % h == 0 and h < d_model]))
-    n = int(rng.integers(2, 6))
-    s = multi_head_shapes(n, d_model, heads)
+    d_model = int(rng.choice([16, 32, 64, 128]))
+    heads = int(rng.choice([h for h in (2, 4, 8) if d_model % h == 0]))
+    n = int(rng.integers(3, 11))
+    cost = multi_head_cost(n, n, d_model, heads)
     return dict(
         prompt=(f"Multi-head self-attention with d_model = {d_model} and h = {heads} heads "
                 f"(d_k = d_v = d_model / h, no biases) reads n = {n} tokens."),
         parts=(
-            Part("(a) d_k of each head?", "number", float(s["d_head"])),
-            Part("(b) Weights in W_Q, W_K, W_V and W^O together?", "number", float(s["params"])),
-            Part("(c) Attention scores computed over all heads?", "number",
-                 float(s["score_entries"])),
+            Part("(a) d_k of each head?", "number", float(d_model // heads)),
+            Part("(b) Weights in W_Q, W_K, W_V and W^O together?", "number", float(cost.total_params)),
+            Part("(c) Attention scores computed over all heads?", "number", float(cost.exponentials)),
         ),
         solution=(
-            f"d_k = {d_model} / {heads} = {s['d_head']}",
-            f"four {d_model} × {d_model} matrices: 4 × {d_model}² = {s['params']} (h does not change it)",
-            f"each head has an n × n = {n} × {n} score matrix: {heads} × {n * n} = {s['score_entries']}",
+            f"d_k = {d_model} / {heads} = {d_model // heads}",
+            f"four {d_model} × {d_model} matrices: 4 × {d_model}² = {cost.total_params} "
+            "(h does not change it)",
+            f"each head has an n × n = {n} × {n} score matrix: {heads} × {n * n} = {cost.exponentials}",
         ),
-        trace_inputs={"tokens": [f"t{i + 1}" for i in range(n)], "d_model": d_model,
-                      "heads": heads},
+        trace_inputs={"n": n, "d_model": d_model, "heads": heads},
         data={"d_model": d_model, "heads": heads, "n": n},
     )
 
