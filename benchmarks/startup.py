@@ -60,20 +60,20 @@ def _extra_calls():
 def child() -> None:
     """In a fresh process: time `import numba`, then each warm-up call; print JSON."""
     sys.path.insert(0, str(ROOT))
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     import numba
     import numba.core.registry  # noqa: F401 - what the first @jit would import anyway
 
-    timings = [("import numba", time.perf_counter() - t0)]
+    timings = [("import numba", time.perf_counter() - t0, time.process_time() - c0)]
     from tutor.warmup import _tiny_calls
 
     for name, fn in _tiny_calls() + _extra_calls():
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.process_time()
         try:
             fn()
         except Exception as exc:  # noqa: BLE001 - report, do not stop the benchmark
             name += f" (failed: {type(exc).__name__}: {exc})"
-        timings.append((name, time.perf_counter() - t0))
+        timings.append((name, time.perf_counter() - t0, time.process_time() - c0))
     # jitted functions in loaded engine modules that none of the calls compiled
     from numba.core.dispatcher import Dispatcher
 
@@ -146,16 +146,17 @@ def main() -> None:
         warm = run_child(cache)
     print()
     print(f"engine kernels, one fresh process each (threading layer: {cold['layer']}):")
-    print(f"  {'step':<44} {'empty cache':>12} {'warm cache':>11}")
-    warm_t = dict(warm["timings"])
-    total_cold = total_warm = 0.0
-    for name, t in cold["timings"]:
-        w = warm_t.get(name, float("nan"))
-        print(f"  {name:<44} {t:>11.3f}s {w:>10.3f}s")
+    print(f"  {'step':<36} {'empty cache: wall':>18} {'CPU':>8} {'warm cache: wall':>17} {'CPU':>8}")
+    warm_t = {name: (t, c) for name, t, c in warm["timings"]}
+    totals = [0.0, 0.0, 0.0, 0.0]
+    for name, t, c in cold["timings"]:
+        w, wc = warm_t.get(name, (float("nan"), float("nan")))
+        print(f"  {name:<36} {t:>17.3f}s {c:>7.3f}s {w:>16.3f}s {wc:>7.3f}s")
         if name != "import numba":
-            total_cold += t
-            total_warm += w
-    print(f"  {'total after import numba':<44} {total_cold:>11.3f}s {total_warm:>10.3f}s")
+            for i, x in enumerate((t, c, w, wc)):
+                totals[i] += x
+    print(f"  {'total after import numba':<36} {totals[0]:>17.3f}s {totals[1]:>7.3f}s "
+          f"{totals[2]:>16.3f}s {totals[3]:>7.3f}s")
     if cold["missed"]:
         print("  jitted functions none of these calls compiled: " + ", ".join(cold["missed"]))
     load1 = os.getloadavg()

@@ -13,7 +13,7 @@ import numpy as np
 
 from engine._validate import check_choice, check_positive_int, check_scalar
 from engine.lab.progress import ProgressEvent, ProgressFn, StopFn
-from engine.lab.tasks import (EOS, TASKS, TOKENS, VOCAB_SIZE, TestSet, bucketed_lengths,
+from engine.lab.tasks import (TASKS, VOCAB_SIZE, TestSet, bucketed_lengths,
                               length_buckets, make_batch, make_test_set)
 from engine.seq2seq import Adam, Seq2Seq, Seq2SeqConfig, greedy_decode, train_step
 from engine._blas import single_threaded_blas
@@ -220,8 +220,10 @@ def evaluate(model: Seq2Seq, test_set: TestSet) -> list[BucketAccuracy]:
 
 
 def warm_up() -> float:
-    """Load (on a first run: compile, ~30–60 s) every lab kernel with one tiny call each;
-    returns the seconds it took. For a TUI worker or a CLI spinner before training."""
+    """Load (on a first run: compile) every kernel the lab's experiments use with one tiny
+    call each; returns the seconds it took. For a TUI worker or a CLI spinner before
+    training. (The step model of ``engine.seq2seq.step_function``, which no experiment
+    uses, compiles on its first use.)"""
     t0 = time.perf_counter()
     cfg = Seq2SeqConfig(vocab_size=VOCAB_SIZE, embed_dim=2, hidden_dim=2, attn_dim=2)
     model = Seq2Seq.init(cfg, seed=0)
@@ -230,10 +232,6 @@ def warm_up() -> float:
     with single_threaded_blas():
         train_step(model, Adam(cfg.n_params), batch, 0.5, rng)
         greedy_decode(model, batch.src, 2, batch.src_len, keep_attention=True)
-        from engine.seq2seq import step_function
-
-        sm = step_function(model, batch.src[0, :batch.src_len[0]], TOKENS, EOS)
-        sm.step(sm.initial_state, sm.bos_token)
     return time.perf_counter() - t0
 
 

@@ -31,12 +31,15 @@ import numpy as np
 
 from engine._jit import jit
 
-# slots of the flat parameter vector, in storage order
-ENC_EMBED, ENC_WX, ENC_WH, ENC_BX, ENC_BH = 0, 1, 2, 3, 4
-ENC_WX_B, ENC_WH_B, ENC_BX_B, ENC_BH_B = 5, 6, 7, 8          # right-to-left direction
-DEC_EMBED, DEC_WY, DEC_WC, DEC_WH, DEC_BX, DEC_BH = 9, 10, 11, 12, 13, 14
-ATT_WQ, ATT_WK, ATT_V, OUT_W, OUT_B = 15, 16, 17, 18, 19
+# Slots of the flat parameter vector, in storage order. They are numpy integers, not Python
+# ints: numba compiles a separate copy of a jitted function for every literal Python int it
+# is called with (``_mat(theta, offs, 3, ...)`` and ``_mat(theta, offs, 4, ...)`` would be
+# two compilations), while a numpy integer is typed as plain int64.
 N_SLOTS = 20
+(ENC_EMBED, ENC_WX, ENC_WH, ENC_BX, ENC_BH,
+ ENC_WX_B, ENC_WH_B, ENC_BX_B, ENC_BH_B,                       # right-to-left direction
+ DEC_EMBED, DEC_WY, DEC_WC, DEC_WH, DEC_BX, DEC_BH,
+ ATT_WQ, ATT_WK, ATT_V, OUT_W, OUT_B) = np.arange(N_SLOTS, dtype=np.int64)
 
 # entries of the ``dims`` vector
 D_V, D_E, D_H, D_A, D_CELL, D_ATTN, D_BI = 0, 1, 2, 3, 4, 5, 6
@@ -245,132 +248,120 @@ def _affine(x, W, b):
 
 
 # ---------------------------------------------------------------------------- encoder
+# Forward and backward are one function each, the two directions a loop inside it: every
+# jitted function called from another one is compiled (and optimised by LLVM) once on its
+# own and again inside each caller, so a shallow call tree compiles several times faster.
 
 
 @jit
-def _embed(theta, offs, dims, src, X):
-    """X (S, B, e): X_t = E_x[src[:, t]], the embedding of each source token."""
-    E = _mat(theta, offs, ENC_EMBED, dims[D_V], dims[D_E])
+def _encode(theta, offs, dims, src, src_len, X, Hs, cache, Ann, C):
+    """Run the encoder; fill the annotations the decoder reads.
+
+    X (S, B, e): X_t = E_x[src[:, t]], the embedding of each source token.
+    Hs (1 + bi, S+1, B, d): the states of each direction r; cache (1 + bi, 4, S, B, d)
+    keeps r, z, n, gh_n of every step for the backward pass.
+        r = 0, left to right:  Hs[0, t+1] = cell(X_t, Hs[0, t]),   Hs[0, 0] = 0
+        r = 1, right to left:  Hs[1, t] = cell(X_t, Hs[1, t+1]),   Hs[1, S] = 0
+    A padded step (t ≥ src_len[b]) copies the state, so Hs[0, S] (resp. Hs[1, 0]) is the
+    last state of each sequence.
+    Ann (S+1, B, dA): Ann[i+1] = H_i, the annotation of source position i:
+        unidirectional   H_i = →h_i                       (dA = d)
+        bidirectional    H_i = [→h_i ; ←h_i]              (dA = 2d, Bahdanau et al. 2014)
+    C (B, dA): the fixed context, C = H_T = →h_T (or [→h_T ; ←h_1]).
+    """
+    e, d, cell, bi = dims[D_E], dims[D_H], dims[D_CELL], dims[D_BI]
+    G = 3 if cell == GRU else 1
+    E = _mat(theta, offs, ENC_EMBED, dims[D_V], e)
     B, S = src.shape
     for t in range(S):
         for b in range(B):
             _copy1(X[t, b], E[src[b, t]])
+    for r in range(1 + bi):
+        slot = ENC_WX if r == 0 else ENC_WX_B
+        Wx = _mat(theta, offs, slot, e, G * d)          # (e, G d)   W_HX
+        Wh = _mat(theta, offs, slot + 1, d, G * d)      # (d, G d)   W_HH
+        bx = _vec(theta, offs, slot + 2)
+        bh = _vec(theta, offs, slot + 3)
+        H = Hs[r]                                       # (S+1, B, d)
+        c = cache[r]                                    # (4, S, B, d)
+        H[S if r else 0] = 0.0
+        for k in range(S):
+            t = S - 1 - k if r else k
+            prev = t + 1 if r else t
+            new = t if r else t + 1
+            gx = _affine(X[t], Wx, bx)                  # (B, G d)  W_HX X_t + b
+            gh = _affine(H[prev], Wh, bh)               # (B, G d)  W_HH H_{t-1}
+            _cell_forward(cell, gx, gh, H[prev], H[new], c[0, t], c[1, t], c[2, t], c[3, t])
+            for b in range(B):
+                if t >= src_len[b]:                     # padding: keep the state unchanged
+                    _copy1(H[new, b], H[prev, b])
+    Ann[0] = 0.0
+    _copy3(Ann[1:, :, :d], Hs[0, 1:])
+    _copy2(C[:, :d], Hs[0, S])
+    if bi:
+        _copy3(Ann[1:, :, d:], Hs[1, :S])
+        _copy2(C[:, d:], Hs[1, 0])
 
 
 @jit
-def _encode_dir(theta, offs, dims, slot, reverse, src_len, X, Hs, cache):
-    """One direction of the encoder. slot = ENC_WX (left to right) or ENC_WX_B (right to left).
+def _encode_backward(theta, offs, dims, src, src_len, X, Hs, cache, dAnn, dC, ds0, grad):
+    """Backward of :func:`_encode`: dAnn (S+1, B, dA), dC (B, dA) and dL/ds_0 (B, d) → grad.
 
-    Left to right:  Hs[t+1] = cell(X_t, Hs[t]),   Hs[0] = 0.
-    Right to left:  Hs[t] = cell(X_t, Hs[t+1]),   Hs[S] = 0.
-    A padded step (t ≥ src_len[b]) copies the state, so Hs[S] (resp. Hs[0]) is the last state.
-    cache (4, S, B, d) keeps r, z, n, gh_n of every step for the backward pass.
+    BPTT through each direction, the forward steps in reverse order; dH (S+1, B, d) holds
+    dL/dH of that direction from the decoder side, dX (S, B, e) collects dL/dX_t.
     """
-    e, d, cell = dims[D_E], dims[D_H], dims[D_CELL]
+    V, e, d, cell, bi = dims[D_V], dims[D_E], dims[D_H], dims[D_CELL], dims[D_BI]
     G = 3 if cell == GRU else 1
-    Wx = _mat(theta, offs, slot, e, G * d)          # (e, G d)   W_HX
-    Wh = _mat(theta, offs, slot + 1, d, G * d)      # (d, G d)   W_HH
-    bx = _vec(theta, offs, slot + 2)
-    bh = _vec(theta, offs, slot + 3)
-    S, B = X.shape[0], X.shape[1]
-    first = S if reverse else 0
-    Hs[first] = 0.0
-    for k in range(S):
-        t = S - 1 - k if reverse else k
-        prev = t + 1 if reverse else t
-        new = t if reverse else t + 1
-        gx = _affine(X[t], Wx, bx)                  # (B, G d)  W_HX X_t + b
-        gh = _affine(Hs[prev], Wh, bh)              # (B, G d)  W_HH H_{t-1}
-        _cell_forward(cell, gx, gh, Hs[prev], Hs[new], cache[0, t], cache[1, t], cache[2, t], cache[3, t])
-        for b in range(B):
-            if t >= src_len[b]:                     # padding: keep the state unchanged
-                _copy1(Hs[new, b], Hs[prev, b])
-
-
-@jit
-def _encode_dir_backward(theta, offs, dims, slot, reverse, src_len, X, Hs, cache, dHs, grad, dX):
-    """BPTT through one direction; dHs (S+1, B, d) holds dL/dH from the decoder side.
-
-    Adds the weight gradients into ``grad`` and dL/dX_t into dX (S, B, e).
-    """
-    e, d, cell = dims[D_E], dims[D_H], dims[D_CELL]
-    G = 3 if cell == GRU else 1
-    Wx = _mat(theta, offs, slot, e, G * d)
-    Wh = _mat(theta, offs, slot + 1, d, G * d)
-    gWx = _mat(grad, offs, slot, e, G * d)
-    gWh = _mat(grad, offs, slot + 1, d, G * d)
-    gbx = _vec(grad, offs, slot + 2)
-    gbh = _vec(grad, offs, slot + 3)
-    S, B = X.shape[0], X.shape[1]
-    dh = np.zeros((B, d))
+    B, S = src.shape
+    dX = np.zeros((S, B, e))
+    dH = np.zeros((S + 1, B, d))
+    dh = np.empty((B, d))
     dh_cell = np.empty((B, d))
     carry = np.empty((B, d))
     dgx = np.empty((B, G * d))
     dgh = np.empty((B, G * d))
     dh_prev = np.empty((B, d))
-    for k in range(S):                              # the forward steps in reverse order
-        t = k if reverse else S - 1 - k
-        prev = t + 1 if reverse else t
-        new = t if reverse else t + 1
-        _iadd2(dh, dHs[new])
-        for b in range(B):
-            if t < src_len[b]:
-                _copy1(dh_cell[b], dh[b])
-                carry[b] = 0.0
-            else:                                   # this step only copied the state
-                dh_cell[b] = 0.0
-                _copy1(carry[b], dh[b])
-        _cell_backward(cell, dh_cell, Hs[prev], cache[0, t], cache[1, t], cache[2, t], cache[3, t],
-                       dgx, dgh, dh_prev)
-        _iadd2(gWh, np.dot(Hs[prev].T, dgh))        # (d, G d)
-        _add_colsum(gbh, dgh)
-        _iadd2(dh_prev, np.dot(dgh, Wh.T))          # (B, d)
-        _iadd2(gWx, np.dot(X[t].T, dgx))            # (e, G d)
-        _add_colsum(gbx, dgx)
-        _iadd2(dX[t], np.dot(dgx, Wx.T))            # (B, e)
-        _copy2(dh, dh_prev)                         # (the initial state is 0: no parameter)
-        _iadd2(dh, carry)
-
-
-@jit
-def _encode(theta, offs, dims, src, src_len, X, Hf, Hb, cf, cb, Ann, C):
-    """Run the encoder; fill the annotations the decoder reads.
-
-    Ann (S+1, B, dA): Ann[i+1] = H_i, the annotation of source position i:
-        unidirectional   H_i = →h_i                       (dA = d)
-        bidirectional    H_i = [→h_i ; ←h_i]              (dA = 2d, Bahdanau et al. 2014)
-    C (B, dA): the fixed context, C = H_T = →h_T (or [→h_T ; ←h_1]).
-    Hf, Hb (S+1, B, d): the two directions' states; cf, cb (4, S, B, d) their gate caches.
-    """
-    d, bi = dims[D_H], dims[D_BI]
-    S = src.shape[1]
-    _embed(theta, offs, dims, src, X)
-    _encode_dir(theta, offs, dims, ENC_WX, False, src_len, X, Hf, cf)
-    Ann[0] = 0.0
-    _copy3(Ann[1:, :, :d], Hf[1:])
-    _copy2(C[:, :d], Hf[S])
-    if bi:
-        _encode_dir(theta, offs, dims, ENC_WX_B, True, src_len, X, Hb, cb)
-        _copy3(Ann[1:, :, d:], Hb[:S])
-        _copy2(C[:, d:], Hb[0])
-
-
-@jit
-def _encode_backward(theta, offs, dims, src, src_len, X, Hf, Hb, cf, cb, dAnn, dC, ds0, grad):
-    """Backward of :func:`_encode`: dAnn (S+1, B, dA), dC (B, dA) and dL/ds_0 (B, d) → grad."""
-    V, e, d, bi = dims[D_V], dims[D_E], dims[D_H], dims[D_BI]
-    B, S = src.shape
-    dX = np.zeros((S, B, e))
-    dH = np.zeros((S + 1, B, d))
-    _iadd3(dH[1:], dAnn[1:, :, :d])
-    _iadd2(dH[S], dC[:, :d])
-    _iadd2(dH[S], ds0)                              # s_0 = →h_T
-    _encode_dir_backward(theta, offs, dims, ENC_WX, False, src_len, X, Hf, cf, dH, grad, dX)
-    if bi:
+    for r in range(1 + bi):
         dH[:] = 0.0
-        _iadd3(dH[:S], dAnn[1:, :, d:])
-        _iadd2(dH[0], dC[:, d:])
-        _encode_dir_backward(theta, offs, dims, ENC_WX_B, True, src_len, X, Hb, cb, dH, grad, dX)
+        if r == 0:
+            _iadd3(dH[1:], dAnn[1:, :, :d])
+            _iadd2(dH[S], dC[:, :d])
+            _iadd2(dH[S], ds0)                          # s_0 = →h_T
+        else:
+            _iadd3(dH[:S], dAnn[1:, :, d:])
+            _iadd2(dH[0], dC[:, d:])
+        slot = ENC_WX if r == 0 else ENC_WX_B
+        Wx = _mat(theta, offs, slot, e, G * d)
+        Wh = _mat(theta, offs, slot + 1, d, G * d)
+        gWx = _mat(grad, offs, slot, e, G * d)
+        gWh = _mat(grad, offs, slot + 1, d, G * d)
+        gbx = _vec(grad, offs, slot + 2)
+        gbh = _vec(grad, offs, slot + 3)
+        H = Hs[r]
+        c = cache[r]
+        dh[:] = 0.0
+        for k in range(S):                              # the forward steps in reverse order
+            t = k if r else S - 1 - k
+            prev = t + 1 if r else t
+            new = t if r else t + 1
+            _iadd2(dh, dH[new])
+            for b in range(B):
+                if t < src_len[b]:
+                    _copy1(dh_cell[b], dh[b])
+                    carry[b] = 0.0
+                else:                                   # this step only copied the state
+                    dh_cell[b] = 0.0
+                    _copy1(carry[b], dh[b])
+            _cell_backward(cell, dh_cell, H[prev], c[0, t], c[1, t], c[2, t], c[3, t],
+                           dgx, dgh, dh_prev)
+            _iadd2(gWh, np.dot(H[prev].T, dgh))         # (d, G d)
+            _add_colsum(gbh, dgh)
+            _iadd2(dh_prev, np.dot(dgh, Wh.T))          # (B, d)
+            _iadd2(gWx, np.dot(X[t].T, dgx))            # (e, G d)
+            _add_colsum(gbx, dgx)
+            _iadd2(dX[t], np.dot(dgx, Wx.T))            # (B, e)
+            _copy2(dh, dh_prev)                         # (the initial state is 0: no parameter)
+            _iadd2(dh, carry)
     gE = _mat(grad, offs, ENC_EMBED, V, e)
     for t in range(S):
         for b in range(B):
@@ -524,18 +515,17 @@ def _argmax(row):
     return best
 
 
-@jit
-def _annotation_dim(dims):
-    return 2 * dims[D_H] if dims[D_BI] else dims[D_H]
-
-
 # ---------------------------------------------------------------------------- training pass
 
 
 @jit
 def _loss_and_grad(theta, offs, dims, src, src_len, tgt, tgt_len, coins, ratio,
-                   want_grad, grad, dec_in, pred):
+                   want_grad, grad, dec_in, pred, Al):
     """Forward (with teacher forcing) and, if want_grad, backward through time.
+
+    With ratio 0 and want_grad False this is free-running greedy decoding (each step's
+    argmax is the next input), which is how :func:`engine.seq2seq.greedy_decode` calls it:
+    one compiled forward pass serves training and inference.
 
     Args (B sequences, S source and T target positions):
         src (B, S), src_len (B,): source tokens and lengths (≥ 1).
@@ -544,6 +534,8 @@ def _loss_and_grad(theta, offs, dims, src, src_len, tgt, tgt_len, coins, ratio,
             coins[t, b] < ratio, else the model's own argmax prediction from step t-1.
         grad (P,): receives dL/dθ (overwritten) when want_grad.
         dec_in (B, T), pred (B, T): receive the decoder inputs used and the argmax outputs.
+        Al (T, B, S), zeros: receives the attention weights α of every step (left zero by
+            the fixed-context decoder).
 
     Returns:
         L = (1/B) Σ_b Σ_{t < tgt_len[b]} -log P(tgt[b, t]): cross-entropy summed over steps,
@@ -551,20 +543,19 @@ def _loss_and_grad(theta, offs, dims, src, src_len, tgt, tgt_len, coins, ratio,
     """
     V, e, d, A, cell, attn = dims[D_V], dims[D_E], dims[D_H], dims[D_A], dims[D_CELL], dims[D_ATTN]
     G = 3 if cell == GRU else 1
-    dA = _annotation_dim(dims)
+    bi = dims[D_BI]
+    dA = 2 * d if bi else d
     B, S = src.shape
     T = tgt.shape[1]
     Aa = A if attn else 1
 
     # ---- encoder forward
     X = np.empty((S, B, e))
-    Hf = np.empty((S + 1, B, d))
-    Hb = np.zeros((S + 1, B, d))
-    cf = np.zeros((4, S, B, d))
-    cb = np.zeros((4, S, B, d))
+    Hs = np.empty((1 + bi, S + 1, B, d))
+    cache = np.zeros((1 + bi, 4, S, B, d))
     Ann = np.empty((S + 1, B, dA))
     C = np.empty((B, dA))
-    _encode(theta, offs, dims, src, src_len, X, Hf, Hb, cf, cb, Ann, C)
+    _encode(theta, offs, dims, src, src_len, X, Hs, cache, Ann, C)
     K = _keys(theta, offs, dims, Ann)               # (S, B, a)
 
     # ---- decoder forward, one step at a time (the input of step t may be step t-1's output)
@@ -572,12 +563,11 @@ def _loss_and_grad(theta, offs, dims, src, src_len, tgt, tgt_len, coins, ratio,
     Cx = np.empty((T, B, dA))
     Qa = np.empty((T, B, Aa))
     U = np.empty((T, B, S, Aa)) if attn else np.empty((T, B, 1, 1))
-    Al = np.zeros((T, B, S))
     Sd = np.empty((T + 1, B, d))
     dc = np.zeros((4, T, B, d))                     # decoder gate caches r, z, n, gh_n
     LP = np.empty((T, B, V))
     tokens = np.empty(B, np.int64)
-    _copy2(Sd[0], Hf[S])                            # the decoder starts from H_T
+    _copy2(Sd[0], Hs[0, S])                         # the decoder starts from H_T
     loss = 0.0
     for t in range(T):
         for b in range(B):
@@ -670,7 +660,7 @@ def _loss_and_grad(theta, offs, dims, src, src_len, tgt, tgt_len, coins, ratio,
         _iadd3(dAnn[1:], np.dot(dK2, Wk.T).reshape((S, B, dA)))
 
     # ---- encoder backward (ds is now dL/ds_0, and s_0 = →h_T)
-    _encode_backward(theta, offs, dims, src, src_len, X, Hf, Hb, cf, cb, dAnn, dC, ds, grad)
+    _encode_backward(theta, offs, dims, src, src_len, X, Hs, cache, dAnn, dC, ds, grad)
     return loss
 
 
@@ -680,18 +670,16 @@ def _loss_and_grad(theta, offs, dims, src, src_len, tgt, tgt_len, coins, ratio,
 @jit
 def _prepare_decoding(theta, offs, dims, src, src_len):
     """Annotations (S+1, B, dA), keys (S, B, a), fixed context C (B, dA) and s_0 (B, d)."""
-    e, d = dims[D_E], dims[D_H]
-    dA = _annotation_dim(dims)
+    e, d, bi = dims[D_E], dims[D_H], dims[D_BI]
+    dA = 2 * d if bi else d
     B, S = src.shape
     X = np.empty((S, B, e))
-    Hf = np.empty((S + 1, B, d))
-    Hb = np.zeros((S + 1, B, d))
-    cf = np.empty((4, S, B, d))
-    cb = np.empty((4, S, B, d))
+    Hs = np.empty((1 + bi, S + 1, B, d))
+    cache = np.empty((1 + bi, 4, S, B, d))
     Ann = np.empty((S + 1, B, dA))
     C = np.empty((B, dA))
-    _encode(theta, offs, dims, src, src_len, X, Hf, Hb, cf, cb, Ann, C)
-    return Ann, _keys(theta, offs, dims, Ann), C, Hf[S].copy()
+    _encode(theta, offs, dims, src, src_len, X, Hs, cache, Ann, C)
+    return Ann, _keys(theta, offs, dims, Ann), C, Hs[0, S].copy()
 
 
 @jit
@@ -712,21 +700,6 @@ def _step(theta, offs, dims, s_prev, tokens, Ann, K, C, src_len):
     _decoder_step(theta, offs, dims, s_prev, tokens, Ann, K, C, src_len,
                   Y, ctx, q, U, al, s_new, gates[0], gates[1], gates[2], gates[3], lp)
     return lp, s_new, al
-
-
-@jit
-def _greedy(theta, offs, dims, src, src_len, T, keep_alpha, pred, alpha_out):
-    """Free-running greedy decoding for T steps: pred (B, T); α (B, T, S) if keep_alpha."""
-    B = src.shape[0]
-    Ann, K, C, s = _prepare_decoding(theta, offs, dims, src, src_len)
-    tokens = np.full(B, BOS, np.int64)
-    for t in range(T):
-        lp, s, al = _step(theta, offs, dims, s, tokens, Ann, K, C, src_len)
-        for b in range(B):
-            tokens[b] = _argmax(lp[b])              # the model's own guess is the next input
-            pred[b, t] = tokens[b]
-            if keep_alpha:
-                _copy1(alpha_out[b, t], al[b])
 
 
 # ---------------------------------------------------------------------------- optimiser

@@ -50,10 +50,18 @@ def greedy_decode(model: Seq2Seq, src: object, steps: int, src_len: object | Non
     s, lens = _sources(model, src, src_len)
     steps = check_positive_int(steps, "steps")
     B, S = s.shape
+    # the training pass, free running (ratio 0: every input after BOS is the previous
+    # argmax) and without a gradient: no second forward kernel to compile; the targets
+    # only feed its (unused) loss
+    tgt = np.zeros((B, steps), np.int64)
+    tgt_len = np.full(B, steps, np.int64)
+    coins = np.zeros((steps, B))
+    dec_in = np.zeros((B, steps), np.int64)
     pred = np.zeros((B, steps), np.int64)
-    alpha = np.zeros((B, steps, S) if keep_attention else (1, 1, 1))
-    K._greedy(model.theta, model._offs, model._dims, s, lens, steps, keep_attention, pred, alpha)
-    return pred, (alpha if keep_attention else None)
+    alpha = np.zeros((steps, B, S))                 # (T, B, S)
+    K._loss_and_grad(model.theta, model._offs, model._dims, s, lens, tgt, tgt_len, coins, 0.0,
+                     False, np.empty(0), dec_in, pred, alpha)
+    return pred, (np.ascontiguousarray(alpha.transpose(1, 0, 2)) if keep_attention else None)
 
 
 @dataclass(frozen=True)

@@ -102,8 +102,9 @@ def loss_and_grad(model: Seq2Seq, batch: Batch, teacher_forcing_ratio: float = 1
     grad = np.empty_like(model.theta)
     dec_in = np.zeros((B, T), np.int64)
     pred = np.zeros((B, T), np.int64)
+    alpha = np.zeros((T, B, b.src.shape[1]))
     loss = K._loss_and_grad(model.theta, model._offs, model._dims, b.src, b.src_len, b.tgt,
-                            b.tgt_len, coins, ratio, want_grad, grad, dec_in, pred)
+                            b.tgt_len, coins, ratio, want_grad, grad, dec_in, pred, alpha)
     return StepResult(float(loss), dec_in, pred), (grad if want_grad else None)
 
 
