@@ -92,22 +92,70 @@ def _tie_groups(sorted_scores, tol):
 
 
 @jit
+def _kth_largest(x, k):
+    """The k-th largest entry of x (V,), duplicates counted (x[V - k] of x sorted): a size-k
+    min-heap, O(V log k). Plain loops instead of ``np.partition``, whose numba version
+    compiles for seconds."""
+    heap = np.full(k, -np.inf)
+    for j in range(x.size):
+        if x[j] > heap[0]:
+            heap[0] = x[j]
+            _sift_down(heap, 0)
+    return heap[0]
+
+
+@jit
 def _top_k_rows(x, k, out):
     """Rows of x (R, V): entries below the k-th largest value → -inf (ties with it kept)."""
     R, V = x.shape
     for r in range(R):
-        kth = np.partition(x[r].copy(), V - k)[V - k]
+        kth = _kth_largest(x[r], k)
         for j in range(V):
             out[r, j] = x[r, j] if x[r, j] >= kth else -np.inf
 
 
 @jit
+def _sort_by_prob(p, idx):
+    """Sort idx (n,) by (-p[i], i) in place, given that indices of equal p arrive ascending.
+
+    A stable bottom-up merge sort on -p, so equal probabilities keep their index order.
+    O(n log n) in plain loops (``np.argsort(kind="mergesort")`` compiles for seconds).
+    """
+    n = idx.size
+    buf = np.empty(n, np.int64)
+    width = 1
+    while width < n:
+        for lo in range(0, n, 2 * width):
+            mid = min(lo + width, n)
+            hi = min(lo + 2 * width, n)
+            a, b, o = lo, mid, lo
+            while a < mid and b < hi:
+                if p[idx[b]] > p[idx[a]]:           # strictly greater: ties keep a first
+                    buf[o] = idx[b]
+                    b += 1
+                else:
+                    buf[o] = idx[a]
+                    a += 1
+                o += 1
+            while a < mid:
+                buf[o] = idx[a]
+                a += 1
+                o += 1
+            while b < hi:
+                buf[o] = idx[b]
+                b += 1
+                o += 1
+        for i in range(n):
+            idx[i] = buf[i]
+        width *= 2
+
+
+@jit
 def _top_m_order(p, m):
-    """Indices of the m largest entries of p (V,), sorted by (-p, index), in O(V + m log m)."""
+    """Indices of the m largest entries of p (V,), sorted by (-p, index), in O(V log m)."""
     V = p.size
-    if m >= V:
-        return np.argsort(-p, kind="mergesort")
-    v = np.partition(p.copy(), V - m)[V - m]  # the m-th largest value
+    m = min(m, V)
+    v = _kth_largest(p, m)                          # the m-th largest value
     idx = np.empty(m, np.int64)
     c = 0
     for i in range(V):
@@ -120,8 +168,8 @@ def _top_m_order(p, m):
         if p[i] == v:
             idx[c] = i
             c += 1
-    order = np.argsort(-p[idx], kind="mergesort")  # stable: equal p keep index order
-    return idx[order]
+    _sort_by_prob(p, idx)  # each group above is in ascending index order, as it needs
+    return idx
 
 
 @jit
@@ -159,11 +207,22 @@ def _top_p_rows(probs, top_p, min_keep, eps, keep):
 def _inverse_cdf(probs, u, out):
     """out[i] = first token whose cumulative probability exceeds u[i] · Σ probs (probs (V,))."""
     V = probs.size
-    cdf = np.cumsum(probs)
+    cdf = np.empty(V)
+    acc = 0.0
+    for j in range(V):                              # the running sum, as np.cumsum
+        acc += probs[j]
+        cdf[j] = acc
     total = cdf[V - 1]
     last = V - 1
     while last > 0 and probs[last] <= 0.0:
         last -= 1
     for i in range(u.size):
-        t = np.searchsorted(cdf, u[i] * total, side="right")
-        out[i] = t if t <= last else last  # rounding at the top end: the last possible token
+        x = u[i] * total
+        lo, hi = 0, V                               # first t with cdf[t] > x (binary search,
+        while lo < hi:                              # np.searchsorted side="right")
+            mid = (lo + hi) // 2
+            if cdf[mid] > x:
+                hi = mid
+            else:
+                lo = mid + 1
+        out[i] = lo if lo <= last else last  # rounding at the top end: the last possible token
