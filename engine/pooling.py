@@ -15,7 +15,7 @@ import math
 
 import numpy as np
 
-from engine._jit import jit
+from engine._jit import jit, readonly
 from engine._validate import as_float, check_same_dim, check_scalar, result_dtype, shape_str
 from engine.attention import _sdpa
 
@@ -135,6 +135,6 @@ def attention_pool_query(q: object, K: object, V: object,
     v3 = v.reshape(1, n, -1).astype(dt)
     out = np.empty((1, 1, v3.shape[2]), dtype=dt)
     w = np.empty((1, 1, n), dtype=dt)
-    _sdpa(qq.reshape(1, 1, -1).astype(dt), k.reshape(1, n, -1).astype(dt), v3,
-          np.ones((1, 1, 1), np.bool_), False, sc, out, w)
+    _sdpa(readonly(qq.reshape(1, 1, -1).astype(dt)), readonly(k.reshape(1, n, -1).astype(dt)),
+          readonly(v3), readonly(np.ones((1, 1, 1), np.bool_)), False, sc, out, w)
     return out.reshape(v.shape[1:]), w.reshape(n)
