@@ -54,7 +54,19 @@ def _extra_calls():
         ("positional", call("engine.positional", "sinusoidal_encoding", 4, 6)),
         ("beam candidates", call("engine.decoding", "top_candidates",
                                  np.zeros(2), np.log(np.full((2, 5), 0.2)), 3)),
+        ("seq2seq step model (no tutor feature)", _seq2seq_step_model),
     ]
+
+
+def _seq2seq_step_model():
+    """engine.seq2seq.step_function: the trained model as a step model for engine.decoding."""
+    import numpy as np
+
+    from engine.seq2seq import Seq2Seq, Seq2SeqConfig, step_function
+
+    model = Seq2Seq.init(Seq2SeqConfig(embed_dim=2, hidden_dim=2, attn_dim=2), seed=0)
+    sm = step_function(model, np.array([3, 4, 2]))
+    return sm.step(sm.initial_state, sm.bos_token)
 
 
 def child() -> None:
