@@ -184,19 +184,20 @@ def bench_bottleneck() -> None:
 
 COLD = """
 import time, numpy as np
-t0 = time.perf_counter()
+t0, c0 = time.perf_counter(), time.process_time()
 from engine import lab
 from engine.seq2seq import Seq2Seq, Adam, train_step, greedy_decode
-t1 = time.perf_counter()
+t1, c1 = time.perf_counter(), time.process_time()
 cfg = lab.BottleneckSettings().model_config("attention")
 m = Seq2Seq.init(cfg, 0)
 rng = np.random.default_rng(0)
 b = lab.make_batch("reverse", [5, 6], rng)
 train_step(m, Adam(cfg.n_params), b, 1.0, rng)
-t2 = time.perf_counter()
+t2, c2 = time.perf_counter(), time.process_time()
 greedy_decode(m, b.src, 3, b.src_len)
-t3 = time.perf_counter()
-print(f"import {t1 - t0:.2f} s, training kernels {t2 - t1:.2f} s, greedy decoding {t3 - t2:.2f} s")
+t3, c3 = time.perf_counter(), time.process_time()
+print(f"import {t1 - t0:.2f} s (CPU {c1 - c0:.2f} s), training kernels {t2 - t1:.2f} s "
+      f"(CPU {c2 - c1:.2f} s), greedy decoding {t3 - t2:.2f} s (CPU {c3 - c2:.2f} s)")
 """
 
 

@@ -8,8 +8,9 @@ process (or of one step inside a fresh process), median of ``--runs`` unless not
 3. every engine kernel compiled from an empty cache: a child process with ``NUMBA_CACHE_DIR``
    pointing at a new temporary directory imports numba, then makes the tiny calls of
    ``tutor/warmup.py`` (what the TUI warms) plus the kernels that list leaves out, timing
-   each (import of the module + first call); then the same child again on the now-filled
-   cache, which is the cached load a user pays on every later start. One run each.
+   each (import of the module + first call) in wall and CPU seconds of the child; then the
+   same child again on the now-filled cache, which is the cached load a user pays on every
+   later start. One run each.
 
 The CLI is the ``attn-tutor`` script next to this Python (``python -m tutor`` if there is
 none). The machine's load average is printed with the results: on a shared machine, run it
