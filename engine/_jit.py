@@ -28,7 +28,6 @@ from collections.abc import Callable
 from typing import Any
 
 import numba
-import numpy as np
 
 _BASE: dict[str, Any] = {"cache": True, "nogil": True}
 
@@ -67,16 +66,3 @@ def pjit(fn: Callable | None = None, *, fma: bool = False, reduction: bool = Fal
          **overrides: Any):
     """Like :func:`jit` with ``parallel=True``; only for big loops (cold compile costs seconds)."""
     return jit(fn, fma=fma, reduction=reduction, parallel=True, **overrides)
-
-
-def readonly(a: np.ndarray) -> np.ndarray:
-    """A read-only view of ``a`` (the caller's array keeps its flags), for a kernel's inputs.
-
-    numba compiles a kernel once per argument type, and read-only is part of the type:
-    ``np.broadcast_to`` views are read-only, copies are not, so without this the same kernel
-    would be compiled twice (a second or more each, cold) depending on whether an input
-    happened to be broadcast. Every array a kernel only reads goes through here.
-    """
-    view = a.view()
-    view.flags.writeable = False
-    return view

@@ -20,7 +20,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from engine._jit import jit, readonly
+from engine._jit import jit
 from engine._validate import (
     as_float,
     broadcast_mask,
@@ -100,6 +100,19 @@ def _sdpa_blas(Q, K, V, mask, use_mask, scale, out, W):
 BLAS_MIN_WORK = 1 << 18
 """L·S·d_k from which :func:`attention` uses the BLAS kernel (smaller inputs keep the exact
 float64-accumulating loop, which is also what the traces' small examples use)."""
+
+
+def readonly(arr: np.ndarray) -> np.ndarray:
+    """A read-only view of ``arr`` (the caller's array keeps its flags).
+
+    numba compiles a kernel once per argument type, and read-only is part of the type:
+    ``np.broadcast_to`` views are read-only, copies are not, so without this the same kernel
+    would be compiled twice (a second or more each, cold) depending on whether an input
+    happened to be broadcast. Every array the attention kernels only read goes through here.
+    """
+    view = arr.view()
+    view.flags.writeable = False
+    return view
 
 
 def _batched(arr: np.ndarray, name: str, expected: str) -> np.ndarray:

@@ -15,9 +15,9 @@ import math
 
 import numpy as np
 
-from engine._jit import jit, readonly
+from engine._jit import jit
 from engine._validate import as_float, check_same_dim, check_scalar, result_dtype, shape_str
-from engine.attention import _sdpa
+from engine.attention import _sdpa, readonly
 
 _SUM_TOL = 1e-6
 

@@ -14,7 +14,7 @@ import math
 
 import numpy as np
 
-from engine._jit import jit, readonly
+from engine._jit import jit
 from engine._validate import as_bool, as_float, check_scalar
 
 
@@ -105,7 +105,7 @@ def softmax(x: object, axis: int = -1, temperature: float = 1.0) -> np.ndarray:
     t = check_scalar(temperature, "temperature", low=0.0, low_open=True)
     rows, moved = _rows(arr, axis)
     out = np.empty_like(rows)
-    _softmax_rows(readonly(rows), readonly(np.zeros((1, 1), np.bool_)), False, 1.0 / t, out)
+    _softmax_rows(rows, np.zeros((1, 1), np.bool_), False, 1.0 / t, out)
     return np.moveaxis(out.reshape(moved), -1, axis)
 
 
@@ -124,7 +124,7 @@ def log_softmax(x: object, axis: int = -1, temperature: float = 1.0) -> np.ndarr
     t = check_scalar(temperature, "temperature", low=0.0, low_open=True)
     rows, moved = _rows(arr, axis)
     out = np.empty_like(rows)
-    _log_softmax_rows(readonly(rows), 1.0 / t, out)
+    _log_softmax_rows(rows, 1.0 / t, out)
     return np.moveaxis(out.reshape(moved), -1, axis)
 
 
@@ -156,5 +156,5 @@ def masked_softmax(scores: object, mask: object | None, axis: int = -1,
     rows, moved = _rows(arr, axis)
     mrows, _ = _rows(m, axis)
     out = np.empty_like(rows)
-    _softmax_rows(readonly(rows), readonly(mrows), True, 1.0 / t, out)
+    _softmax_rows(rows, mrows, True, 1.0 / t, out)
     return np.moveaxis(out.reshape(moved), -1, axis)
