@@ -150,6 +150,60 @@ def ref_softmax_jacobian(d, parts):
         _close(parts[part].answer, fd, tol=1e-8)
 
 
+def _central(f, x, h=1e-6):
+    """Central differences of the scalar f at x (any shape), entry by entry."""
+    x = np.asarray(x, float)
+    out = np.zeros_like(x)
+    for idx in np.ndindex(x.shape):
+        e = np.zeros_like(x)
+        e[idx] = h
+        out[idx] = (f(x + e) - f(x - e)) / (2 * h)
+    return out
+
+
+def ref_attention_backward(d, parts):
+    # L = dO_i · O_i with O_i = Σ_j softmax(Q_i·K_j / √2)_j V_j; nudge Q_i and V_j
+    Q, K, V, g, i, j = d["Q"], d["K"], d["V"], d["g"], d["i"], d["j"]
+
+    def loss(q, V):
+        return float(g @ (softmax([q @ k / math.sqrt(2) for k in K]) @ V))
+
+    _close(parts[0].answer, [g @ V[m] for m in range(3)])  # ∂L/∂α_ij = dO_i · V_j
+    _close(parts[1].answer, _central(lambda q: loss(q, V), Q[i]), tol=1e-8)
+
+    def with_row(vj):
+        W = V.copy()
+        W[j] = vj
+        return loss(Q[i], W)
+
+    _close(parts[2].answer, _central(with_row, V[j]), tol=1e-8)
+
+
+def ref_additive_backward(d, parts):
+    q, K, V, W_q, W_k, v, g = (d[k] for k in ("q", "K", "V", "W_q", "W_k", "v", "g"))
+
+    def from_scores(e):
+        return float(g @ (softmax(e) @ V))
+
+    def loss(q, v):
+        return from_scores([v @ np.tanh(W_q @ q + W_k @ k) for k in K])
+
+    e = [v @ np.tanh(W_q @ q + W_k @ k) for k in K]
+    _close(parts[0].answer, _central(from_scores, e), tol=1e-8)
+    _close(parts[1].answer, _central(lambda v: loss(q, v), v), tol=1e-8)
+    _close(parts[2].answer, _central(lambda q: loss(q, v), q), tol=1e-8)
+
+
+def ref_multi_head_cost(d, parts):
+    n, dm, h = d["n"], d["d_model"], d["heads"]
+    dk = dm // h
+    quad = sum(2 * n * dk * n + 2 * n * n * dk for _ in range(h))  # Q_r K_rᵀ and α_r V_r
+    linear = 3 * (2 * n * dm * dm) + 2 * n * dm * dm  # X W_Q, X W_K, X W_V, concat · W^O
+    assert parts[0].answer == quad
+    assert parts[1].answer == quad + linear
+    assert parts[2].answer == ("self-attention" if n * n * dm < n * dm * dm else "recurrent")
+
+
 def ref_rnn_step(d, parts):
     _close(parts[0].answer, np.tanh(d["W_hx"] @ d["x"] + d["W_hh"] @ d["h_prev"] + d["b"]))
 
@@ -407,4 +461,10 @@ TRACE_AGREES = {
                                                  int(np.argmax(r["weights"][0]))])],
     "heatmap-reading": lambda r, d: [(0, r["alignment"][d["row"]]),
                                      (1, 3 * max(r["table"][d["row"]]))],
+    "attention-backward": lambda r, d: [(0, r["d_alpha"][d["i"]]), (1, r["dQ"][d["i"]]),
+                                        (2, r["dV"][d["j"]])],
+    "additive-backward": lambda r, d: [(0, r["d_scores"]), (1, r["dv"]), (2, r["dq"])],
+    "multi-head-cost": lambda r, d: [(0, r["quadratic_flops"]), (1, r["flops"]),
+                                     (2, ("self-attention", "recurrent")[
+                                         int(r["operations"][0] > r["operations"][1])])],
 }

@@ -46,11 +46,13 @@ _TABLE = [
     ("multi-head-shapes", "Multi-head shapes and parameter counts", "self-attention", ("exam-qkv", "exam-self-vs-cross"), "multi-head-cost", "revision"),
     ("cross-attention-weights", "Cross-attention weights", "cross-attention", ("exam-self-vs-cross",), "cross-attention", "revision"),
     ("masked-softmax", "Masked softmax", "self-attention", ("exam-self-vs-cross",), "masking", "scoring"),
+    ("multi-head-cost", "Multi-head attention FLOPs and Table 1", "self-attention", ("exam-self-vs-cross",), "multi-head-cost", "derivations"),
     ("scaled-dot-scores", "Scaled dot-product scores", "scoring", ("exam-scaled-dot",), "scores", "scoring"),
     ("softmax-weights", "Softmax attention weights", "scoring", ("exam-attention",), "temperature", "scoring"),
     ("additive-score", "Additive (Bahdanau) score", "scoring", ("exam-attention",), "scoring-compare", "scoring"),
     ("dot-variance", "Var(q·k) and the √d_k scale", "scoring", ("exam-scaled-dot",), "scaling", "scoring"),
     ("softmax-jacobian", "The softmax Jacobian", "scoring", ("exam-scaled-dot",), "softmax-jacobian", "scoring"),
+    ("additive-backward", "Gradients of additive attention", "scoring", ("exam-attention",), "additive-backward", "derivations"),
     ("pooling", "Max, mean and attention pooling", "pooling", ("exam-attention",), "pooling", "attention"),
     ("heatmap-reading", "Reading an attention heatmap", "visualisation", ("exam-attention",), "heatmap-reading", "revision"),
     ("beam-search", "Beam search: cumulative scores and winner", "decoding", ("exam-decoding",), "greedy-vs-beam", "decoding"),
@@ -60,6 +62,7 @@ _TABLE = [
     ("temperature", "Softmax with temperature", "decoding", ("exam-decoding",), "temperature", "decoding"),
     ("cross-entropy-loss", "Sequence cross-entropy loss", "training", ("exam-cross-entropy",), "cross-entropy", "training"),
     ("cross-entropy-gradient", "Gradient of cross-entropy w.r.t. the logits", "training", ("exam-cross-entropy",), "cross-entropy", "training"),
+    ("attention-backward", "Backpropagation through one attention row", "training", ("exam-qkv", "exam-cross-entropy"), "attention-backward", "derivations"),
 ]
 
 FAMILIES: dict[str, Family] = {
