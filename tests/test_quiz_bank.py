@@ -177,6 +177,11 @@ NUMERIC: dict[str, Callable[[Question], float]] = {
     "train-well-trained": lambda q: -2 * math.log(0.99),
     "train-wo-size": lambda q: 50_000 * 512,
     "train-eos-count": lambda q: len(["1947", "<EOS>"]),
+    "train-dq-first-coordinate": lambda q: sum(
+        g * k[0] for g, k in zip([0.3, -0.1, -0.2], [[1, 0], [0, 1], [1, 1]])) / math.sqrt(2),
+    "scoring-jacobian-largest-entry": lambda q: max(a * (1 - a) for a in (i / 1000 for i in range(1001))),
+    "sa-table1-ratio": lambda q: (100 * 512 ** 2) / (100 ** 2 * 512),
+    "sa-flops-crossover": lambda q: next(n for n in range(1, 10 ** 5) if 4 * n * n * 512 >= 8 * n * 512 ** 2),
 }
 
 
