@@ -333,6 +333,9 @@ def test_part_checking_tolerance_and_bad_input():
     assert p.check("0.58").correct and p.check("0.5906").correct
     assert p.check("0.592").correct is False
     assert p.check("7/12").correct  # 0.5833
+    count = Part("FLOPs?", "number", 470400.0)
+    assert count.check("470,400").correct and count.check("470400").correct
+    assert count.check("470,401").correct is False
     for bad, hint in [("", "Type an answer"), ("abc", "Type a number"),
                       ("0,58", "decimal point"), ("0.5, 0.6", "single number")]:
         v = p.check(bad)

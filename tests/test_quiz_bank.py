@@ -26,7 +26,7 @@ from tutor.quiz.bank import (
     Question,
     load_bank,
 )
-from tutor.quiz.marking import Verdict, check_answer, parse_number
+from tutor.quiz.marking import Verdict, check_answer, number_hint, parse_number
 
 REPO = Path(__file__).resolve().parents[1]
 QUIZ = REPO / "lessons" / "quiz"
@@ -502,8 +502,12 @@ def test_parse_number():
     assert parse_number("−0.5") == -0.5
     assert parse_number("1e-3") == 0.001
     assert parse_number(".5") == 0.5
-    for bad in ("", "abc", "1/0", "1//2", "nan", "inf", "1/2/3", "√2"):
+    assert parse_number("470,400") == 470400 and parse_number("25,600,000") == 25_600_000
+    assert parse_number("-1,024.5") == -1024.5
+    for bad in ("", "abc", "1/0", "1//2", "nan", "inf", "1/2/3", "√2",
+                "0,5", "0,500", "1,5", "1,50", "1,0000", "1,000,00", ",500", "0.5, 0.6"):
         assert parse_number(bad) is None, bad
+    assert "decimal point" in number_hint("0,500") and "not a list" in number_hint("0.5, 0.6")
 
 
 def test_verdict_invalid_shape():

@@ -59,6 +59,9 @@ class Verdict:
 # --------------------------------------------------------------------------- numbers
 
 _NUMBER = re.compile(r"^[+-]?(?:\d+\.?\d*|\.\d+)(?:e[+-]?\d+)?$")
+_GROUPED = re.compile(r"^[+-]?[1-9]\d{0,2}(?:,\d{3})+(?:\.\d+)?$")
+"""Digits in groups of three (``25,600,000``); the first group has no leading zero, so
+``0,500`` stays a decimal-comma slip that :func:`number_hint` explains."""
 
 
 def fmt(x: float) -> str:
@@ -67,10 +70,13 @@ def fmt(x: float) -> str:
 
 
 def parse_number(text: str) -> float | None:
-    """A plain decimal (``0.47``, ``-1.2e-3``, ``.5``) or a fraction (``3/4``, ``-1/8``)."""
+    """A plain decimal (``0.47``, ``-1.2e-3``, ``.5``), a fraction (``3/4``, ``-1/8``) or a
+    whole number in digit groups (``470,400``)."""
     s = unify(text).replace(" ", "")
     if not s:
         return None
+    if _GROUPED.match(s):
+        s = s.replace(",", "")
     if s.count("/") == 1:
         top, bottom = s.split("/")
         if _NUMBER.match(top) and _NUMBER.match(bottom):
