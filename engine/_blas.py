@@ -9,6 +9,13 @@ user's setting once, when the last one leaves (a plain ``limit()`` per call woul
 first leaver restore it under the second). scipy's OpenBLAS is loaded before threadpoolctl
 looks for libraries, or the limit would silently miss it; one controller is built once,
 because ``threadpool_limits(1)`` rescans every loaded library on each call (~1 ms).
+
+threadpoolctl 3.8 lets only one Python thread change a pthreads OpenBLAS's thread count: the
+first that set a limit, for as long as it lives, unless the limit is used as a ``with`` block
+in that same thread. The guard sets and restores from whichever thread enters first and leaves
+last, so it clears that ownership around each change (:func:`_release_ownership`); otherwise
+the main thread, once it had used the guard, kept the ownership and the lab's training threads'
+limits were silently ignored — two OpenBLAS threads per call, spinning on a busy machine.
 """
 
 from __future__ import annotations
@@ -36,6 +43,7 @@ class SingleThreadedBlas:
 
                 self._controller = ThreadpoolController()
             if self._depth == 0:
+                _release_ownership()
                 self._limiter = self._controller.limit(limits=1, user_api="blas")
             self._depth += 1
 
@@ -43,8 +51,21 @@ class SingleThreadedBlas:
         with self._lock:
             self._depth -= 1
             if self._depth == 0 and self._limiter is not None:
+                _release_ownership()
                 self._limiter.restore_original_limits()
                 self._limiter = None
+                _release_ownership()
+
+
+def _release_ownership() -> None:
+    """Let the calling thread set OpenBLAS's threads (threadpoolctl ≥ 3.8; no-op before)."""
+    try:
+        from threadpoolctl import OpenBLASController
+    except ImportError:
+        return
+    clear = getattr(OpenBLASController, "clear_controlling_thread", None)
+    if clear is not None:
+        clear(force=True)
 
 
 single_threaded_blas = SingleThreadedBlas()

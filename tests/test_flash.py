@@ -200,3 +200,32 @@ def test_thread_count_setting_and_no_numba_threading_layer():
             "x = np.ones((600, 4)); flash_attention(x, x, x); print(p._is_initialized)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+def test_blas_guard_limits_blas_in_a_thread_after_another_thread_used_it():
+    """threadpoolctl ≥ 3.8 ignores limits set by a thread other than the first one that set
+    any (while that thread lives): the main thread using the guard once must not make the
+    guard a no-op in the lab's training threads."""
+    import threading
+
+    from threadpoolctl import threadpool_info
+
+    from engine._blas import single_threaded_blas
+
+    def blas_threads():
+        return sorted(i["num_threads"] for i in threadpool_info() if i["user_api"] == "blas")
+
+    with single_threaded_blas:  # the main thread first (as the CLI's kernel warm-up does)
+        pass
+    before = blas_threads()
+    seen = []
+
+    def worker():
+        with single_threaded_blas:
+            seen.append(blas_threads())
+
+    thread = threading.Thread(target=worker)
+    thread.start()
+    thread.join()
+    assert seen == [[1] * len(before)]
+    assert blas_threads() == before
