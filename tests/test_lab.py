@@ -156,7 +156,35 @@ def test_should_stop_ends_training_early_and_keeps_the_partial_result():
     res = lab.bottleneck(s, should_stop=stop)
     assert res.interrupted
     assert res.runs["attention"].steps == 3 and res.runs["fixed"].steps == 0
-    assert len(res.attention) == len(res.fixed) == 1         # still evaluated
+    assert res.attention == res.fixed == []                  # a stop skips the evaluation too
+
+
+def test_a_stop_during_evaluation_ends_it_between_buckets():
+    test = lab.make_test_set("reverse", [(3, 4), (5, 6), (7, 8)], 4, seed=0)
+    model = Seq2Seq.init(tiny_bottleneck().model_config("attention"), seed=0)
+    polls = []
+
+    def stop() -> bool:
+        polls.append(1)
+        return len(polls) > 1                                # after the first bucket
+
+    part = lab.evaluate(model, test, stop)
+    assert [(a.lo, a.hi) for a in part] == [(3, 4)]
+    assert part == lab.evaluate(model, test)[:1]
+
+
+def test_a_stop_after_training_marks_the_run_interrupted_and_skips_evaluation():
+    stopping = []
+    s = tiny_bottleneck(parallel=False)
+
+    def on_progress(event) -> None:
+        if event.phase == "evaluate":
+            stopping.append(event.run)                       # cancel as evaluation starts
+
+    res = lab.bottleneck(s, on_progress=on_progress, should_stop=lambda: bool(stopping))
+    att = res.runs["attention"]
+    assert att.steps == s.train.steps and att.accuracy == [] and att.interrupted
+    assert res.runs["fixed"].steps == 0 and res.interrupted
 
 
 def test_teacher_forcing_runs_each_ratio_from_the_same_start():

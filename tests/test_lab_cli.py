@@ -213,3 +213,50 @@ def test_alignment_refuses_an_unknown_save_type_before_training(tmp_path):
     r = CliRunner().invoke(cli, ["lab", "alignment", "--save", str(tmp_path / "a.png")])
     assert r.exit_code == 2
     assert "unknown file type '.png'; expected .json, .txt, .svg or .html" in r.stderr
+
+
+def _tiny_bottleneck(max_len: int):
+    from engine import lab as engine_lab
+
+    return engine_lab.BottleneckSettings(
+        train=engine_lab.TrainSettings(min_len=3, max_len=max_len, steps=4, batch_size=8),
+        hidden_dim=8, embed_dim=4, attn_dim=4, per_bucket=3, parallel=False)
+
+
+def test_a_run_stopped_before_evaluation_reports_no_accuracy():
+    from engine import lab as engine_lab
+    from tutor.lab.experiments import get
+    from tutor.lab.report import Style
+
+    stopping = []
+    s = _tiny_bottleneck(6)
+    res = engine_lab.bottleneck(
+        s, on_progress=lambda e: stopping.append(1) if e.phase == "evaluate" else None,
+        should_stop=lambda: bool(stopping))
+    parts = get("bottleneck").report(res, s, Style(ascii=True, color=False))
+    words = [p for p in parts if isinstance(p, str)]
+    assert "Not evaluated on held-out sequences: the run was stopped first." in words
+    assert len(words) == len(parts)                          # no table, no plot
+    data = get("bottleneck").to_json(res, s)
+    assert data["interrupted"] is True and data["buckets"] == []
+    assert data["summary"] == {"attention_min_token_accuracy_up_to_30": None,
+                               "gap_at_longest_bucket": None}
+
+
+def test_a_partly_evaluated_run_shows_the_buckets_every_model_finished():
+    from engine import lab as engine_lab
+    from tutor.lab.experiments import get
+    from tutor.lab.report import Style
+
+    s = _tiny_bottleneck(20)
+    res = engine_lab.bottleneck(s)
+    assert len(res.buckets) == 3
+    res.runs["fixed"].accuracy = res.runs["fixed"].accuracy[:1]   # as a stop leaves it
+    parts = get("bottleneck").report(res, s, Style(ascii=True, color=False))
+    assert "Evaluation stopped after 1 of 3 length buckets: the table shows those." in parts
+    (table,) = [p for p in parts if not isinstance(p, str) and hasattr(p, "columns")]
+    assert table.row_count == 1
+    assert not any(isinstance(p, str) and p.startswith("Longest bucket") for p in parts)
+    data = get("bottleneck").to_json(res, s)
+    assert [b["lengths"] for b in data["buckets"]] == [[3, 10]]
+    assert data["summary"]["gap_at_longest_bucket"] is None

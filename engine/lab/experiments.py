@@ -78,7 +78,8 @@ class BottleneckResult:
 def _train_and_evaluate(model: Seq2Seq, tr: TrainSettings, test, exclude: set[bytes],
                         on_progress: ProgressFn | None, should_stop: StopFn | None,
                         experiment: str, run: str, t0: float) -> TrainResult:
-    """Train ``model``, then score it on ``test``, reporting "evaluate" and "done" events."""
+    """Train ``model``, then score it on ``test``, reporting "evaluate" and "done" events.
+    A stop request ends the evaluation too (between length buckets)."""
     res = train_model(model, tr, exclude=exclude, on_progress=on_progress,
                       should_stop=should_stop, experiment=experiment, run=run)
 
@@ -88,7 +89,8 @@ def _train_and_evaluate(model: Seq2Seq, tr: TrainSettings, test, exclude: set[by
                                       time.perf_counter() - t0))
 
     report("evaluate")
-    res.accuracy = evaluate(model, test)
+    res.accuracy = evaluate(model, test, should_stop)
+    res.interrupted = res.interrupted or len(res.accuracy) < len(test.buckets)
     report("done")
     return res
 

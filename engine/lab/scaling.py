@@ -141,12 +141,15 @@ def doubling_sizes(min_n: int, max_n: int, names: tuple[str, str] = ("min_n", "m
     return sizes
 
 
-def _best_seconds(fn: Callable[[], object], repeat: int,
-                  clock: Callable[[], float]) -> tuple[float, object]:
+def _best_seconds(fn: Callable[[], object], repeat: int, clock: Callable[[], float],
+                  should_stop: StopFn | None = None) -> tuple[float, object] | None:
     """Fastest of ``repeat`` calls (other programs only ever add time, so the minimum is the
-    steadiest estimate of the kernel's own cost) and the last call's result."""
+    steadiest estimate of the kernel's own cost) and the last call's result; None when
+    ``should_stop`` (polled between calls) asked to stop."""
     best, out = math.inf, None
-    for _ in range(repeat):
+    for i in range(repeat):
+        if i and should_stop is not None and should_stop():
+            return None
         t0 = clock()
         out = fn()
         best = min(best, clock() - t0)
@@ -215,8 +218,13 @@ def scaling_experiment(
             return _stopped(result)
         rng = np.random.default_rng([seed, n])
         Q, K, V = (rng.standard_normal((n, d)).astype(dt) for _ in range(3))
-        t_plain, (out_plain, _) = _best_seconds(lambda: attention(Q, K, V), repeat, clock)
-        t_tiled, out_tiled = _best_seconds(lambda: flash_attention(Q, K, V), repeat, clock)
+        plain = _best_seconds(lambda: attention(Q, K, V), repeat, clock, should_stop)
+        if plain is None or (should_stop and should_stop()):
+            return _stopped(result)
+        tiled = _best_seconds(lambda: flash_attention(Q, K, V), repeat, clock, should_stop)
+        if tiled is None:
+            return _stopped(result)
+        (t_plain, (out_plain, _)), (t_tiled, out_tiled) = plain, tiled
         tol = 1e-4 if dt == np.float32 else 1e-10
         if not np.allclose(out_plain, out_tiled, rtol=0, atol=tol):
             raise ValueError(f"plain and tiled attention disagree at n = {n}")

@@ -82,8 +82,9 @@ class TrainResult:
         curve: loss per target token at each step.
         steps: steps completed (< settings.steps if interrupted).
         seconds: wall time of the training loop.
-        interrupted: True when ``should_stop`` ended it early.
-        accuracy: per-bucket accuracy on held-out data (empty if not evaluated).
+        interrupted: True when ``should_stop`` ended it early (its training or its evaluation).
+        accuracy: per-bucket accuracy on held-out data, shortest lengths first (empty if not
+            evaluated; only the buckets finished when a stop ended the evaluation).
     """
 
     model: Seq2Seq
@@ -201,11 +202,18 @@ def train_model(model: Seq2Seq, settings: TrainSettings, *, exclude: set[bytes] 
 
 
 
-def evaluate(model: Seq2Seq, test_set: TestSet) -> list[BucketAccuracy]:
-    """Free-running greedy decoding of every held-out sequence; accuracy per bucket."""
+def evaluate(model: Seq2Seq, test_set: TestSet,
+             should_stop: StopFn | None = None) -> list[BucketAccuracy]:
+    """Free-running greedy decoding of every held-out sequence; accuracy per bucket.
+
+    ``should_stop`` is polled before each bucket: True ends the evaluation there, and the
+    list holds the buckets finished (shortest lengths first; empty if stopped at once).
+    """
     out = []
     with single_threaded_blas():
         for (lo, hi), batch in zip(test_set.buckets, test_set.batches):
+            if should_stop is not None and should_stop():
+                break
             T = batch.tgt.shape[1]
             pred, _ = greedy_decode(model, batch.src, T, batch.src_len)
             digits = correct = whole = 0
@@ -254,7 +262,8 @@ def train(config: Seq2SeqConfig, settings: TrainSettings, model: Seq2Seq | None 
     if on_progress is not None:
         on_progress(ProgressEvent("train", config.decoder, "evaluate", res.steps, settings.steps,
                                   None, res.seconds))
-    res.accuracy = evaluate(model, test)
+    res.accuracy = evaluate(model, test, should_stop)
+    res.interrupted = res.interrupted or len(res.accuracy) < len(test.buckets)
     if on_progress is not None:
         on_progress(ProgressEvent("train", config.decoder, "done", res.steps, settings.steps,
                                   None, res.seconds))

@@ -6,7 +6,8 @@ from __future__ import annotations
 from typing import Any
 
 from tutor.lab import jsonout
-from tutor.lab.report import Part, Style, accuracy_plot, accuracy_table, model_desc, pct
+from tutor.lab.report import (Part, Style, accuracy_plot, accuracy_table, evaluated,
+                               evaluation_note, model_desc, pct)
 
 WARM_UP = True  # needs the seq2seq kernels
 
@@ -27,24 +28,27 @@ def report(res: Any, s: Any, style: Style) -> list[Part]:
     a_steps, f_steps = res.runs["attention"].steps, res.runs["fixed"].steps
     steps_txt = (f"{a_steps} training steps" if a_steps == f_steps
                  else f"{a_steps} (attention) and {f_steps} (fixed) training steps")
-    runs = {"attention": res.attention, "fixed": res.fixed}
+    n = evaluated({"attention": res.attention, "fixed": res.fixed})
+    runs = {"attention": res.attention[:n], "fixed": res.fixed[:n]}
     parts: list[Part] = [
         f"Bottleneck: `{tr.task}` digit sequences, {model_desc(cfg)}; {steps_txt} of "
         f"{tr.batch_size} sequences per model; free-running greedy decoding on "
-        f"{res.settings.per_bucket} held-out sequences per length.",
-        accuracy_table(res.buckets, runs, ascii=style.ascii),
-        accuracy_plot(runs, ascii=style.ascii, width=style.width),
-    ]
-    up_to_30 = [a for a in res.attention if a.hi <= 30]
-    if up_to_30:
-        worst = min(a.token_accuracy for a in up_to_30)
+        f"{res.settings.per_bucket} held-out sequences per length."]
+    if n:
+        parts += [accuracy_table(res.buckets[:n], runs, ascii=style.ascii),
+                  accuracy_plot(runs, ascii=style.ascii, width=style.width)]
+    if note := evaluation_note(n, len(res.buckets)):
+        parts.append(note)
+    worst = _worst_up_to_30(res, n)
+    if worst is not None:
         parts.append(f"Attention up to length 30: lowest token accuracy {pct(worst).strip()} "
                      f"({'>=' if style.ascii else '≥'} 95%: {'yes' if worst >= 0.95 else 'no'}).")
-    gap = res.gap_at_longest()
-    last = res.attention[-1]
-    verdict = "the bottleneck is reproduced" if gap >= 0.30 else "gap under 30 points"
-    parts.append(f"Longest bucket ({last.lo}-{last.hi}): the fixed context is {100 * gap:.1f} "
-                 f"points below attention ({verdict}).")
+    if n == len(res.buckets) and n:
+        gap = res.gap_at_longest()
+        last = res.attention[-1]
+        verdict = "the bottleneck is reproduced" if gap >= 0.30 else "gap under 30 points"
+        parts.append(f"Longest bucket ({last.lo}-{last.hi}): the fixed context is {100 * gap:.1f} "
+                     f"points below attention ({verdict}).")
     a, f = res.runs["attention"], res.runs["fixed"]
     parts.append(f"Wall time {res.seconds:.1f} s (training: attention {a.seconds:.1f} s, "
                  f"{a.steps_per_second:.1f} steps/s; fixed {f.seconds:.1f} s, "
@@ -52,9 +56,19 @@ def report(res: Any, s: Any, style: Style) -> list[Part]:
     return parts
 
 
+def _worst_up_to_30(res: Any, n: int) -> float | None:
+    """Attention's lowest token accuracy over the buckets up to length 30, when all of them
+    were evaluated (``n`` buckets were)."""
+    wanted = [k for k, (_, hi) in enumerate(res.buckets) if hi <= 30]
+    if not wanted or wanted[-1] >= n:
+        return None
+    return min(res.attention[k].token_accuracy for k in wanted)
+
+
 def to_json(res: Any, s: Any) -> dict[str, Any]:
     att, fix = res.attention, res.fixed
-    up_to_30 = [a.token_accuracy for a in att if a.hi <= 30]
+    n = evaluated({"attention": att, "fixed": fix})
+    worst = _worst_up_to_30(res, n)
     return jsonout.header(
         "bottleneck",
         settings=res.settings.to_dict(),
@@ -67,8 +81,9 @@ def to_json(res: Any, s: Any) -> dict[str, Any]:
                             "sequence_accuracy": round(f.sequence_accuracy, 6)}}
                  for (lo, hi), a, f in zip(res.buckets, att, fix)],
         summary={
-            "attention_min_token_accuracy_up_to_30": round(min(up_to_30), 6) if up_to_30 else None,
-            "gap_at_longest_bucket": round(res.gap_at_longest(), 6) if att else None,
+            "attention_min_token_accuracy_up_to_30": round(worst, 6) if worst is not None else None,
+            "gap_at_longest_bucket": (round(res.gap_at_longest(), 6)
+                                      if n == len(res.buckets) and n else None),
         },
         runs={name: jsonout.training_run(r) for name, r in res.runs.items()},
     )

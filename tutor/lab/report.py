@@ -80,6 +80,21 @@ def accuracy_table(buckets: Sequence[Any], runs: dict[str, Sequence[Any]], *, as
     return table
 
 
+def evaluated(runs: dict[str, Sequence[Any]]) -> int:
+    """How many length buckets every run was scored on (a stop ends the evaluation early)."""
+    return min((len(accs) for accs in runs.values()), default=0)
+
+
+def evaluation_note(done: int, planned: int) -> str:
+    """The sentence for an evaluation a stop cut short (empty when it was complete)."""
+    if done >= planned:
+        return ""
+    if done == 0:
+        return "Not evaluated on held-out sequences: the run was stopped first."
+    return (f"Evaluation stopped after {done} of {planned} length buckets: the table shows "
+            "those.")
+
+
 def accuracy_plot(runs: dict[str, Sequence[Any]], *, ascii: bool = False, width: int = 56,
                   height: int = 10) -> Plot:
     """Token accuracy (%) against sequence length: one line per run, a marker per bucket."""

@@ -5,7 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from tutor.lab import jsonout
-from tutor.lab.report import Part, Style, accuracy_table, loss_plot, model_desc
+from tutor.lab.report import (Part, Style, accuracy_table, evaluated, evaluation_note,
+                               loss_plot, model_desc)
 
 WARM_UP = True
 THRESHOLD = 0.5  # loss per token the summary times each run to
@@ -31,11 +32,14 @@ def report(res: Any, s: Any, style: Style) -> list[Part]:
         "ratio 1 feeds the true previous token, ratio 0 the model's own guess.",
         loss_plot(res.curves(), ascii=style.ascii, width=style.width),
     ]
-    runs = {name: r.accuracy for name, r in res.runs.items()}
-    first = next(iter(res.runs.values()))
-    if first.accuracy:
+    n = evaluated({name: r.accuracy for name, r in res.runs.items()})
+    runs = {name: r.accuracy[:n] for name, r in res.runs.items()}
+    first = next(iter(runs.values()))
+    if n:
         parts += ["Free-running greedy accuracy on held-out sequences:",
-                  accuracy_table([(a.lo, a.hi) for a in first.accuracy], runs, ascii=style.ascii)]
+                  accuracy_table([(a.lo, a.hi) for a in first], runs, ascii=style.ascii)]
+    if res.interrupted and (note := evaluation_note(n, _planned_buckets(s))):
+        parts.append(note)
     for name, r in res.runs.items():
         tail = r.curve.losses[-50:]
         mean = sum(tail) / len(tail) if tail else float("nan")
@@ -47,6 +51,12 @@ def report(res: Any, s: Any, style: Style) -> list[Part]:
     parts.append("Note: each curve is scored on the inputs its own regime feeds (true or "
                  "predicted history); the table compares both the same way.")
     return parts
+
+
+def _planned_buckets(s: Any) -> int:
+    from engine.lab import length_buckets
+
+    return len(length_buckets(s.train.min_len, s.train.max_len))
 
 
 def to_json(res: Any, s: Any) -> dict[str, Any]:

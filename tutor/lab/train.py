@@ -7,7 +7,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tutor.lab import jsonout
-from tutor.lab.report import Part, Style, accuracy_table, loss_plot, model_desc
+from tutor.lab.report import (Part, Style, accuracy_table, evaluation_note, loss_plot,
+                               model_desc)
 
 WARM_UP = True
 
@@ -77,14 +78,22 @@ def save(res: Any, j: TrainJob) -> list[str]:
 
 
 def report(res: Any, j: TrainJob, style: Style) -> list[Part]:
+    from engine.lab import length_buckets
+
     c = j.config
     parts: list[Part] = [f"{c.decoder} model, {model_desc(c)}, `{j.settings.task}`: {res.steps} "
                          f"steps in {res.seconds:.1f} s."]
     if res.curve.losses:
         parts.append(loss_plot([res.curve], ascii=style.ascii, height=8, width=style.width))
-    parts += ["Free-running greedy accuracy on held-out sequences:",
-              accuracy_table([(a.lo, a.hi) for a in res.accuracy], {c.decoder: res.accuracy},
-                             ascii=style.ascii)]
+    if res.accuracy:
+        parts += ["Free-running greedy accuracy on held-out sequences:",
+                  accuracy_table([(a.lo, a.hi) for a in res.accuracy], {c.decoder: res.accuracy},
+                                 ascii=style.ascii)]
+    if res.interrupted:
+        s = j.settings
+        planned = len(length_buckets(s.min_len, s.max_len))
+        if note := evaluation_note(len(res.accuracy), planned):
+            parts.append(note)
     return parts
 
 
