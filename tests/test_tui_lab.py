@@ -24,6 +24,17 @@ def _settings():
     }
 
 
+def _text(static) -> str:
+    """What a Static holds, as plain text."""
+    import io
+
+    from rich.console import Console
+
+    console = Console(width=100, file=io.StringIO(), color_system=None)
+    console.print(static.content)
+    return console.file.getvalue()
+
+
 async def _wait_idle(pilot, screen, seconds=60.0):
     for _ in range(int(seconds / 0.1)):
         if screen.running is None:
@@ -80,3 +91,129 @@ def test_every_experiment_result_draws():
     results["saturation"] = saturation_experiment([2, 4], samples=50, trials=5)
     for name, result in results.items():
         results_renderable(name, result)  # raises if a field is misread
+
+
+async def test_no_bar_before_a_run_and_each_experiment_keeps_its_own_last_run():
+    from textual.widgets import ProgressBar, Static
+
+    app = make_app(StartAt("lab", "alignment", lab_settings=_settings()), warm_up=False)
+    async with app.run_test(size=(110, 34)) as pilot:
+        await pilot.pause()
+        screen = app.screen
+        bar = screen.query_one("#lab-progress", ProgressBar)
+        assert not bar.display                                # nothing runs: no (animated) bar
+        await pilot.press("enter")
+        await _wait_idle(pilot, screen)
+        await pilot.pause()
+        assert bar.display and bar.percentage == 1
+        shown = _text(screen.query_one("#lab-results", Static))
+        assert "anti-diagonal" in shown
+        await pilot.press("down")                             # another experiment: its own (none)
+        await pilot.pause()
+        assert screen.experiment != "alignment"
+        assert not bar.display and screen.result is None
+        assert "Enter runs it" in _text(screen.query_one("#lab-status", Static))
+        assert _text(screen.query_one("#lab-results", Static)).strip() == ""
+        await pilot.press("up")                               # back: the alignment run again
+        await pilot.pause()
+        assert screen.experiment == "alignment" and bar.display and bar.percentage == 1
+        assert _text(screen.query_one("#lab-results", Static)) == shown
+        assert screen.result.weights.shape[1] == 5
+
+
+async def test_h_opens_the_lab_weights_even_when_heatmaps_showed_a_trace_before():
+    app = make_app(StartAt("lab", "alignment", lab_settings=_settings()), warm_up=False)
+    async with app.run_test(size=(110, 34)) as pilot:
+        await pilot.pause()
+        await pilot.press("4")                                # Heatmaps first: a trace shows
+        await pilot.pause()
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert app.screen.wanted != "lab alignment"
+        await pilot.press("5")
+        await pilot.pause()
+        screen = app.screen
+        await pilot.press("enter")
+        await _wait_idle(pilot, screen)
+        await pilot.press("h")
+        await pilot.pause()
+        await pilot.pause()
+        heatmaps = app.screen
+        assert isinstance(heatmaps, HeatmapsScreen) and heatmaps.wanted == "lab alignment"
+        assert heatmaps.query_one("#heatmaps-list").highlighted_option.id == "lab alignment"
+        panel = heatmaps.query_one("HeatmapPanel")
+        assert panel.heatmaps[0].title.startswith("Learned attention")
+
+
+async def test_the_run_loads_its_settings_and_the_engine_off_the_ui_thread(monkeypatch):
+    import threading
+
+    from tutor.lab.experiments import Experiment
+
+    threads = []
+    real = Experiment.defaults
+
+    def defaults(self):
+        threads.append(threading.current_thread())
+        return replace(real(self), train=TINY, hidden_dim=8, embed_dim=4, attn_dim=4,
+                       per_bucket=5, parallel=False)
+
+    monkeypatch.setattr(Experiment, "defaults", defaults)
+    app = make_app(StartAt("lab", "bottleneck"), warm_up=False)
+    async with app.run_test(size=(110, 34)) as pilot:
+        await pilot.pause()
+        screen = app.screen
+        await pilot.press("enter")
+        await _wait_idle(pilot, screen)
+        assert screen.result is not None and screen.result.runs["attention"].steps == TINY.steps
+    assert threads and threading.main_thread() not in threads
+
+
+async def test_cancel_skips_the_evaluation_and_says_cancelled():
+    settings = _settings()
+    settings["bottleneck"] = replace(settings["bottleneck"], train=replace(TINY, steps=100_000))
+    app = make_app(StartAt("lab", "bottleneck", lab_settings=settings), warm_up=False)
+    async with app.run_test(size=(110, 34)) as pilot:
+        await pilot.pause()
+        screen = app.screen
+        await pilot.press("enter")
+        for _ in range(600):
+            if screen.losses:
+                break
+            await pilot.pause(0.05)
+        await pilot.press("c")
+        await _wait_idle(pilot, screen)
+        await pilot.pause()
+        assert screen.result.interrupted and screen.result.attention == []
+        assert "cancelled" in _text(screen.query_one("#lab-status"))
+        assert "Not evaluated on held-out sequences" in _text(screen.query_one("#lab-results"))
+
+
+def test_live_progress_keeps_every_loss_point_and_only_the_newest_event_per_run():
+    from engine.lab import ProgressEvent
+    from tutor.lab.progress import LiveProgress
+
+    live = LiveProgress()
+    assert live.take() is None
+    for step in (10, 20, 30):
+        live.callback(ProgressEvent("x", "a", "train", step, 100, loss=1.0 / step))
+    live.callback(ProgressEvent("x", "b", "train", 10, 100, loss=0.5))
+    live.callback(ProgressEvent("x", "a", "evaluate", 30, 100))
+    view = live.take()
+    assert view.losses == {"a": [(10, 0.1), (20, 0.05), (30, 1 / 30)], "b": [(10, 0.5)]}
+    assert view.points == 4
+    assert {run: e.phase for run, e in view.latest.items()} == {"a": "evaluate", "b": "train"}
+    assert live.take() is None                                # nothing new since
+    assert live.view().points == 4
+
+
+def test_the_live_plot_draws_long_runs_from_group_means():
+    from tutor.lab.report import live_loss_plot, thinned
+
+    pts = [(10 * (i + 1), float(i % 4)) for i in range(10)]   # losses 0 1 2 3 0 1 2 3 0 1
+    assert thinned(pts, 10) == pts
+    # groups of 3 (ceil(10 / 4)): (0,1,2) (3,0,1) (2,3,0) (1)
+    assert thinned(pts, 4) == [(30, 1.0), (60, 4 / 3), (90, 5 / 3), (100, 1.0)]
+    long = {"a": [(i, 1.0 + (i % 7) / 7) for i in range(1, 20001)]}
+    short = {"a": thinned(long["a"], 2 * 40)}
+    assert live_loss_plot(long, 40).text() == live_loss_plot(short, 40).text()

@@ -4,13 +4,15 @@ progress bars and Ctrl-C handling.
 Every experiment reports through one event type (:class:`engine.lab.ProgressEvent`) and
 stops through one flag (:class:`StopFlag`, which is the ``should_stop`` callable). The TUI
 sets the flag from its cancel key; the CLI from Ctrl-C (:class:`CtrlC`). Both word an event
-with :func:`event_status`.
+with :func:`event_status`. The TUI collects events in a :class:`LiveProgress`, which the
+training threads fill without ever waiting for the screen.
 """
 
 from __future__ import annotations
 
 import threading
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 
@@ -33,6 +35,66 @@ class StopFlag:
         return self._event.is_set()
 
     __call__ = is_set
+
+
+@dataclass(frozen=True)
+class LiveView:
+    """What a running experiment has reported, as of one look.
+
+    Attributes:
+        latest: each run's newest event (older ones nobody looked at were replaced).
+        losses: each run's training loss points (step, loss per token), oldest first.
+        points: how many loss points there are in all (changes when ``losses`` does).
+    """
+
+    latest: dict[str, Any]
+    losses: dict[str, list[tuple[int, float]]]
+    points: int
+
+
+class LiveProgress:
+    """A run's progress events, collected for a screen that looks a few times a second.
+
+    :meth:`callback` is the experiment's ``on_progress``, called on the training threads: it
+    never waits for the screen, keeps every loss point, and keeps only the newest event of each
+    run — a newer event replaces an older one the screen has not looked at yet (as toolong's
+    messages ``can_replace`` each other). :meth:`take` (on the UI thread) returns what is new
+    since the last look, or None when nothing is, so an idle look costs nothing.
+    """
+
+    def __init__(self, bars: int = 1) -> None:
+        self._lock = threading.Lock()
+        self._latest: dict[str, Any] = {}
+        self._losses: dict[str, list[tuple[int, float]]] = {}
+        self._points = 0
+        self._new = False
+        self.bars = bars
+        """Progress bars the experiment has (runs whose steps add up to the whole)."""
+
+    def callback(self, event: Any) -> None:
+        with self._lock:
+            if event.phase == "train" and event.loss is not None:
+                self._losses.setdefault(event.run, []).append((event.step, event.loss))
+                self._points += 1
+            self._latest[event.run] = event
+            self._new = True
+
+    def take(self) -> LiveView | None:
+        """What changed since the last call (None: nothing did)."""
+        with self._lock:
+            if not self._new:
+                return None
+            self._new = False
+            return self._view()
+
+    def view(self) -> LiveView:
+        """Everything so far (whether or not it was taken)."""
+        with self._lock:
+            return self._view()
+
+    def _view(self) -> LiveView:
+        return LiveView(dict(self._latest), {run: list(pts) for run, pts in self._losses.items()},
+                        self._points)
 
 
 def event_status(event: Any) -> str:

@@ -113,11 +113,31 @@ def loss_plot(curves: Sequence[Any], *, ascii: bool = False, width: int = 56, he
 
 
 def live_loss_plot(losses: dict[str, list[tuple[int, float]]], width: int) -> Plot:
-    """The loss per token as it arrives in progress events, one line per run (the TUI)."""
-    series = [Series(run, [loss for _, loss in pts], [step for step, _ in pts])
-              for run, pts in losses.items()]
+    """The loss per token as it arrives in progress events, one line per run (the TUI).
+
+    Each run is drawn from at most two points per character column (Braille's horizontal
+    resolution): longer runs are averaged in consecutive groups, so drawing costs the same at
+    step 100 and at step 100,000.
+    """
+    most = 2 * max(8, int(width))
+    series = []
+    for run, pts in losses.items():
+        pts = thinned(pts, most)
+        series.append(Series(run, [loss for _, loss in pts], [step for step, _ in pts]))
     return line_plot(series, width=width, height=8, title="training loss per target token (live)",
                      x_label="step")
+
+
+def thinned(points: Sequence[tuple[int, float]], most: int) -> list[tuple[int, float]]:
+    """At most ``most`` points: means of consecutive groups (x = the group's last step)."""
+    if len(points) <= most:
+        return list(points)
+    k = -(-len(points) // most)
+    out = []
+    for i in range(0, len(points), k):
+        group = points[i:i + k]
+        out.append((group[-1][0], sum(loss for _, loss in group) / len(group)))
+    return out
 
 
 def table_text(table: Any, width: int = 100) -> str:

@@ -63,6 +63,7 @@ class HeatmapsScreen(Screen):
 
     def add_source(self, name: str, heatmaps: list, errata: list = ()) -> None:
         """Add a matrix from elsewhere (the lab's learned alignment) and show it."""
+        self.wanted = name  # before listing it, or the list re-selects what was shown before
         self._populate({name: (list(heatmaps), list(errata))})
         self.select(name)
 

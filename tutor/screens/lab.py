@@ -2,15 +2,22 @@
 results (the same report the CLI prints: tables, plots, sentences, heatmaps).
 
 Everything the screen runs and draws comes from :mod:`tutor.lab`: the experiments table,
-the one progress-event type (events arrive on the worker's threads and are handed to the UI
-with ``call_from_thread``) and the one stop flag, which cancelling sets and the run polls
-every step, so it stops within a step and reports what it has.
+the one progress-event type and the one stop flag, which cancelling sets and the run polls
+every step (and between evaluation buckets), so it stops within a step and reports what it
+has. The training threads never wait for the screen: their events go into a
+:class:`~tutor.lab.progress.LiveProgress`, which the screen looks at :data:`LOOKS_PER_SECOND`
+times a second, drawing only what changed — on a busy two-core laptop the UI thread then
+takes a few per cent of a core and training keeps its speed.
+
+Each experiment keeps its last run: picking another experiment shows that one's (or nothing),
+and ``h`` opens the highlighted experiment's learned weights.
 """
 
 from __future__ import annotations
 
-from collections import defaultdict
+import time
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from textual import work
@@ -22,7 +29,22 @@ from textual.widgets import Footer, Header, OptionList, ProgressBar, Static
 from textual.widgets.option_list import Option
 
 from tutor.lab.experiments import get, on_screen
-from tutor.lab.progress import StopFlag, event_status
+from tutor.lab.progress import LiveProgress, LiveView, StopFlag, event_status
+
+LOOKS_PER_SECOND = 4
+"""How often the screen redraws a running experiment's progress."""
+
+
+@dataclass
+class LastRun:
+    """A finished run of one experiment, as the screen shows it again when it is picked."""
+
+    result: Any
+    body: Any  # the results renderable
+    live: Any  # the final live loss plot (None if it had none)
+    losses: dict[str, list[tuple[int, float]]]
+    stopped: bool
+    done: float | None  # fraction of the progress bar reached (None: no bar)
 
 
 class LabScreen(Screen):
@@ -42,10 +64,12 @@ class LabScreen(Screen):
         self.settings = dict(settings or {})
         self._stop = StopFlag()
         self.running: str | None = None
-        self.losses: dict[str, list[tuple[int, float]]] = defaultdict(list)
-        self.result: Any = None
-        self.result_of: str | None = None  # the experiment that produced ``result``
-        self._runs = 1
+        self._live: LiveProgress | None = None
+        self._started = 0.0
+        self._heard = False  # an event of the run going has arrived
+        self._counted = 0  # seconds shown while it starts
+        self._drawn_points = -1  # loss points in the live plot
+        self._last: dict[str, LastRun] = {}
 
     def compose(self) -> ComposeResult:
         from rich.text import Text
@@ -68,10 +92,12 @@ class LabScreen(Screen):
         yield Footer()
 
     def on_mount(self) -> None:
+        self.query_one("#lab-progress", ProgressBar).display = False  # no run, no bar
+        self._looks = self.set_interval(1 / LOOKS_PER_SECOND, self._look, pause=True)
         options = self.query_one("#lab-list", OptionList)
         options.highlighted = options.get_option_index(self.experiment)
         options.focus()
-        self._idle()
+        self._show_last()
 
     def on_unmount(self) -> None:
         self._stop.set()  # leaving the app stops a run at its next step
@@ -83,21 +109,57 @@ class LabScreen(Screen):
             options = self.query_one("#lab-list", OptionList)
             options.highlighted = options.get_option_index(experiment)
 
-    # -- status line ----------------------------------------------------------------------
+    @property
+    def result(self) -> Any:
+        """The highlighted experiment's last result (None before it has run)."""
+        last = self._last.get(self.experiment) if self.running is None else None
+        return last.result if last else None
+
+    @property
+    def result_of(self) -> str | None:
+        """The experiment :attr:`result` belongs to."""
+        return self.experiment if self.result is not None else None
+
+    @property
+    def losses(self) -> dict[str, list[tuple[int, float]]]:
+        """Loss points (step, loss per token) per run: of the run going, or of the last one."""
+        if self._live is not None:
+            return self._live.view().losses
+        last = self._last.get(self.experiment)
+        return last.losses if last else {}
+
+    # -- showing ----------------------------------------------------------------------------
     def _status(self, *parts: str | tuple[str, str]) -> None:
         from rich.text import Text
 
         self.query_one("#lab-status", Static).update(Text.assemble(*parts))
 
-    def _idle(self) -> None:
-        self._status((self.experiment, "bold"),
-                     " — Enter runs it (about a minute for the training experiments; c cancels). "
-                     f"The command line has the same runs: `attn-tutor lab {self.experiment} --help`.")
+    def _show_last(self) -> None:
+        """The right-hand side for the highlighted experiment when nothing runs: its last run's
+        bar, plot and results, or what Enter would do."""
+        name = self.experiment
+        last = self._last.get(name)
+        bar = self.query_one("#lab-progress", ProgressBar)
+        bar.display = last is not None and last.done is not None
+        if bar.display:
+            bar.update(total=100, progress=100 * last.done)
+        self.query_one("#lab-live", Static).update(last.live if last and last.live else "")
+        self.query_one("#lab-results", Static).update(last.body if last else "")
+        if last is None:
+            self._status((name, "bold"),
+                         " — Enter runs it (about a minute for the training experiments; c cancels). "
+                         f"The command line has the same runs: `attn-tutor lab {name} --help`.")
+        elif last.stopped:
+            self._status((name, "bold"), ": cancelled — the results below cover what was done. "
+                         "Enter runs it again.")
+        else:
+            self._status((name, "bold"), ": done. Enter runs it again.")
+        self.refresh_bindings()
 
     def on_option_list_option_highlighted(self, event: OptionList.OptionHighlighted) -> None:
-        if event.option.id and self.running is None:
+        if event.option.id and self.running is None and event.option.id != self.experiment:
             self.experiment = event.option.id
-            self._idle()
+            self._show_last()
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         self.action_run()
@@ -109,7 +171,7 @@ class LabScreen(Screen):
         if action == "cancel":
             return self.running is not None
         if action == "to_heatmaps":
-            return self.running is None and self.result is not None and bool(self._heatmaps())
+            return bool(self._heatmaps())
         return True
 
     def _settings(self, name: str) -> Any:
@@ -120,15 +182,18 @@ class LabScreen(Screen):
             return
         name = self.running = self.experiment
         self._stop.clear()
-        self.losses.clear()
-        self.result = None
-        self._runs = max(1, len(get(name).bars(self._settings(name))[0]))
+        self._live = live = LiveProgress()
+        self._started = time.monotonic()
+        self._heard, self._counted, self._drawn_points = False, 0, -1
+        self._last.pop(name, None)
+        self.query_one("#lab-progress", ProgressBar).display = False
         self.query_one("#lab-live", Static).update("")
         self.query_one("#lab-results", Static).update("")
-        self.query_one("#lab-progress", ProgressBar).update(total=None, progress=0)
         self._status((name, "bold"), ": starting (the first run compiles kernels)…")
         self.refresh_bindings()
-        self._work(name)
+        self._looks.resume()
+        # paint the status before the worker's imports compete with the UI for the GIL
+        self.call_after_refresh(self._work, name, live)
 
     def action_cancel(self) -> None:
         if self.running is not None:
@@ -136,74 +201,109 @@ class LabScreen(Screen):
             self._status((self.running, "bold"), ": stopping after this step…")
 
     @work(thread=True, exclusive=True, group="lab")
-    def _work(self, name: str) -> None:
+    def _work(self, name: str, live: LiveProgress) -> None:
+        """Run ``name`` (the engine loads here, off the UI thread); events go to ``live``."""
         exp = get(name)
         try:
-            result = exp.run(self._settings(name), on_progress=self._event, should_stop=self._stop)
+            settings = self._settings(name)
+            live.bars = max(1, len(exp.bars(settings)[0]))
+            result = exp.run(settings, on_progress=live.callback, should_stop=self._stop)
         except Exception as exc:  # noqa: BLE001 - a failed run is reported, the app stays up
             self.app.call_from_thread(self._failed, name, exc)
             return
-        self.app.call_from_thread(self._finished, name, result)
+        self.app.call_from_thread(self._finished, name, result, settings)
 
-    def _event(self, event: Any) -> None:
-        """A progress event (called on the worker's threads)."""
-        self.app.call_from_thread(self._show_event, event)
-
-    def _show_event(self, event: Any) -> None:
-        if self.running is None:
+    def _look(self) -> None:
+        """A few times a second while a run goes: draw what its events said since last time."""
+        live = self._live
+        if live is None or self.running is None:
             return
-        bar = self.query_one("#lab-progress", ProgressBar)
-        if event.phase == "train" and event.loss is not None:
-            self.losses[event.run].append((event.step, event.loss))
-            done = sum(points[-1][0] for points in self.losses.values())
-            bar.update(total=event.total * self._runs, progress=done)
-            latest = ", ".join(f"{run} {points[-1][1]:.3f}" for run, points in self.losses.items())
-            self._status((self.running, "bold"),
-                         f": training · loss per token {latest} · {event.elapsed:.0f} s")
-            self._draw_live()
-        elif event.phase == "evaluate":
-            self._status((self.running, "bold"), f": evaluating {event.run} on held-out sequences…")
-        elif event.phase == "measure":
-            bar.update(total=event.total, progress=event.step)
-            self._status((self.running, "bold"), f": {event_status(event)}")
+        view = live.take()
+        if self._stop.is_set():
+            return  # "stopping…" stays until the run ends
+        if view is not None:
+            self._heard = True
+            self._show_view(self.running, view, live.bars)
+        elif not self._heard:  # still loading: count the seconds, once a second
+            seconds = int(time.monotonic() - self._started)
+            if seconds != self._counted:
+                self._counted = seconds
+                self._status((self.running, "bold"),
+                             f": starting (the first run compiles kernels)… {seconds} s")
 
-    def _draw_live(self) -> None:
+    def _show_view(self, name: str, view: LiveView, bars: int) -> None:
+        bar = self.query_one("#lab-progress", ProgressBar)
+        events = list(view.latest.values())
+        evaluating = [e.run for e in events if e.phase == "evaluate"]
+        measuring = [e for e in events if e.phase == "measure"]
+        if view.losses:  # training runs: the bar counts the steps of all of them
+            bar.display = True
+            bar.update(total=max(e.total for e in events) * bars,
+                       progress=sum(points[-1][0] for points in view.losses.values()))
+        if any(e.phase == "train" for e in events):
+            latest = ", ".join(f"{run} {points[-1][1]:.3f}" for run, points in view.losses.items())
+            also = f" · evaluating {', '.join(evaluating)}" if evaluating else ""
+            elapsed = max(e.elapsed for e in events)
+            self._status((name, "bold"),
+                         f": training · loss per token {latest}{also} · {elapsed:.0f} s")
+        elif evaluating:
+            self._status((name, "bold"), f": evaluating {', '.join(evaluating)} on held-out sequences…")
+        elif measuring:
+            event = measuring[-1]
+            bar.display = True
+            bar.update(total=event.total, progress=event.step)
+            self._status((name, "bold"), f": {event_status(event)}")
+        if view.points != self._drawn_points and view.losses:
+            self._drawn_points = view.points
+            self.query_one("#lab-live", Static).update(self._live_plot(view.losses))
+
+    def _live_plot(self, losses: dict[str, list[tuple[int, float]]]) -> Any:
         from tutor.lab.report import live_loss_plot
 
         width = max(30, self.query_one("#lab-scroll").size.width - 14)
-        self.query_one("#lab-live", Static).update(live_loss_plot(self.losses, width).rich())
+        return live_loss_plot(losses, width).rich()
+
+    def _end_run(self) -> None:
+        self._looks.pause()
+        self.running = None
+        self._live = None
 
     def _failed(self, name: str, exc: Exception) -> None:
-        self.running = None
+        self._end_run()
         self._status((f"{name} failed: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}",
                       "red"))
         self.refresh_bindings()
 
-    def _finished(self, name: str, result: Any) -> None:
+    def _finished(self, name: str, result: Any, settings: Any) -> None:
         from tutor.lab.experiments import results_renderable
 
+        live = self._live
+        view = live.view() if live is not None else None
+        if view is not None and view.latest:
+            self._show_view(name, view, live.bars)  # the last events, however quick the run
+        self._end_run()
         exp = get(name)
-        self.running = None
-        self.result, self.result_of = result, name
         stopped = exp.stopped(result)
-        bar = self.query_one("#lab-progress", ProgressBar)
-        if bar.total is not None and not stopped:
-            bar.update(progress=bar.total)
-        note = " (cancelled: these are the results so far)" if stopped else ""
-        self._status((name, "bold"), f": done{note}. Enter runs it again.")
         try:
-            body = results_renderable(name, result, self._settings(name))
+            body = results_renderable(name, result, settings)
         except Exception as exc:  # noqa: BLE001 - a display problem must not take the run down
             from rich.text import Text
 
             body = Text(f"Could not draw the results: {exc}", style="red")
-        self.query_one("#lab-results", Static).update(body)
-        if self._heatmaps():
-            self.notify("Press h to explore these weights with the cell cursor in Heatmaps.")
-        self.refresh_bindings()
+        done = None
+        bar = self.query_one("#lab-progress", ProgressBar)
+        if bar.display and bar.total:
+            done = min(1.0, (bar.progress or 0) / bar.total) if stopped else 1.0
+        losses = view.losses if view else {}
+        self._last[name] = LastRun(result, body, self._live_plot(losses) if losses else None,
+                                   losses, stopped, done)
+        if self.experiment == name:
+            self._show_last()
+            if self._heatmaps():
+                self.notify("Press h to explore these weights with the cell cursor in Heatmaps.")
 
     def _heatmaps(self) -> list[Any]:
-        if self.result is None or self.result_of is None or self.running is not None:
+        if self.result is None or self.result_of is None:
             return []
         return get(self.result_of).heatmaps(self.result)
 
