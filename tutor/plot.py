@@ -61,8 +61,13 @@ class Plot:
         for n, row in enumerate(self.rows):
             if n:
                 out.append("\n")
-            for ch, who in row:
-                out.append(ch, style=COLORS[who % len(COLORS)] if who >= 0 else None)
+            start = 0
+            for i in range(1, len(row) + 1):  # one append per run of cells in one colour
+                if i == len(row) or row[i][1] != row[start][1]:
+                    who = row[start][1]
+                    out.append("".join(ch for ch, _ in row[start:i]),
+                               style=COLORS[who % len(COLORS)] if who >= 0 else None)
+                    start = i
         return out
 
 

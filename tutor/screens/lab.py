@@ -69,6 +69,8 @@ class LabScreen(Screen):
         self._heard = False  # an event of the run going has arrived
         self._counted = 0  # seconds shown while it starts
         self._drawn_points = -1  # loss points in the live plot
+        self._plot_rows = -1  # its height (a new height needs a layout)
+        self._status_lines = -1  # the status line's height
         self._last: dict[str, LastRun] = {}
 
     def compose(self) -> ComposeResult:
@@ -132,7 +134,11 @@ class LabScreen(Screen):
     def _status(self, *parts: str | tuple[str, str]) -> None:
         from rich.text import Text
 
-        self.query_one("#lab-status", Static).update(Text.assemble(*parts))
+        text = Text.assemble(*parts)
+        status = self.query_one("#lab-status", Static)
+        lines = len(text.wrap(self.app.console, max(1, status.content_size.width or 80)))
+        status.update(text, layout=lines != self._status_lines)  # re-layout only if it grew
+        self._status_lines = lines
 
     def _show_last(self) -> None:
         """The right-hand side for the highlighted experiment when nothing runs: its last run's
@@ -144,6 +150,7 @@ class LabScreen(Screen):
         if bar.display:
             bar.update(total=100, progress=100 * last.done)
         self.query_one("#lab-live", Static).update(last.live if last and last.live else "")
+        self._plot_rows = -1
         self.query_one("#lab-results", Static).update(last.body if last else "")
         if last is None:
             self._status((name, "bold"),
@@ -184,7 +191,7 @@ class LabScreen(Screen):
         self._stop.clear()
         self._live = live = LiveProgress()
         self._started = time.monotonic()
-        self._heard, self._counted, self._drawn_points = False, 0, -1
+        self._heard, self._counted, self._drawn_points, self._plot_rows = False, 0, -1, -1
         self._last.pop(name, None)
         self.query_one("#lab-progress", ProgressBar).display = False
         self.query_one("#lab-live", Static).update("")
@@ -255,7 +262,10 @@ class LabScreen(Screen):
             self._status((name, "bold"), f": {event_status(event)}")
         if view.points != self._drawn_points and view.losses:
             self._drawn_points = view.points
-            self.query_one("#lab-live", Static).update(self._live_plot(view.losses))
+            plot = self._live_plot(view.losses)
+            rows = plot.plain.count("\n")
+            self.query_one("#lab-live", Static).update(plot, layout=rows != self._plot_rows)
+            self._plot_rows = rows
 
     def _live_plot(self, losses: dict[str, list[tuple[int, float]]]) -> Any:
         from tutor.lab.report import live_loss_plot
