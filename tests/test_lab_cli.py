@@ -175,23 +175,65 @@ def test_command_module_imports_only_typer_at_top_level():
     assert out.stdout.strip() == "[]"
 
 
+def _read_until(fd: int, pattern: "re.Pattern[str]", deadline: float) -> str:
+    """Read a pseudo-terminal until ``pattern`` matches its text (escape codes removed)."""
+    import re
+    import select
+
+    raw = b""
+    while time.monotonic() < deadline:
+        ready, _, _ = select.select([fd], [], [], 0.5)
+        if not ready:
+            continue
+        try:
+            chunk = os.read(fd, 65536)
+        except OSError:        # the other end closed
+            break
+        if not chunk:
+            break
+        raw += chunk
+        text = re.sub(r"\x1b\[[0-9;?]*[A-Za-z]|\x1b\][^\x07]*\x07", "", raw.decode(errors="replace"))
+        if pattern.search(text):
+            return text
+    raise AssertionError(f"never saw {pattern.pattern!r} in: {raw[-2000:]!r}")
+
+
 def test_ctrl_c_stops_training_and_reports_what_it_has(tmp_path):
-    env = {**os.environ, "ATTN_TUTOR_HOME": str(tmp_path)}
+    """Ctrl-C once a progress bar shows finished steps (not after a guessed delay, which a busy
+    machine can spend still loading the kernels): training stops, the JSON covers the steps done."""
+    import fcntl
+    import pty
+    import re
+    import struct
+    import termios
+
+    master, slave = pty.openpty()
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 30, 160, 0, 0))
+    env = {**os.environ, "ATTN_TUTOR_HOME": str(tmp_path), "TERM": "xterm", "COLUMNS": "160"}
+    env.pop("NO_COLOR", None)
     proc = subprocess.Popen(
         [sys.executable, "-m", "tutor", "lab", "bottleneck", "--steps", "100000", "--min-len", "3",
          "--max-len", "6", "--per-bucket", "4", "--hidden", "8", "--json"],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
+        stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=slave, text=True, env=env,
     )
-    first = proc.stderr.readline()                      # printed just before training starts
-    assert "Ctrl-C" in first
-    time.sleep(1.5)
-    proc.send_signal(signal.SIGINT)
-    out, err = proc.communicate(timeout=60)
-    assert proc.returncode == 130, err
+    os.close(slave)
+    try:
+        shown = _read_until(master, re.compile(r"attention\s.*?\b[1-9]\d*/100000"),
+                            time.monotonic() + 600)
+        assert "Ctrl-C stops early and reports" in shown      # the note came before the bars
+        proc.send_signal(signal.SIGINT)
+        out = proc.stdout.read()
+        err = _read_until(master, re.compile(r"interrupted; the results above"),
+                          time.monotonic() + 120)
+        assert proc.wait(timeout=60) == 130, err
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        os.close(master)
     data = json.loads(out)
     assert data["interrupted"] is True
     assert 0 < data["runs"]["attention"]["steps"] < 100000
-    assert "interrupted" in err and "Traceback" not in err
+    assert "Traceback" not in err
 
 
 def test_alignment_saves_weights_the_heatmap_command_reads(tmp_path):
@@ -260,3 +302,25 @@ def test_a_partly_evaluated_run_shows_the_buckets_every_model_finished():
     data = get("bottleneck").to_json(res, s)
     assert [b["lengths"] for b in data["buckets"]] == [[3, 10]]
     assert data["summary"]["gap_at_longest_bucket"] is None
+
+
+def test_a_long_kernel_load_is_announced_on_stderr_when_it_is_not_a_terminal(monkeypatch):
+    import threading
+
+    from engine import lab as engine_lab
+    from tutor.lab.progress import warm_up_kernels
+
+    said, heard = [], threading.Event()
+
+    def say(line: str) -> None:
+        said.append(line)
+        heard.set()
+
+    monkeypatch.setattr(engine_lab, "warm_up", lambda: heard.wait(60))  # a load that takes long
+    warm_up_kernels(False, quiet_for=0.0, say=say)
+    assert said == ["attn-tutor: loading the lab's numba kernels (the first run after installing "
+                    "compiles them: up to a minute)…"]
+    said.clear()
+    monkeypatch.setattr(engine_lab, "warm_up", lambda: None)          # a cached load: silent
+    warm_up_kernels(False, quiet_for=60.0, say=say)
+    assert said == []

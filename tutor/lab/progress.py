@@ -11,7 +11,7 @@ training threads fill without ever waiting for the screen.
 from __future__ import annotations
 
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -194,16 +194,39 @@ def progress_enabled() -> bool:
     return sys.stderr.isatty() and os.environ.get("TERM", "") != "dumb"
 
 
-def warm_up_kernels(spinner: bool) -> None:
-    """Load the lab's kernels before the progress bars start (a first run compiles them),
-    behind a spinner on stderr when ``spinner``."""
+LOADING = "loading the lab's numba kernels (the first run after installing compiles them: up to a minute)"
+
+
+def warm_up_kernels(spinner: bool, *, quiet_for: float = 1.0,
+                    say: Callable[[str], None] | None = None) -> float:
+    """Load the lab's kernels before the progress bars start (a first run compiles them);
+    returns the seconds it took.
+
+    On a terminal (``spinner``) a spinner with the seconds elapsed says so from the start;
+    otherwise ``say`` (default: a line on stderr) says it once the load has taken ``quiet_for``
+    seconds (a cached load is faster and stays silent), so a log never shows a silent pause.
+    """
+    import sys
+    import time
+
     from engine import lab
 
-    if not spinner:
-        lab.warm_up()
-        return
-    from rich.console import Console
+    t0 = time.perf_counter()
+    if spinner:
+        from rich.console import Console
+        from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
-    with Console(stderr=True).status("loading the numba kernels (the first run compiles them, "
-                                     "up to a minute)…"):
+        with Progress(SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(),
+                      console=Console(stderr=True), transient=True) as progress:
+            progress.add_task(LOADING + "…", total=None)
+            lab.warm_up()
+        return time.perf_counter() - t0
+    say = say or (lambda line: print(line, file=sys.stderr, flush=True))
+    notice = threading.Timer(quiet_for, say, [f"attn-tutor: {LOADING}…"])
+    notice.daemon = True
+    notice.start()
+    try:
         lab.warm_up()
+    finally:
+        notice.cancel()
+    return time.perf_counter() - t0
