@@ -40,6 +40,30 @@ def test_bare_command_off_a_terminal_prints_help():
     assert "Usage" in result.output
 
 
+def test_bare_command_on_a_terminal_opens_the_tui_without_the_parser():
+    code = (
+        "import sys\n"
+        "sys.argv = ['attn-tutor']\n"
+        "import tutor.terminal, tutor.app\n"
+        "tutor.terminal.is_interactive = lambda: True\n"
+        "tutor.app.run_app = lambda *a, **k: print('the TUI runs')\n"
+        "from tutor.launch import main\n"
+        "main()\n"
+        "print('typer' in sys.modules, 'pydantic' in sys.modules)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip().splitlines() == ["the TUI runs", "False False"]
+
+
+def test_the_entry_point_hands_everything_else_to_the_command_line():
+    out = subprocess.run([sys.executable, "-m", "tutor", "trace"], capture_output=True, text=True,
+                         stdin=subprocess.DEVNULL)
+    assert out.returncode == 0 and "qkv" in out.stdout
+    bare = subprocess.run([sys.executable, "-m", "tutor"], capture_output=True, text=True,
+                          stdin=subprocess.DEVNULL)
+    assert bare.returncode == 0 and "Usage" in bare.stdout     # off a terminal: the help
+
+
 def test_readme_test_command_is_what_ci_runs():
     readme = (ROOT / "README.md").read_text()
     ci = (ROOT / ".ci" / "run").read_text()

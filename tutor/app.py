@@ -1,7 +1,10 @@
 """The Textual app: one app for lessons, traces, quizzes, heatmaps, the lab and progress.
 
-Start-up is kept light: the app paints first, then warms the numba kernels in a worker
-thread (see :mod:`tutor.warmup`), reporting in the home screen while it does.
+Start-up is kept light: only the screen the app opens on is imported (the others, with numpy,
+the quiz bank and the heatmap renderer behind them, load when first opened), the app paints
+first, and only then warms the numba kernels in a worker thread (see :mod:`tutor.warmup`),
+reporting in the home screen while it does — a warm-up started earlier would compete with
+the first paint for the interpreter.
 """
 
 from __future__ import annotations
@@ -10,7 +13,7 @@ import os
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from textual import work
 from textual.app import App
@@ -18,18 +21,39 @@ from textual.binding import Binding
 from textual.events import Resize
 from textual.screen import Screen
 
-from tutor.exam.paper import ExamStart
-from tutor.quiz.modes import QuizStart
-from tutor.screens.exam import ExamScreen
-from tutor.screens.heatmaps import HeatmapsScreen
 from tutor.screens.help import HelpScreen
 from tutor.screens.home import AREAS, HomeScreen
-from tutor.screens.lab import LabScreen
-from tutor.screens.learn import LearnScreen
-from tutor.screens.quiz import QuizScreen
-from tutor.screens.stats import StatsScreen
 from tutor.screens.too_small import MIN_HEIGHT, MIN_WIDTH, TooSmallScreen
-from tutor.screens.trace import TraceScreen
+
+if TYPE_CHECKING:
+    from tutor.exam.paper import ExamStart
+    from tutor.quiz.modes import QuizStart
+    from tutor.screens.heatmaps import HeatmapsScreen
+    from tutor.screens.trace import TraceScreen
+
+WARM_UP_AFTER = 0.3
+"""Seconds between the first screen's refresh and the start of the kernel warm-up."""
+
+SCREENS: dict[str, str] = {
+    "learn": "tutor.screens.learn:LearnScreen",
+    "trace": "tutor.screens.trace:TraceScreen",
+    "heatmaps": "tutor.screens.heatmaps:HeatmapsScreen",
+    "quiz": "tutor.screens.quiz:QuizScreen",
+    "stats": "tutor.screens.stats:StatsScreen",
+    "lab": "tutor.screens.lab:LabScreen",
+    "exam": "tutor.screens.exam:ExamScreen",
+}
+"""Each area's screen class, imported when the area is first opened."""
+
+
+def screen_class(mode: str) -> type[Screen]:
+    """The screen class of area ``mode`` (imported now)."""
+    import importlib
+
+    module, _, name = SCREENS[mode].partition(":")
+    return getattr(importlib.import_module(module), name)
+
+
 
 
 @dataclass(frozen=True)
@@ -39,17 +63,19 @@ class StartAt:
 
     Attributes:
         trace_inputs: the trace screen's inputs (``attn-tutor trace NAME --set …``).
-        quiz: the quiz to set up or start (``attn-tutor quiz`` on a terminal).
+        quiz: the quiz to set up or start (``attn-tutor quiz`` on a terminal); None: the quiz
+            screen's own defaults.
         lab_settings: experiment name → the settings its run takes (tests make runs tiny).
-        exam: the paper to preset on the Exam screen (``attn-tutor paper`` on a terminal).
+        exam: the paper to preset on the Exam screen (``attn-tutor paper`` on a terminal);
+            None: the exam screen's own defaults.
     """
 
     mode: str = "home"
     item: str | None = None
     trace_inputs: Mapping[str, Any] = field(default_factory=dict)
-    quiz: QuizStart = QuizStart()
+    quiz: QuizStart | None = None
     lab_settings: Mapping[str, Any] = field(default_factory=dict)
-    exam: ExamStart = ExamStart()
+    exam: ExamStart | None = None
 
 
 class TutorApp(App):
@@ -77,16 +103,26 @@ class TutorApp(App):
             self.theme = "textual-ansi"
         self.mode_factories: dict[str, Callable[[], Screen]] = {
             "home": HomeScreen,
-            "learn": lambda: LearnScreen(self._start_item("learn")),
-            "trace": lambda: TraceScreen(self._start_item("trace"), self._started_in("trace").trace_inputs),
-            "heatmaps": lambda: HeatmapsScreen(self._start_item("heatmaps")),
-            "quiz": lambda: QuizScreen(self._started_in("quiz").quiz),
-            "stats": StatsScreen,
-            "lab": lambda: LabScreen(self._start_item("lab"), self._started_in("lab").lab_settings),
-            "exam": lambda: ExamScreen(self._started_in("exam").exam),
+            "learn": lambda: screen_class("learn")(self._start_item("learn")),
+            "trace": lambda: screen_class("trace")(self._start_item("trace"),
+                                                   self._started_in("trace").trace_inputs),
+            "heatmaps": lambda: screen_class("heatmaps")(self._start_item("heatmaps")),
+            "quiz": self._quiz_screen,
+            "stats": lambda: screen_class("stats")(),
+            "lab": lambda: screen_class("lab")(self._start_item("lab"),
+                                               self._started_in("lab").lab_settings),
+            "exam": self._exam_screen,
         }
         for mode, factory in self.mode_factories.items():
             self.add_mode(mode, factory)
+
+    def _quiz_screen(self) -> Screen:
+        start, quiz_screen = self._started_in("quiz").quiz, screen_class("quiz")
+        return quiz_screen(start) if start is not None else quiz_screen()
+
+    def _exam_screen(self) -> Screen:
+        start, exam_screen = self._started_in("exam").exam, screen_class("exam")
+        return exam_screen(start) if start is not None else exam_screen()
 
     def _start_item(self, mode: str) -> str | None:
         """The item the command line asked for, if the app was started in ``mode``."""
@@ -101,8 +137,8 @@ class TutorApp(App):
         mode = self.start.mode if self.start.mode in self.mode_factories else "home"
         self.switch_mode(mode)
         self.call_after_refresh(lambda: self._check_size(*self.size))  # started in a small window
-        if self._warm_up:
-            self.warm_up()
+        if self._warm_up:  # once that screen is on the terminal (its frames are written by a thread)
+            self.call_after_refresh(lambda: self.set_timer(WARM_UP_AFTER, self.warm_up))
 
     @work(thread=True, exclusive=True, group="warmup")
     def warm_up(self) -> None:
@@ -160,12 +196,12 @@ class TutorApp(App):
             self._store.close()
 
     # -- navigation -----------------------------------------------------------------
-    def _then(self, mode: str, screen_type: type[Screen], call: Callable[[Any], None]) -> None:
-        """Switch to ``mode``, then (once it is showing) ``call(screen)`` if it is a ``screen_type``."""
+    def _then(self, mode: str, call: Callable[[Any], None]) -> None:
+        """Switch to ``mode``, then (once it is showing) ``call(screen)`` if it is that area's."""
         self.switch_mode(mode)
 
         def later() -> None:
-            if isinstance(self.screen, screen_type):
+            if isinstance(self.screen, screen_class(mode)):
                 call(self.screen)
 
         self.call_after_refresh(later)
@@ -177,23 +213,23 @@ class TutorApp(App):
             if screen.trace_name != name or overrides or screen.trace is None:
                 screen.load(name, dict(overrides or {}))
 
-        self._then("trace", TraceScreen, load)
+        self._then("trace", load)
 
     def open_lesson(self, lesson_id: str) -> None:
         """Switch to the learn screen on ``lesson_id``."""
-        self._then("learn", LearnScreen, lambda screen: screen.show(lesson_id))
+        self._then("learn", lambda screen: screen.show(lesson_id))
 
     def open_quiz(self, topics: tuple[str, ...] = (), mode: str = "practice") -> None:
         """Switch to the quiz screen, preset to ``mode`` and ``topics``."""
-        self._then("quiz", QuizScreen, lambda screen: screen.preset(tuple(topics), mode))
+        self._then("quiz", lambda screen: screen.preset(tuple(topics), mode))
 
     def open_lab(self, experiment: str) -> None:
         """Switch to the lab screen with ``experiment`` selected."""
-        self._then("lab", LabScreen, lambda screen: screen.select(experiment))
+        self._then("lab", lambda screen: screen.select(experiment))
 
     def open_exam(self, tab: str = "exam-paper") -> None:
         """Switch to the exam screen on ``tab`` (exam-paper, exam-sheet or exam-plan)."""
-        self._then("exam", ExamScreen, lambda screen: screen.show_tab(tab))
+        self._then("exam", lambda screen: screen.show_tab(tab))
 
     def open_heatmap(self, trace_name: str) -> None:
         """Switch to the heatmaps screen on ``trace_name``'s weights."""
@@ -203,11 +239,11 @@ class TutorApp(App):
             if screen.sources:  # still collecting otherwise: it selects `wanted` when done
                 screen.select(trace_name)
 
-        self._then("heatmaps", HeatmapsScreen, select)
+        self._then("heatmaps", select)
 
     def show_heatmaps(self, source: str, heatmaps: Sequence[Any]) -> None:
         """Switch to the heatmaps screen and add ``heatmaps`` (e.g. a lab run's) as ``source``."""
-        self._then("heatmaps", HeatmapsScreen, lambda screen: screen.add_source(source, list(heatmaps)))
+        self._then("heatmaps", lambda screen: screen.add_source(source, list(heatmaps)))
 
     def action_open_mode(self, mode: str) -> None:
         self.switch_mode(mode)
