@@ -12,7 +12,8 @@ alike. Printed per leg: the experiment's own wall
 time (``seconds`` in its result: from the first training step to the last evaluation), the
 process's wall and CPU time; for the TUI also the UI thread's CPU time as a share of one core
 while the experiment ran, how long after Enter the first frame saying "starting" was drawn, and (with
-``--cancel``, in an extra TUI run) how long ``c`` took to reach "cancelled".
+``--cancel``, in an extra run of each) how long ``c`` took to reach "cancelled" and Ctrl-C
+took to end the CLI with its report, both pressed once the progress showed finished steps.
 
 The ratio TUI/CLI is of the medians of the experiment's wall time. Kernels come from the numba
 cache (run any lab command once first); the TUI app is started without its background
@@ -27,6 +28,7 @@ import json
 import os
 import platform
 import pty
+import signal
 import statistics
 import subprocess
 import sys
@@ -95,6 +97,49 @@ def run_process(cmd: list[str], *, pty_stderr: bool) -> tuple[float, float, str]
     return wall, usage.ru_utime + usage.ru_stime, out
 
 
+def cli_cancel(cmd: list[str]) -> float:
+    """Seconds from Ctrl-C (sent once a progress bar shows finished steps) to the CLI's exit
+    with its report."""
+    import re
+    import select
+
+    env = dict(os.environ, COLUMNS="100", LINES="30", TERM=os.environ.get("TERM", "xterm-256color"))
+    master, slave = pty.openpty()
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=slave, stdin=subprocess.DEVNULL,
+                            env=env, cwd=ROOT)
+    os.close(slave)
+    seen = b""
+    steps = re.compile(rb"\b[1-9]\d*/\d+")
+    try:
+        while not steps.search(re.sub(rb"\x1b\[[0-9;?]*[A-Za-z]", b"", seen)):
+            if select.select([master], [], [], 0.2)[0]:
+                seen += os.read(master, 65536)
+        proc.send_signal(signal.SIGINT)
+        t0 = time.perf_counter()
+        drain = threading.Thread(target=lambda: _drain(master), daemon=True)
+        drain.start()
+        proc.stdout.read()
+        code = proc.wait()
+        seconds = time.perf_counter() - t0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    drain.join(2)
+    os.close(master)
+    if code != 130:
+        raise SystemExit(f"{' '.join(cmd)}: exit status {code} after Ctrl-C (expected 130)")
+    return seconds
+
+
+def _drain(fd: int) -> None:
+    while True:
+        try:
+            if not os.read(fd, 65536):
+                return
+        except OSError:
+            return
+
+
 # ---------------------------------------------------------------------------- the TUI child
 
 
@@ -144,8 +189,8 @@ def tui_child(name: str, steps: int | None, cancel: bool) -> None:
                     await asyncio.sleep(0.02)
                 t_c = time.perf_counter()
                 await pilot.press("c")
-            while screen.running is not None:
-                await asyncio.sleep(0.25)
+            while screen.running is not None:  # finely while cancelling: that wait is the figure
+                await asyncio.sleep(0.02 if cancel else 0.25)
             t1 = time.perf_counter()
             out["ui_cpu_s"] = time.thread_time() - ui0
             out["cpu_s"] = time.process_time() - cpu0
@@ -168,7 +213,7 @@ def main() -> None:
                     choices=("bottleneck", "teacher-forcing"))
     ap.add_argument("--steps", type=int, default=None, help="training steps (default: the experiment's)")
     ap.add_argument("--rounds", type=int, default=2, help="CLI/TUI pairs, the order alternating")
-    ap.add_argument("--cancel", action="store_true", help="also time c → cancelled in the TUI")
+    ap.add_argument("--cancel", action="store_true", help="also time c / Ctrl-C → cancelled")
     ap.add_argument("--tui-child", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.tui_child:
@@ -206,6 +251,8 @@ def main() -> None:
         data = json.loads(out.strip().splitlines()[-1])
         print(f"  TUI cancel: c → {'cancelled' if data['cancelled'] else 'NOT cancelled'} in "
               f"{data['cancel_s']:.2f} s; {load()}")
+        seconds = cli_cancel(cli() + ["lab", args.experiment, "--json", *_options(args)])
+        print(f"  CLI cancel: Ctrl-C → report printed and exit 130 in {seconds:.2f} s; {load()}")
 
     def med(runs: list[dict], key: str) -> float:
         return statistics.median(r[key] for r in runs)

@@ -209,11 +209,16 @@ class LabScreen(Screen):
 
     @work(thread=True, exclusive=True, group="lab")
     def _work(self, name: str, live: LiveProgress) -> None:
-        """Run ``name`` (the engine loads here, off the UI thread); events go to ``live``."""
+        """Run ``name`` (the engine and its kernels load here, off the UI thread, as the CLI
+        loads them before its progress bars); events go to ``live``."""
         exp = get(name)
         try:
             settings = self._settings(name)
             live.bars = max(1, len(exp.bars(settings)[0]))
+            if exp.warm_up:
+                from engine import lab
+
+                lab.warm_up()  # instant when the app's warm-up got there first
             result = exp.run(settings, on_progress=live.callback, should_stop=self._stop)
         except Exception as exc:  # noqa: BLE001 - a failed run is reported, the app stays up
             self.app.call_from_thread(self._failed, name, exc)
