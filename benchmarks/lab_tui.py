@@ -26,7 +26,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import platform
 import pty
 import signal
 import statistics
@@ -37,25 +36,13 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-
-def cpu_model() -> str:
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or platform.machine()
+from tui_paint import cli, cpu_model  # noqa: E402 - the sibling script, for the same CLI and CPU name
 
 
 def load() -> str:
     return "load average " + " ".join(f"{x:.2f}" for x in os.getloadavg())
-
-
-def cli() -> list[str]:
-    script = Path(sys.executable).with_name("attn-tutor")
-    return [str(script)] if script.exists() else [sys.executable, "-m", "tutor"]
 
 
 def _options(args: argparse.Namespace) -> list[str]:
