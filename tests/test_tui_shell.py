@@ -19,6 +19,30 @@ async def test_home_paints_and_engine_warms():
         assert app.engine_status.startswith("Engine: ready")
 
 
+async def test_home_paints_its_menu_before_it_opens_the_progress_store(monkeypatch):
+    from textual.widgets import Static
+
+    app = make_app(warm_up=False)
+    store_open_at_frame: list[bool] = []  # one entry per frame of home
+    real = HomeScreen._compositor_refresh
+
+    def refresh(screen):
+        store_open_at_frame.append(screen.app._store is not None)
+        return real(screen)
+
+    monkeypatch.setattr(HomeScreen, "_compositor_refresh", refresh)
+    async with app.run_test(size=(100, 30)) as pilot:
+        for _ in range(50):
+            if app._store is not None:
+                break
+            await pilot.pause(0.02)
+        await pilot.pause()
+        shown = str(app.screen.query_one("#home-progress", Static).render())
+    assert store_open_at_frame and store_open_at_frame[0] is False
+    assert shown.startswith("Lessons read: 0/12")  # a fresh store: nothing read, no cards
+    assert "no cards due" in shown
+
+
 async def test_help_lists_global_keys_and_closes():
     app = make_app()
     async with app.run_test(size=(100, 30)) as pilot:

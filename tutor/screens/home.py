@@ -38,6 +38,9 @@ class HomeScreen(Screen):
 
     BINDINGS = [Binding("enter", "open_selected", "Open", show=False)]
 
+    _shown = False  # progress shown once (the first time only after the first frame)
+    _pending = False
+
     def compose(self) -> ComposeResult:
         yield Header()
         with Horizontal(id="home-body"):
@@ -55,6 +58,15 @@ class HomeScreen(Screen):
         yield Footer()
 
     def on_screen_resume(self) -> None:
+        if self._shown:
+            self._show_progress()
+        elif not self._pending:  # the app's first frame: the menu first, the progress store after
+            self._pending = True
+            self.call_after_refresh(self._show_progress)
+
+    def _show_progress(self) -> None:
+        """Lessons read, cards due, today's plan (these open the progress store)."""
+        self._shown = True
         self.query_one("#home-progress", Static).update(self.progress_line())
         self.query_one("#home-plan", Static).update(self.plan_text())
         for notice in self.app.store.take_notices():  # type: ignore[attr-defined]
