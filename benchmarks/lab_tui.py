@@ -11,9 +11,13 @@ other (CLI first in odd rounds, TUI first in even ones) so that load from elsewh
 alike. Printed per leg: the experiment's own wall
 time (``seconds`` in its result: from the first training step to the last evaluation), the
 process's wall and CPU time; for the TUI also the UI thread's CPU time as a share of one core
-while the experiment ran, how long after Enter the first frame saying "starting" was drawn, and (with
-``--cancel``, in an extra run of each) how long ``c`` took to reach "cancelled" and Ctrl-C
-took to end the CLI with its report, both pressed once the progress showed finished steps.
+while the experiment ran, how long after Enter the first frame saying "starting" was drawn and
+how long "starting…" stayed (until the run's first events were drawn: loading the settings,
+the data and the cached kernels, up to a quarter second of it waiting for the screen's next
+look), and (with ``--cancel``, in an extra run of each) how long ``c`` took to reach "cancelled" and Ctrl-C
+took to end the CLI with its report, both pressed once the progress showed finished steps,
+and how long "starting…" stays when Enter is pressed again in that process, its kernels
+loaded, as they are once the app's background warm-up has run.
 
 The ratio TUI/CLI is of the medians of the experiment's wall time. Kernels come from the numba
 cache (run any lab command once first); the TUI app is started without its background
@@ -159,6 +163,21 @@ def tui_child(name: str, steps: int | None, cancel: bool) -> None:
                 pass
 
     type(app)._display = timed_display
+    # what the screen did, stamped when it did it (Pilot's press() returns only once the app
+    # is idle, which it never is while training: up to seconds later)
+    from tutor.screens.lab import LabScreen
+
+    shown, ended = LabScreen._show_view, LabScreen._end_run
+
+    def stamped_show(self, *args) -> None:
+        painted.setdefault("heard", time.perf_counter())
+        shown(self, *args)
+
+    def stamped_end(self) -> None:
+        painted["ended"] = time.perf_counter()
+        ended(self)
+
+    LabScreen._show_view, LabScreen._end_run = stamped_show, stamped_end
 
     async def drive() -> dict:
         async with app.run_test(size=(100, 30)) as pilot:
@@ -171,20 +190,31 @@ def tui_child(name: str, steps: int | None, cancel: bool) -> None:
             while "starting" not in painted and screen.running is not None:
                 await asyncio.sleep(0.01)
             out["starting_s"] = painted.get("starting", float("nan")) - t0
+            while "heard" not in painted and screen.running is not None:  # "starting…" shown
+                await asyncio.sleep(0.02)
+            out["started_s"] = painted.get("heard", float("nan")) - t0  # its first events drawn
             if cancel:
-                while not screen.losses and screen.running is not None:
-                    await asyncio.sleep(0.02)
-                t_c = time.perf_counter()
+                painted["c"] = time.perf_counter()
                 await pilot.press("c")
-            while screen.running is not None:  # finely while cancelling: that wait is the figure
-                await asyncio.sleep(0.02 if cancel else 0.25)
-            t1 = time.perf_counter()
+            while screen.running is not None:
+                await asyncio.sleep(0.25)
+            t1 = painted["ended"]
             out["ui_cpu_s"] = time.thread_time() - ui0
             out["cpu_s"] = time.process_time() - cpu0
-            out["run_wall_s"] = t1 - t0
+            out["run_wall_s"] = time.perf_counter() - t0
             if cancel:
-                out["cancel_s"] = t1 - t_c
+                out["cancel_s"] = t1 - painted["c"]
                 out["cancelled"] = "cancelled" in status_text(screen)
+                await pilot.pause()
+                painted.pop("heard")
+                t2 = time.perf_counter()  # again: the kernels are loaded now, as after the
+                await pilot.press("enter")  # app's own warm-up
+                while "heard" not in painted and screen.running is not None:
+                    await asyncio.sleep(0.02)
+                out["restarted_s"] = painted.get("heard", float("nan")) - t2
+                await pilot.press("c")
+                while screen.running is not None:
+                    await asyncio.sleep(0.05)
             out["seconds"] = getattr(screen.result, "seconds", float("nan"))
             return out
 
@@ -227,7 +257,8 @@ def main() -> None:
         share = data["ui_cpu_s"] / data["run_wall_s"]
         print(f"  round {r + 1} TUI: experiment {data['seconds']:.1f} s; process wall {wall:.1f} s, "
               f"CPU {cpu:.1f} s; UI thread {data['ui_cpu_s']:.2f} s CPU = {100 * share:.1f} % of a "
-              f"core; first frame saying 'starting' {1000 * data['starting_s']:.0f} ms after Enter; "
+              f"core; first frame saying 'starting' {1000 * data['starting_s']:.0f} ms after Enter, "
+              f"training shown {data['started_s']:.2f} s after it; "
               f"{load()}", flush=True)
 
     for r in range(args.rounds):  # CLI first in odd rounds, TUI first in even ones
@@ -237,13 +268,17 @@ def main() -> None:
         _, _, out = run_process(child + ["--cancel"], pty_stderr=False)
         data = json.loads(out.strip().splitlines()[-1])
         print(f"  TUI cancel: c → {'cancelled' if data['cancelled'] else 'NOT cancelled'} in "
-              f"{data['cancel_s']:.2f} s; {load()}")
+              f"{data['cancel_s']:.2f} s; Enter again (kernels loaded): training shown after "
+              f"{data['restarted_s']:.2f} s; {load()}")
         seconds = cli_cancel(cli() + ["lab", args.experiment, "--json", *_options(args)])
         print(f"  CLI cancel: Ctrl-C → report printed and exit 130 in {seconds:.2f} s; {load()}")
 
     def med(runs: list[dict], key: str) -> float:
         return statistics.median(r[key] for r in runs)
 
+    if not (tui_runs and cli_runs):  # --rounds 0: the cancel figures only
+        print(load())
+        return
     ratio = med(tui_runs, "seconds") / med(cli_runs, "seconds")
     share = statistics.median(r["ui_cpu_s"] / r["run_wall_s"] for r in tui_runs)
     print(f"median experiment wall: CLI {med(cli_runs, 'seconds'):.1f} s, TUI {med(tui_runs, 'seconds'):.1f} s "

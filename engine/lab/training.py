@@ -164,7 +164,8 @@ def train_model(model: Seq2Seq, settings: TrainSettings, *, exclude: set[bytes] 
         model: the model to train (e.g. ``Seq2Seq.init(config, seed)``).
         settings: see :class:`TrainSettings`.
         exclude: held-out digit strings never to train on.
-        on_progress: called every ``report_every`` steps and at the end.
+        on_progress: called after the first step (so a screen can say training has begun),
+            every ``report_every`` steps and at the end.
         should_stop: polled every step; True stops training (the result is marked).
         experiment, run: labels copied into the progress events.
 
@@ -191,7 +192,8 @@ def train_model(model: Seq2Seq, settings: TrainSettings, *, exclude: set[bytes] 
                 raise FloatingPointError(f"{run}: the loss became {loss} at step {step + 1}; "
                                          "try a smaller learning rate")
             losses.append(loss)
-            if on_progress is not None and ((step + 1) % report_every == 0 or step + 1 == settings.steps):
+            if on_progress is not None and (step == 0 or (step + 1) % report_every == 0
+                                            or step + 1 == settings.steps):
                 on_progress(ProgressEvent(experiment, run, "train", step + 1, settings.steps,
                                           float(np.mean(losses[-report_every:])),
                                           time.perf_counter() - t0))
