@@ -283,7 +283,7 @@ def main() -> None:
     share = statistics.median(r["ui_cpu_s"] / r["run_wall_s"] for r in tui_runs)
     print(f"median experiment wall: CLI {med(cli_runs, 'seconds'):.1f} s, TUI {med(tui_runs, 'seconds'):.1f} s "
           f"-> TUI/CLI {ratio:.2f} (goal <= 1.1); process CPU: CLI {med(cli_runs, 'cpu'):.1f} s, "
-          f"TUI {med(tui_runs, 'cpu'):.1f} s; UI thread {100 * share:.1f} % of a core (goal <= 10 %)")
+          f"TUI {med(tui_runs, 'cpu'):.1f} s -> {med(tui_runs, 'cpu') / med(cli_runs, 'cpu'):.2f}; UI thread {100 * share:.1f} % of a core (goal <= 10 %)")
     print(load())
 
 
