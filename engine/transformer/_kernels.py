@@ -1,0 +1,199 @@
+"""Numba kernels of the Transformer: the few primitives every layer is made of.
+
+Each kernel works on whole batches laid out as rows, one token per row (B·L, width), and is
+compiled once per dtype (float64 or float32); sums run in float64 locally. Kept deliberately
+few and plain, because every kernel's first compile costs the student start-up time:
+
+    _embed / _embed_backward             X = E[token] · √d + PE[position]
+    _linear / _linear_backward           Y = X W + b   (ReLU or a residual add fused in)
+    _layernorm / _layernorm_backward     PyTorch's LayerNorm, ε = 1e-5, biased variance
+    _split_heads / _merge_heads          (B·L, h·d_head) ↔ (B·h, L, d_head)
+    _sdpa_backward                       the backward of engine.attention's kernel
+
+The attention forward is :func:`engine.attention._sdpa_blas` itself (softmax(Q Kᵀ/√d_k) V per
+(batch, head), weights kept); cross-entropy is :mod:`engine.loss`'s; Adam with clipping is
+:mod:`engine.seq2seq`'s.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from engine._jit import jit
+
+LN_EPS = 1e-5  # nn.LayerNorm's default
+
+# modes of _linear and _linear_backward
+WRITE, RELU, ADD = 0, 1, 2             # _linear: Y = XW + b, Y = ReLU(XW + b), Y += XW + b
+NO_DX, DX_WRITE, DX_ADD, DX_RELU = 0, 1, 2, 3
+
+
+@jit
+def _embed(E, tokens, scale, PE, use_pe, X):
+    """X (B·T, d) = E[tokens[b, t]] · scale (+ PE[t]) for tokens (B, T)."""
+    B, T = tokens.shape
+    d = E.shape[1]
+    for b in range(B):
+        for t in range(T):
+            r = b * T + t
+            k = tokens[b, t]
+            for c in range(d):
+                v = E[k, c] * scale
+                if use_pe:
+                    v += PE[t, c]
+                X[r, c] = v
+
+
+@jit
+def _embed_backward(dX, tokens, scale, dE):
+    """dE (V, d) += scale · Σ of the rows dX (B·T, d) whose token is v (PE has no parameter)."""
+    B, T = tokens.shape
+    d = dE.shape[1]
+    for b in range(B):
+        for t in range(T):
+            r = b * T + t
+            k = tokens[b, t]
+            for c in range(d):
+                dE[k, c] += scale * dX[r, c]
+
+
+@jit
+def _linear(X, W, b, Y, mode):
+    """Y (N, m) from X (N, k), W (k, m), b (m,): mode WRITE Y = XW + b, RELU Y = max(XW + b, 0),
+    ADD Y += XW + b (the residual connection x ← x + sublayer(x))."""
+    N, m = Y.shape
+    if mode == ADD:
+        Z = np.dot(X, W)                                # (N, m)
+        for i in range(N):
+            for j in range(m):
+                Y[i, j] += Z[i, j] + b[j]
+        return
+    np.dot(X, W, Y)                                     # (N, m)
+    for i in range(N):
+        for j in range(m):
+            v = Y[i, j] + b[j]
+            if mode == RELU and v < 0.0:
+                v = 0.0
+            Y[i, j] = v
+
+
+@jit
+def _linear_backward(X, W, dY, dW, db, dX, dx_mode):
+    """Backward of Y = X W + b given dY (N, m): dW = Xᵀ dY (k, m) and db = Σ_rows dY
+    (overwritten); dX (N, k) per dx_mode: NO_DX, DX_WRITE dX = dY Wᵀ, DX_ADD dX += dY Wᵀ,
+    DX_RELU dX = (dY Wᵀ) ⊙ [X > 0] — for X = ReLU(·), this is already the gradient at the
+    ReLU's input."""
+    N, m = dY.shape
+    np.dot(X.T, dY, dW)                                 # (k, m)
+    for j in range(m):
+        db[j] = 0.0
+    for i in range(N):
+        for j in range(m):
+            db[j] += dY[i, j]
+    if dx_mode == NO_DX:
+        return
+    if dx_mode == DX_ADD:
+        Z = np.dot(dY, W.T)                             # (N, k)
+        for i in range(N):
+            for j in range(Z.shape[1]):
+                dX[i, j] += Z[i, j]
+        return
+    np.dot(dY, W.T, dX)                                 # (N, k)
+    if dx_mode == DX_RELU:
+        for i in range(N):
+            for j in range(dX.shape[1]):
+                if X[i, j] <= 0.0:
+                    dX[i, j] = 0.0
+
+
+@jit
+def _layernorm(X, g, b, Y, xhat, rstd):
+    """Y = x̂ · g + b with x̂ = (x − μ) / √(σ² + ε) per row of X (N, d); keeps x̂ and 1/√(σ² + ε)."""
+    N, d = X.shape
+    for i in range(N):
+        mu = 0.0
+        for c in range(d):
+            mu += X[i, c]
+        mu /= d
+        var = 0.0
+        for c in range(d):
+            t = X[i, c] - mu
+            var += t * t
+        r = 1.0 / math.sqrt(var / d + LN_EPS)
+        rstd[i] = r
+        for c in range(d):
+            xh = (X[i, c] - mu) * r
+            xhat[i, c] = xh
+            Y[i, c] = xh * g[c] + b[c]
+
+
+@jit
+def _layernorm_backward(dY, xhat, rstd, g, dX, dg, db):
+    """Backward of :func:`_layernorm`: dX += r · (ĝ − mean(ĝ) − x̂ · mean(ĝ ⊙ x̂)) with
+    ĝ = dY ⊙ g; dg = Σ_rows dY ⊙ x̂ and db = Σ_rows dY (overwritten)."""
+    N, d = dY.shape
+    for c in range(d):
+        dg[c] = 0.0
+        db[c] = 0.0
+    for i in range(N):
+        s1 = 0.0
+        s2 = 0.0
+        for c in range(d):
+            gh = dY[i, c] * g[c]
+            s1 += gh
+            s2 += gh * xhat[i, c]
+            dg[c] += dY[i, c] * xhat[i, c]
+            db[c] += dY[i, c]
+        s1 /= d
+        s2 /= d
+        r = rstd[i]
+        for c in range(d):
+            dX[i, c] += r * (dY[i, c] * g[c] - s1 - xhat[i, c] * s2)
+
+
+@jit
+def _split_heads(P, B, col0, H, out):
+    """out (B·H, L, d_head)[b·H + h, t] = P (B·L, w)[b·L + t, col0 + h·d_head : ... + d_head]."""
+    BH, L, dh = out.shape
+    for b in range(B):
+        for h in range(H):
+            for t in range(L):
+                for c in range(dh):
+                    out[b * H + h, t, c] = P[b * L + t, col0 + h * dh + c]
+
+
+@jit
+def _merge_heads(O, B, col0, H, P):
+    """The inverse of :func:`_split_heads`: P[b·L + t, col0 + h·d_head + c] = O[b·H + h, t, c]."""
+    BH, L, dh = O.shape
+    for b in range(B):
+        for h in range(H):
+            for t in range(L):
+                for c in range(dh):
+                    P[b * L + t, col0 + h * dh + c] = O[b * H + h, t, c]
+
+
+@jit
+def _sdpa_backward(Q, K, V, W, dO, scale, dQ, dK, dV):
+    """Backward of out = softmax(Q Kᵀ · scale) V for Q (n, L, d_k), K (n, S, d_k), V (n, S, d_v),
+    given the weights W (n, L, S) of the forward and dO (n, L, d_v):
+
+        dV = Wᵀ dO,   dW = dO Vᵀ,   dS = W ⊙ (dW − rowsum(dW ⊙ W)),
+        dQ = scale · dS K,   dK = scale · dSᵀ Q.
+
+    A masked key has W = 0, so it gets no gradient; a fully masked row (all zeros) gives zero.
+    """
+    n, L, S = W.shape
+    for b in range(n):
+        np.dot(W[b].T, dO[b], dV[b])                    # (S, d_v)
+        dW = np.dot(dO[b], V[b].T)                      # (L, S)
+        for i in range(L):
+            acc = 0.0
+            for j in range(S):
+                acc += dW[i, j] * W[b, i, j]
+            for j in range(S):
+                dW[i, j] = W[b, i, j] * (dW[i, j] - acc) * scale   # softmax Jacobian, then ÷√d_k
+        np.dot(dW, K[b], dQ[b])                         # (L, d_k)
+        np.dot(dW.T, Q[b], dK[b])                       # (S, d_k)

@@ -1,0 +1,240 @@
+"""The Transformer's sublayers, each forward step next to its backward step.
+
+Every sublayer is pre-norm with a residual connection (``norm_first=True`` in PyTorch):
+
+    x ← x + Sublayer(LN(x))
+
+and works on the residual stream ``x`` (B·L, d) **in place**: the forward adds the sublayer's
+output to ``x`` and returns a cache; the backward receives dL/dx at the sublayer's output in
+``dx`` and turns it, in place, into dL/dx at its input (the residual path passes ``dx``
+through unchanged, the sublayer path adds its part). Parameter gradients are written into
+``g``, the named views of a flat gradient vector shaped like ``theta``.
+
+Multi-head attention (Vaswani et al. 2017 §3.2.2, ``nn.MultiheadAttention``): the projected
+queries, keys and values (B·L, d) are cut into h heads of d_head = d / h columns, laid out
+(B·h, L, d_head), and each (sequence, head) pair goes through the engine's scaled dot-product
+attention kernel with scale 1/√d_head; the heads' outputs are put side by side again and
+projected by W_O.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from engine.attention import _sdpa_blas
+from engine.transformer import _kernels as K
+
+Params = dict[str, np.ndarray]
+
+
+@dataclass(frozen=True)
+class Shape:
+    """B sequences of L query rows (and S key rows), h heads of d_head columns."""
+
+    B: int
+    L: int
+    S: int
+    H: int
+    d: int
+
+    @property
+    def d_head(self) -> int:
+        return self.d // self.H
+
+
+# ---------------------------------------------------------------------------- LayerNorm
+
+
+def layer_norm(x: np.ndarray, g: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, tuple]:
+    """LN(x) row by row (N, d) → (N, d) and its cache (x̂, 1/σ)."""
+    y = np.empty_like(x)                                     # (N, d)
+    xhat = np.empty_like(x)                                  # (N, d)
+    rstd = np.empty(x.shape[0], x.dtype)                     # (N,)
+    K._layernorm(x, g, b, y, xhat, rstd)
+    return y, (xhat, rstd)
+
+
+def layer_norm_backward(dy: np.ndarray, cache: tuple, g: np.ndarray, dx: np.ndarray,
+                        dg: np.ndarray, db: np.ndarray) -> None:
+    """dx += dL/dx of LN given dy (N, d); writes dg, db."""
+    xhat, rstd = cache
+    K._layernorm_backward(dy, xhat, rstd, g, dx, dg, db)
+
+
+# ---------------------------------------------------------------------------- attention heads
+
+
+def heads_attention(P_q: np.ndarray, col_q: int, P_kv: np.ndarray, col_k: int, col_v: int,
+                    shape: Shape, mask: np.ndarray) -> tuple[np.ndarray, tuple]:
+    """Multi-head scaled dot-product attention on projected rows.
+
+    Args:
+        P_q: (B·L, ·) rows holding the queries in columns [col_q, col_q + d).
+        P_kv: (B·S, ·) rows holding keys at [col_k, col_k + d) and values at [col_v, col_v + d).
+        shape: the sizes; mask: (B·h, L, S) bool, True = may attend.
+
+    Returns:
+        (o, cache): the heads side by side, o (B·L, d), and (Q, K, V, weights).
+    """
+    B, L, S, H, dh = shape.B, shape.L, shape.S, shape.H, shape.d_head
+    dt = P_q.dtype
+    Q = np.empty((B * H, L, dh), dt)                         # (B·h, L, d_head)
+    Kh = np.empty((B * H, S, dh), dt)                        # (B·h, S, d_head)
+    Vh = np.empty((B * H, S, dh), dt)                        # (B·h, S, d_head)
+    K._split_heads(P_q, B, col_q, H, Q)
+    K._split_heads(P_kv, B, col_k, H, Kh)
+    K._split_heads(P_kv, B, col_v, H, Vh)
+    O = np.empty((B * H, L, dh), dt)                         # (B·h, L, d_head)
+    W = np.empty((B * H, L, S), dt)                          # (B·h, L, S) attention weights
+    _sdpa_blas(Q, Kh, Vh, mask, True, dt.type(1.0 / math.sqrt(dh)), O, W)
+    o = np.empty((B * L, shape.d), dt)                       # (B·L, d)
+    K._merge_heads(O, B, 0, H, o)
+    return o, (Q, Kh, Vh, W)
+
+
+def heads_attention_backward(do: np.ndarray, cache: tuple, shape: Shape, dP_q: np.ndarray,
+                             col_q: int, dP_kv: np.ndarray, col_k: int, col_v: int) -> None:
+    """Backward of :func:`heads_attention`: writes dQ, dK, dV into their columns of
+    dP_q (B·L, ·) and dP_kv (B·S, ·) given do (B·L, d)."""
+    Q, Kh, Vh, W = cache
+    B, H, dh = shape.B, shape.H, shape.d_head
+    dO = np.empty_like(Q)                                    # (B·h, L, d_head)
+    K._split_heads(do, B, 0, H, dO)
+    dQ = np.empty_like(Q)
+    dK = np.empty_like(Kh)
+    dV = np.empty_like(Vh)
+    K._sdpa_backward(Q, Kh, Vh, W, dO, 1.0 / math.sqrt(dh), dQ, dK, dV)
+    K._merge_heads(dQ, B, col_q, H, dP_q)
+    K._merge_heads(dK, B, col_k, H, dP_kv)
+    K._merge_heads(dV, B, col_v, H, dP_kv)
+
+
+# ---------------------------------------------------------------------------- sublayers
+
+
+def self_attention_block(p: Params, pre: str, norm: str, x: np.ndarray, shape: Shape,
+                         mask: np.ndarray) -> tuple:
+    """x ← x + MHA(LN(x), LN(x), LN(x)); ``pre`` names the layer, ``norm`` its LayerNorm."""
+    d = shape.d
+    h, ln = layer_norm(x, p[f"{pre}.{norm}.weight"], p[f"{pre}.{norm}.bias"])   # (B·L, d)
+    qkv = np.empty((x.shape[0], 3 * d), x.dtype)                                 # (B·L, 3d)
+    K._linear(h, p[f"{pre}.self_attn.in_proj_weight"], p[f"{pre}.self_attn.in_proj_bias"], qkv, K.WRITE)
+    o, att = heads_attention(qkv, 0, qkv, d, 2 * d, shape, mask)                 # (B·L, d)
+    K._linear(o, p[f"{pre}.self_attn.out_proj.weight"], p[f"{pre}.self_attn.out_proj.bias"], x, K.ADD)
+    return ln, h, att, o
+
+
+def self_attention_block_backward(p: Params, g: Params, pre: str, norm: str, cache: tuple,
+                                  dx: np.ndarray, shape: Shape) -> None:
+    ln, h, att, o = cache
+    d, a = shape.d, f"{pre}.self_attn"
+    do = np.empty_like(o)                                                        # (B·L, d)
+    K._linear_backward(o, p[f"{a}.out_proj.weight"], dx, g[f"{a}.out_proj.weight"],
+                       g[f"{a}.out_proj.bias"], do, K.DX_WRITE)
+    dqkv = np.empty((dx.shape[0], 3 * d), dx.dtype)                              # (B·L, 3d)
+    heads_attention_backward(do, att, shape, dqkv, 0, dqkv, d, 2 * d)
+    dh = np.empty_like(h)                                                        # (B·L, d)
+    K._linear_backward(h, p[f"{a}.in_proj_weight"], dqkv, g[f"{a}.in_proj_weight"],
+                       g[f"{a}.in_proj_bias"], dh, K.DX_WRITE)
+    layer_norm_backward(dh, ln, p[f"{pre}.{norm}.weight"], dx, g[f"{pre}.{norm}.weight"],
+                        g[f"{pre}.{norm}.bias"])
+
+
+def cross_attention_block(p: Params, pre: str, y: np.ndarray, mem: np.ndarray, shape: Shape,
+                          mask: np.ndarray) -> tuple:
+    """y ← y + MHA(LN₂(y), memory, memory): queries from the decoder, keys/values from the
+    encoder's output ``mem`` (B·S, d)."""
+    d, a = shape.d, f"{pre}.multihead_attn"
+    h, ln = layer_norm(y, p[f"{pre}.norm2.weight"], p[f"{pre}.norm2.bias"])     # (B·L, d)
+    q = np.empty_like(y)                                                         # (B·L, d)
+    K._linear(h, p[f"{a}.q_proj_weight"], p[f"{a}.q_proj_bias"], q, K.WRITE)
+    kv = np.empty((mem.shape[0], 2 * d), y.dtype)                                # (B·S, 2d)
+    K._linear(mem, p[f"{a}.kv_proj_weight"], p[f"{a}.kv_proj_bias"], kv, K.WRITE)
+    o, att = heads_attention(q, 0, kv, 0, d, shape, mask)                        # (B·L, d)
+    K._linear(o, p[f"{a}.out_proj.weight"], p[f"{a}.out_proj.bias"], y, K.ADD)
+    return ln, h, att, o
+
+
+def cross_attention_block_backward(p: Params, g: Params, pre: str, cache: tuple, dy: np.ndarray,
+                                   mem: np.ndarray, dmem: np.ndarray, shape: Shape) -> None:
+    """As the self-attention backward; the keys' and values' gradient is added to dmem."""
+    ln, h, att, o = cache
+    d, a = shape.d, f"{pre}.multihead_attn"
+    do = np.empty_like(o)
+    K._linear_backward(o, p[f"{a}.out_proj.weight"], dy, g[f"{a}.out_proj.weight"],
+                       g[f"{a}.out_proj.bias"], do, K.DX_WRITE)
+    dq = np.empty_like(o)                                                        # (B·L, d)
+    dkv = np.empty((mem.shape[0], 2 * d), dy.dtype)                              # (B·S, 2d)
+    heads_attention_backward(do, att, shape, dq, 0, dkv, 0, d)
+    K._linear_backward(mem, p[f"{a}.kv_proj_weight"], dkv, g[f"{a}.kv_proj_weight"],
+                       g[f"{a}.kv_proj_bias"], dmem, K.DX_ADD)
+    dh = np.empty_like(h)
+    K._linear_backward(h, p[f"{a}.q_proj_weight"], dq, g[f"{a}.q_proj_weight"],
+                       g[f"{a}.q_proj_bias"], dh, K.DX_WRITE)
+    layer_norm_backward(dh, ln, p[f"{pre}.norm2.weight"], dy, g[f"{pre}.norm2.weight"],
+                        g[f"{pre}.norm2.bias"])
+
+
+def ffn_block(p: Params, pre: str, norm: str, x: np.ndarray) -> tuple:
+    """x ← x + W₂ ReLU(W₁ LN(x) + b₁) + b₂ (position-wise: the same for every row)."""
+    h, ln = layer_norm(x, p[f"{pre}.{norm}.weight"], p[f"{pre}.{norm}.bias"])   # (N, d)
+    W1 = p[f"{pre}.linear1.weight"]
+    f = np.empty((x.shape[0], W1.shape[1]), x.dtype)                             # (N, d_ff)
+    K._linear(h, W1, p[f"{pre}.linear1.bias"], f, K.RELU)
+    K._linear(f, p[f"{pre}.linear2.weight"], p[f"{pre}.linear2.bias"], x, K.ADD)
+    return ln, h, f
+
+
+def ffn_block_backward(p: Params, g: Params, pre: str, norm: str, cache: tuple,
+                       dx: np.ndarray) -> None:
+    ln, h, f = cache
+    df = np.empty_like(f)                                    # (N, d_ff), at the ReLU's input
+    K._linear_backward(f, p[f"{pre}.linear2.weight"], dx, g[f"{pre}.linear2.weight"],
+                       g[f"{pre}.linear2.bias"], df, K.DX_RELU)
+    dh = np.empty_like(h)                                    # (N, d)
+    K._linear_backward(h, p[f"{pre}.linear1.weight"], df, g[f"{pre}.linear1.weight"],
+                       g[f"{pre}.linear1.bias"], dh, K.DX_WRITE)
+    layer_norm_backward(dh, ln, p[f"{pre}.{norm}.weight"], dx, g[f"{pre}.{norm}.weight"],
+                        g[f"{pre}.{norm}.bias"])
+
+
+# ---------------------------------------------------------------------------- whole layers
+
+
+def encoder_layer(p: Params, i: int, x: np.ndarray, shape: Shape, mask: np.ndarray) -> tuple:
+    """``nn.TransformerEncoderLayer(norm_first=True)`` on x (B·S, d), in place."""
+    pre = f"encoder.layers.{i}"
+    sa = self_attention_block(p, pre, "norm1", x, shape, mask)
+    ff = ffn_block(p, pre, "norm2", x)
+    return sa, ff
+
+
+def encoder_layer_backward(p: Params, g: Params, i: int, cache: tuple, dx: np.ndarray,
+                           shape: Shape) -> None:
+    pre = f"encoder.layers.{i}"
+    sa, ff = cache
+    ffn_block_backward(p, g, pre, "norm2", ff, dx)
+    self_attention_block_backward(p, g, pre, "norm1", sa, dx, shape)
+
+
+def decoder_layer(p: Params, i: int, y: np.ndarray, mem: np.ndarray, self_shape: Shape,
+                  self_mask: np.ndarray, cross_shape: Shape, cross_mask: np.ndarray) -> tuple:
+    """``nn.TransformerDecoderLayer(norm_first=True)`` on y (B·T, d), in place."""
+    pre = f"decoder.layers.{i}"
+    sa = self_attention_block(p, pre, "norm1", y, self_shape, self_mask)
+    ca = cross_attention_block(p, pre, y, mem, cross_shape, cross_mask)
+    ff = ffn_block(p, pre, "norm3", y)
+    return sa, ca, ff
+
+
+def decoder_layer_backward(p: Params, g: Params, i: int, cache: tuple, dy: np.ndarray,
+                           mem: np.ndarray, dmem: np.ndarray, self_shape: Shape,
+                           cross_shape: Shape) -> None:
+    pre = f"decoder.layers.{i}"
+    sa, ca, ff = cache
+    ffn_block_backward(p, g, pre, "norm3", ff, dy)
+    cross_attention_block_backward(p, g, pre, ca, dy, mem, dmem, cross_shape)
+    self_attention_block_backward(p, g, pre, "norm1", sa, dy, self_shape)
