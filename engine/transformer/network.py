@@ -102,16 +102,13 @@ def encode(model: Transformer, src: np.ndarray, src_len: np.ndarray) -> tuple[np
     return mem, caches, norm, shape
 
 
-def forward(model: Transformer, src: np.ndarray, src_len: np.ndarray,
-            tgt_in: np.ndarray) -> tuple[np.ndarray, ForwardCache]:
-    """Logits (B·T, V) for decoder inputs tgt_in (B, T), and the cache for :func:`backward`.
-
-    ``src`` (B, S), ``src_len`` (B,), ``tgt_in`` must be validated int64 arrays.
-    """
+def decode_all(model: Transformer, mem: np.ndarray, src_len: np.ndarray,
+               tgt_in: np.ndarray) -> tuple[np.ndarray, list, tuple, np.ndarray, Shape, Shape]:
+    """The decoder on every step at once: logits (B·T, V) for inputs tgt_in (B, T) given the
+    memory (B·S, d); also its caches (layers, final norm, z = LN_dec(y)) and shapes."""
     c, p = model.config, model.params
-    B, S = src.shape
-    T = tgt_in.shape[1]
-    mem, enc, enc_norm, enc_shape = encode(model, src, src_len)
+    B, T = tgt_in.shape
+    S = mem.shape[0] // B
     self_shape = Shape(B, T, T, c.num_heads, c.d_model)
     cross_shape = Shape(B, T, S, c.num_heads, c.d_model)
     self_mask = causal_mask_heads(B, c.num_heads, T)                         # (B·h, T, T)
@@ -120,11 +117,21 @@ def forward(model: Transformer, src: np.ndarray, src_len: np.ndarray,
     dec = [decoder_layer(p, i, y, mem, self_shape, self_mask, cross_shape, cross_mask)
            for i in range(c.num_decoder_layers)]
     z, dec_norm = layer_norm(y, p["decoder.norm.weight"], p["decoder.norm.bias"])   # (B·T, d)
-    W_out = output_weight(model)
     logits = np.empty((B * T, c.vocab_size), c.np_dtype)                    # (B·T, V)
-    K._linear(z, W_out, p["out.bias"], logits, K.WRITE)
+    K._linear(z, output_weight(model), p["out.bias"], logits, K.WRITE)
+    return logits, dec, dec_norm, z, self_shape, cross_shape
+
+
+def forward(model: Transformer, src: np.ndarray, src_len: np.ndarray,
+            tgt_in: np.ndarray) -> tuple[np.ndarray, ForwardCache]:
+    """Logits (B·T, V) for decoder inputs tgt_in (B, T), and the cache for :func:`backward`.
+
+    ``src`` (B, S), ``src_len`` (B,), ``tgt_in`` must be validated int64 arrays.
+    """
+    mem, enc, enc_norm, enc_shape = encode(model, src, src_len)
+    logits, dec, dec_norm, z, self_shape, cross_shape = decode_all(model, mem, src_len, tgt_in)
     return logits, ForwardCache(src, tgt_in, enc_shape, self_shape, cross_shape, enc, enc_norm,
-                                mem, dec, dec_norm, z, W_out)
+                                mem, dec, dec_norm, z, output_weight(model))
 
 
 def backward(model: Transformer, cache: ForwardCache, dlogits: np.ndarray, grad: np.ndarray) -> None:

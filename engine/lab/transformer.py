@@ -1,0 +1,131 @@
+"""The Transformer experiment: train a tiny encoder-decoder Transformer on the lab's tasks,
+score it per length bucket like the RNNs, look at what each head learned, and show that
+the same model without positional encodings cannot reverse (lecture §5–§8).
+
+Self-attention sees its input as a set: without positions, a permutation of the source gives
+the same memory up to that permutation, so nothing tells the decoder which digit came last.
+The ``"no positions"`` run is the same model, data, seed and steps with the sinusoidal table
+left out; only it differs.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field, replace
+
+import numpy as np
+
+from engine._blas import single_threaded_blas
+from engine._validate import check_choice, check_positive_int, check_scalar
+from engine.lab.tasks import (TASKS, VOCAB_SIZE, TestSet, bucketed_lengths, length_buckets,
+                              make_batch, make_test_set)
+from engine.lab.training import (BucketAccuracy, LossCurve, ProgressEvent, ProgressFn, StopFn,
+                                 TrainResult, TrainSettings, evaluate)
+from engine.transformer import Transformer, TransformerConfig, make_optimizer, train_step
+from engine.transformer.decode import greedy_decode
+
+RUNS = ("transformer", "no positions")
+
+
+@dataclass(frozen=True)
+class TransformerSettings:
+    """How to build and train the lab's Transformer (and its no-positions twin).
+
+    Attributes:
+        train: task, lengths, steps, batch size, peak learning rate, final fraction of it,
+            clipping and seed (``teacher_forcing_ratio`` does not apply: a Transformer
+            decoder is always fed the true prefix in training).
+        d_model, num_heads, d_ff, num_layers: sizes (num_layers encoder and decoder layers).
+        tie_embeddings: output projection = target embedding transposed.
+        warmup_steps: linear learning-rate warm-up before the cosine decay.
+        label_smoothing: ε of the cross-entropy.
+        dtype: ``"float32"`` (fast) or ``"float64"``.
+        positions_experiment: also train the same model without positional encodings.
+        per_bucket, bucket_width: held-out sequences per length bucket, bucket width.
+        parallel: train the two runs in two threads (two cores).
+    """
+
+    train: TrainSettings = TrainSettings(steps=2000, batch_size=32, lr=2e-3, lr_final=0.05,
+                                         max_grad_norm=1.0)
+    d_model: int = 64
+    num_heads: int = 4
+    d_ff: int = 128
+    num_layers: int = 2
+    tie_embeddings: bool = False
+    warmup_steps: int = 200
+    label_smoothing: float = 0.0
+    dtype: str = "float32"
+    positions_experiment: bool = True
+    per_bucket: int = 100
+    bucket_width: int = 5
+    parallel: bool = True
+
+    def __post_init__(self) -> None:
+        check_positive_int(self.num_layers, "num_layers")
+        check_positive_int(self.warmup_steps, "warmup_steps", minimum=0)
+        check_scalar(self.label_smoothing, "label_smoothing", low=0.0, high=1.0)
+        check_positive_int(self.per_bucket, "per_bucket")
+        check_positive_int(self.bucket_width, "bucket_width")
+        self.model_config()                      # sizes checked by the config itself
+
+    def model_config(self, positions: str = "sinusoidal") -> TransformerConfig:
+        return TransformerConfig(vocab_size=VOCAB_SIZE, d_model=self.d_model,
+                                 num_heads=self.num_heads, d_ff=self.d_ff,
+                                 num_encoder_layers=self.num_layers,
+                                 num_decoder_layers=self.num_layers,
+                                 max_len=max(64, self.train.max_len + 2),
+                                 tie_embeddings=self.tie_embeddings, positions=positions,
+                                 dtype=self.dtype)
+
+    def to_dict(self) -> dict[str, object]:
+        return asdict(self)
+
+
+def learning_rate(settings: TransformerSettings, step: int) -> float:
+    """Linear warm-up to ``lr`` over ``warmup_steps``, then cosine decay to ``lr · lr_final``."""
+    tr, w = settings.train, settings.warmup_steps
+    if step < w:
+        return tr.lr * (step + 1) / w
+    rest = tr.steps - w
+    frac = (step - w) / (rest - 1) if rest > 1 else 1.0
+    return tr.lr * (tr.lr_final + (1 - tr.lr_final) * 0.5 * (1 + math.cos(math.pi * frac)))
+
+
+def train_transformer(model: Transformer, settings: TransformerSettings, *,
+                      exclude: set[bytes] | None = None, on_progress: ProgressFn | None = None,
+                      should_stop: StopFn | None = None, experiment: str = "transformer",
+                      run: str = "transformer", report_every: int = 10) -> TrainResult:
+    """Train ``model`` in place on fresh batches of ``settings.train.task`` (Adam, warm-up and
+    cosine decay, clipping); the data stream is the RNN lab's for the same seed."""
+    tr = settings.train
+    rng = np.random.default_rng([tr.seed, 104729])
+    opt = make_optimizer(model, lr=tr.lr, max_grad_norm=tr.max_grad_norm)
+    losses: list[float] = []
+    t0 = time.perf_counter()
+    interrupted = False
+    with single_threaded_blas():
+        for step in range(tr.steps):
+            if should_stop is not None and should_stop():
+                interrupted = True
+                break
+            opt.lr = learning_rate(settings, step)
+            lens = bucketed_lengths(rng, tr.batch_size, tr.min_len, tr.max_len, tr.bucket_width)
+            batch = make_batch(tr.task, lens, rng, exclude)
+            loss = train_step(model, opt, batch, settings.label_smoothing).loss
+            if not math.isfinite(loss):
+                raise FloatingPointError(f"{run}: the loss became {loss} at step {step + 1}; "
+                                         "try a smaller learning rate")
+            losses.append(loss)
+            if on_progress is not None and ((step + 1) % report_every == 0 or step + 1 == tr.steps):
+                on_progress(ProgressEvent(experiment, run, "train", step + 1, tr.steps,
+                                          float(np.mean(losses[-report_every:])),
+                                          time.perf_counter() - t0))
+    return TrainResult(model, tr, LossCurve(run, tuple(losses)), len(losses),
+                       time.perf_counter() - t0, interrupted)
+
+
+def evaluate_transformer(model: Transformer, test_set: TestSet) -> list[BucketAccuracy]:
+    """Free-running greedy accuracy per length bucket (the RNN lab's scoring)."""
+    return evaluate(model, test_set, decode=greedy_decode)
