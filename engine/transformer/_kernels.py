@@ -8,11 +8,10 @@ few and plain, because every kernel's first compile costs the student start-up t
     _linear / _linear_backward           Y = X W + b   (ReLU or a residual add fused in)
     _layernorm / _layernorm_backward     PyTorch's LayerNorm, ε = 1e-5, biased variance
     _split_heads / _merge_heads          (B·L, h·d_head) ↔ (B·h, L, d_head)
-    _sdpa_backward                       the backward of engine.attention's kernel
 
-The attention forward is :func:`engine.attention._sdpa_blas` itself (softmax(Q Kᵀ/√d_k) V per
-(batch, head), weights kept); cross-entropy is :mod:`engine.loss`'s; Adam with clipping is
-:mod:`engine.seq2seq`'s.
+Attention is the engine's own: :func:`engine.attention._sdpa_blas` (softmax(Q Kᵀ/√d_k) V per
+(batch, head), weights kept) and its backward :func:`engine.attention_backward._sdpa_grad_blas`;
+cross-entropy is :mod:`engine.loss`'s; Adam with clipping is :mod:`engine.seq2seq`'s.
 """
 
 from __future__ import annotations
@@ -173,27 +172,3 @@ def _merge_heads(O, B, col0, H, P):
             for t in range(L):
                 for c in range(dh):
                     P[b * L + t, col0 + h * dh + c] = O[b * H + h, t, c]
-
-
-@jit
-def _sdpa_backward(Q, K, V, W, dO, scale, dQ, dK, dV):
-    """Backward of out = softmax(Q Kᵀ · scale) V for Q (n, L, d_k), K (n, S, d_k), V (n, S, d_v),
-    given the weights W (n, L, S) of the forward and dO (n, L, d_v):
-
-        dV = Wᵀ dO,   dW = dO Vᵀ,   dS = W ⊙ (dW − rowsum(dW ⊙ W)),
-        dQ = scale · dS K,   dK = scale · dSᵀ Q.
-
-    A masked key has W = 0, so it gets no gradient; a fully masked row (all zeros) gives zero.
-    """
-    n, L, S = W.shape
-    for b in range(n):
-        np.dot(W[b].T, dO[b], dV[b])                    # (S, d_v)
-        dW = np.dot(dO[b], V[b].T)                      # (L, S)
-        for i in range(L):
-            acc = 0.0
-            for j in range(S):
-                acc += dW[i, j] * W[b, i, j]
-            for j in range(S):
-                dW[i, j] = W[b, i, j] * (dW[i, j] - acc) * scale   # softmax Jacobian, then ÷√d_k
-        np.dot(dW, K[b], dQ[b])                         # (L, d_k)
-        np.dot(dW.T, Q[b], dK[b])                       # (S, d_k)

@@ -13,8 +13,9 @@ through unchanged, the sublayer path adds its part). Parameter gradients are wri
 Multi-head attention (Vaswani et al. 2017 §3.2.2, ``nn.MultiheadAttention``): the projected
 queries, keys and values (B·L, d) are cut into h heads of d_head = d / h columns, laid out
 (B·h, L, d_head), and each (sequence, head) pair goes through the engine's scaled dot-product
-attention kernel with scale 1/√d_head; the heads' outputs are put side by side again and
-projected by W_O.
+attention kernel with scale 1/√d_head (forward: :func:`engine.attention._sdpa_blas`, which
+keeps the weights; backward: :func:`engine.attention_backward._sdpa_grad_blas`, which reads
+them); the heads' outputs are put side by side again and projected by W_O.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from engine.attention import _sdpa_blas
+from engine.attention_backward import _sdpa_grad_blas
 from engine.transformer import _kernels as K
 
 Params = dict[str, np.ndarray]
@@ -106,7 +108,8 @@ def heads_attention_backward(do: np.ndarray, cache: tuple, shape: Shape, dP_q: n
     dQ = np.empty_like(Q)
     dK = np.empty_like(Kh)
     dV = np.empty_like(Vh)
-    K._sdpa_backward(Q, Kh, Vh, W, dO, 1.0 / math.sqrt(dh), dQ, dK, dV)
+    dW = np.empty_like(W)                                    # ∂L/∂α (B·h, L, S), not needed after
+    _sdpa_grad_blas(Q, Kh, Vh, W, dO, Q.dtype.type(1.0 / math.sqrt(dh)), dQ, dK, dV, dW)
     K._merge_heads(dQ, B, col_q, H, dP_q)
     K._merge_heads(dK, B, col_k, H, dP_kv)
     K._merge_heads(dV, B, col_v, H, dP_kv)

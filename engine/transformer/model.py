@@ -183,30 +183,30 @@ class Transformer:
 
     @classmethod
     def init(cls, config: TransformerConfig, seed: int = 0) -> Transformer:
-        """Seeded initialisation with ``nn.Transformer``'s distributions: every weight matrix
-        Xavier-uniform (attention's in_proj over its full (3d, d) shape), attention and
-        LayerNorm biases 0, LayerNorm gains 1, feed-forward and output biases
-        U(±1/√fan_in); embeddings N(0, 1/d), so E·√d has unit-variance entries."""
+        """Seeded initialisation with the distributions PyTorch's layers start from
+        (``nn.TransformerEncoderLayer``, ``nn.TransformerDecoderLayer``, ``nn.Linear``):
+        attention's in_proj Xavier-uniform over its full (3d, d) shape with zero bias (the
+        cross-attention's q_proj/kv_proj are that matrix's two parts); every other weight
+        matrix and its bias U(±1/√fan_in) — except out_proj's bias, 0; LayerNorm gains 1 and
+        biases 0; embeddings N(0, 1/d), so E·√d has unit-variance entries."""
         rng = np.random.default_rng(seed)
-        d, f = config.d_model, config.d_ff
+        d = config.d_model
         theta = np.zeros(config.n_params)
+        shapes = config.shapes()
         for name, (a, b) in config.offsets().items():
-            n, shape = b - a, config.shapes()[name]
+            n = b - a
             if name.endswith("embed.weight"):
                 theta[a:b] = rng.normal(0.0, d ** -0.5, n)
-            elif name.endswith("norm1.weight") or name.endswith("norm2.weight") \
-                    or name.endswith("norm3.weight") or name.endswith("norm.weight"):
-                theta[a:b] = 1.0
-            elif name.endswith("proj_weight"):            # in_proj, q_proj, kv_proj: (3d, d) as a whole
+            elif "norm" in name.rsplit(".", 2)[-2]:           # norm1/2/3 or the final norms
+                theta[a:b] = 1.0 if name.endswith("weight") else 0.0
+            elif name.endswith("proj_weight"):               # in_proj, q_proj, kv_proj
                 theta[a:b] = rng.uniform(-1, 1, n) * _xavier_bound(3 * d, d)
-            elif len(shape) == 2:                         # out_proj, linear1, linear2, out
-                theta[a:b] = rng.uniform(-1, 1, n) * _xavier_bound(shape[1], shape[0])
-            elif name.endswith("linear1.bias"):
-                theta[a:b] = rng.uniform(-1, 1, n) / math.sqrt(d)
-            elif name.endswith("linear2.bias"):
-                theta[a:b] = rng.uniform(-1, 1, n) / math.sqrt(f)
-            elif name == "out.bias":
-                theta[a:b] = rng.uniform(-1, 1, n) / math.sqrt(d)
+            elif name.endswith("proj_bias") or name.endswith("out_proj.bias"):
+                theta[a:b] = 0.0
+            else:                                            # out_proj.weight, linear1/2, out
+                weight = name[:-len("bias")] + "weight" if name.endswith("bias") else name
+                fan_in = shapes[weight][0] if weight in shapes else d   # tied output: d
+                theta[a:b] = rng.uniform(-1, 1, n) / math.sqrt(fan_in)
         return cls(config, theta)
 
     def views(self, vec: np.ndarray) -> dict[str, np.ndarray]:
