@@ -12,17 +12,21 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Callable
-from dataclasses import asdict, dataclass, field, replace
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass, replace
 
 import numpy as np
 
 from engine._blas import single_threaded_blas
-from engine._validate import check_choice, check_positive_int, check_scalar
-from engine.lab.tasks import (TASKS, VOCAB_SIZE, TestSet, bucketed_lengths, length_buckets,
-                              make_batch, make_test_set)
+from engine._validate import check_positive_int, check_scalar
+from engine.lab.experiments import BottleneckSettings, _run_many
+from engine.lab.experiments import _train_and_evaluate as train_and_evaluate
+from engine.lab.heads import HeadsReport, heads_of
+from engine.lab.tasks import (VOCAB_SIZE, TestSet, bucketed_lengths, length_buckets, make_batch,
+                              make_test_set)
 from engine.lab.training import (BucketAccuracy, LossCurve, ProgressEvent, ProgressFn, StopFn,
                                  TrainResult, TrainSettings, evaluate)
+from engine.seq2seq import Seq2Seq
 from engine.transformer import Transformer, TransformerConfig, make_optimizer, train_step
 from engine.transformer.decode import greedy_decode
 
@@ -129,3 +133,120 @@ def train_transformer(model: Transformer, settings: TransformerSettings, *,
 def evaluate_transformer(model: Transformer, test_set: TestSet) -> list[BucketAccuracy]:
     """Free-running greedy accuracy per length bucket (the RNN lab's scoring)."""
     return evaluate(model, test_set, decode=greedy_decode)
+
+
+# ---------------------------------------------------------------------------- the experiment
+
+
+@dataclass
+class TransformerResult:
+    """Per-bucket accuracy of every run, their curves, and the heads on one example.
+
+    Attributes:
+        settings: what was run.
+        buckets: the length buckets (the RNN lab's for the same lengths).
+        runs: ``"transformer"``, ``"no positions"`` (if asked) and, given RNN settings, the
+            RNN lab's ``"attention"`` (Bahdanau) and ``"fixed"`` models on the same data.
+        heads: every head of the trained Transformer on one held-out example (None if
+            training was stopped before any step).
+        seconds: wall time; interrupted: a stop request ended some run early.
+    """
+
+    settings: TransformerSettings
+    buckets: tuple[tuple[int, int], ...]
+    runs: dict[str, TrainResult]
+    heads: HeadsReport | None
+    seconds: float
+    interrupted: bool
+
+    @property
+    def transformer(self) -> list[BucketAccuracy]:
+        return self.runs["transformer"].accuracy
+
+    def worst_bucket(self, run: str = "transformer") -> BucketAccuracy:
+        """The bucket with the lowest sequence accuracy."""
+        return min(self.runs[run].accuracy, key=lambda a: a.sequence_accuracy)
+
+
+def example_digits(settings: TransformerSettings, length: int | None = None) -> list[int]:
+    """The example the heads are shown on: seeded digits (12 by default, within the
+    training lengths), drawn from a stream the training and test sets never use."""
+    tr = settings.train
+    n = length if length is not None else min(max(12, tr.min_len), tr.max_len)
+    rng = np.random.default_rng([tr.seed, 15485863])
+    return [int(x) for x in rng.integers(0, 10, check_positive_int(n, "length"))]
+
+
+def transformer(settings: TransformerSettings = TransformerSettings(), *,
+                digits: Sequence[int] | None = None, rnn: BottleneckSettings | None = None,
+                on_progress: ProgressFn | None = None,
+                should_stop: StopFn | None = None) -> TransformerResult:
+    """Train the Transformer (and its no-positions twin; given ``rnn``, also that RNN
+    fixed-context and Bahdanau pair, e.g. the bottleneck defaults) on the same data, score every
+    run per length bucket, and measure the Transformer's heads on ``digits`` (a seeded
+    example by default).
+
+    Returns:
+        :class:`TransformerResult`. Free-running greedy decoding on held-out sequences the
+        training stream never produces, exactly as the bottleneck experiment scores RNNs.
+    """
+    tr = settings.train
+    buckets = length_buckets(tr.min_len, tr.max_len, settings.bucket_width)
+    test = make_test_set(tr.task, buckets, settings.per_bucket, tr.seed)
+    exclude = test.exclusion()
+    t0 = time.perf_counter()
+
+    def report(run: str, res: TrainResult, phase: str, total: int) -> None:
+        if on_progress is not None:
+            on_progress(ProgressEvent("transformer", run, phase, res.steps, total, None,
+                                      time.perf_counter() - t0))
+
+    def job(run: str, positions: str) -> Callable[[], TrainResult]:
+        def go() -> TrainResult:
+            model = Transformer.init(settings.model_config(positions), seed=tr.seed)
+            res = train_transformer(model, settings, exclude=exclude, on_progress=on_progress,
+                                    should_stop=should_stop, run=run)
+            report(run, res, "evaluate", tr.steps)
+            res.accuracy = evaluate_transformer(model, test)
+            report(run, res, "done", tr.steps)
+            return res
+        return go
+
+    jobs = {"transformer": job("transformer", "sinusoidal")}
+    if settings.positions_experiment:
+        jobs["no positions"] = job("no positions", "none")
+    if rnn is not None:
+        jobs.update(rnn_jobs(same_data(rnn, settings), test, exclude, on_progress, should_stop, t0))
+    runs = _run_many(jobs, settings.parallel)
+    main = runs["transformer"]
+    heads = None
+    if main.steps:
+        ex = list(digits) if digits is not None else example_digits(settings)
+        with single_threaded_blas():
+            heads = heads_of(main.model, tr.task, ex)
+    return TransformerResult(settings, buckets, runs, heads, time.perf_counter() - t0,
+                             any(r.interrupted for r in runs.values()))
+
+
+def same_data(rnn: BottleneckSettings, settings: TransformerSettings) -> BottleneckSettings:
+    """``rnn`` with this experiment's task, lengths, seed and test buckets (its own sizes,
+    steps and learning rate), so every model sees the same stream and the same test set."""
+    tr = settings.train
+    return replace(rnn, train=replace(rnn.train, task=tr.task, min_len=tr.min_len,
+                                      max_len=tr.max_len, seed=tr.seed,
+                                      bucket_width=tr.bucket_width),
+                   per_bucket=settings.per_bucket, bucket_width=settings.bucket_width)
+
+
+def rnn_jobs(bs: BottleneckSettings, test: TestSet, exclude: set[bytes],
+             on_progress: ProgressFn | None, should_stop: StopFn | None,
+             t0: float) -> dict[str, Callable[[], TrainResult]]:
+    """Training jobs for the RNN lab's Bahdanau and fixed-context models (as ``bottleneck``)."""
+    def job(decoder: str) -> Callable[[], TrainResult]:
+        def go() -> TrainResult:
+            model = Seq2Seq.init(bs.model_config(decoder), seed=bs.train.seed)
+            return train_and_evaluate(model, bs.train, test, exclude, on_progress, should_stop,
+                                      "transformer", decoder, t0)
+        return go
+
+    return {"attention": job("attention"), "fixed": job("fixed")}
