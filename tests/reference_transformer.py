@@ -83,9 +83,10 @@ def decoder_layer(p, i, y, mem, heads):
     return y + _ffn(p, pre, _norm(p, f"{pre}.norm3", y)), w_self, w_cross
 
 
-def embed(table, tokens, positions):
+def embed(table, tokens, positions, scaled=True):
+    """E[token] · √d (or unscaled) plus the sinusoidal table when ``positions``."""
     d = table.shape[1]
-    x = np.array([table[t] * math.sqrt(d) for t in tokens])
+    x = np.array([table[t] * (math.sqrt(d) if scaled else 1.0) for t in tokens])
     if positions:
         x = x + ref.sinusoidal_encoding(len(tokens), d)
     return x
@@ -94,11 +95,11 @@ def embed(table, tokens, positions):
 def logits(p, cfg, src, tgt_in):
     """Logits (T, V) of one sequence: src (S,) real tokens only, decoder inputs tgt_in (T,)."""
     pos = cfg.positions == "sinusoidal"
-    x = embed(p["src_embed.weight"], src, pos)
+    x = embed(p["src_embed.weight"], src, pos, cfg.scale_embeddings)
     for i in range(cfg.num_encoder_layers):
         x, _ = encoder_layer(p, i, x, cfg.num_heads)
     mem = _norm(p, "encoder.norm", x)
-    y = embed(p["tgt_embed.weight"], tgt_in, pos)
+    y = embed(p["tgt_embed.weight"], tgt_in, pos, cfg.scale_embeddings)
     for i in range(cfg.num_decoder_layers):
         y, _, _ = decoder_layer(p, i, y, mem, cfg.num_heads)
     z = _norm(p, "decoder.norm", y)

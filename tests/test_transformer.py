@@ -41,7 +41,7 @@ def ragged_batch(seed=1) -> Batch:
 VARIANTS = [
     {},
     {"tie_embeddings": True},
-    {"positions": "none"},
+    {"positions": "none", "scale_embeddings": False},
     {"num_encoder_layers": 1, "num_decoder_layers": 1, "num_heads": 1},
     {"num_heads": 4, "d_model": 8},
 ]
@@ -142,60 +142,21 @@ def test_float32_gradients_agree_with_float64():
 # ---------------------------------------------------------------------------- PyTorch
 
 
-def _torch_twin(cfg: TransformerConfig):
-    torch = pytest.importorskip("torch")
-    from torch import nn
-
-    from engine.positional import sinusoidal_encoding
-
-    d = cfg.d_model
-
-    class Twin(nn.Module):
-        def __init__(self) -> None:
-            super().__init__()
-            self.src_embed = nn.Embedding(cfg.vocab_size, d)
-            self.tgt_embed = nn.Embedding(cfg.vocab_size, d)
-            enc = nn.TransformerEncoderLayer(d, cfg.num_heads, cfg.d_ff, 0.0, batch_first=True,
-                                             norm_first=True)
-            dec = nn.TransformerDecoderLayer(d, cfg.num_heads, cfg.d_ff, 0.0, batch_first=True,
-                                             norm_first=True)
-            self.encoder = nn.TransformerEncoder(enc, cfg.num_encoder_layers, norm=nn.LayerNorm(d),
-                                                 enable_nested_tensor=False)
-            self.decoder = nn.TransformerDecoder(dec, cfg.num_decoder_layers, norm=nn.LayerNorm(d))
-            self.out = nn.Linear(d, cfg.vocab_size)
-            if cfg.tie_embeddings:
-                self.out.weight = self.tgt_embed.weight
-            self.pe = torch.from_numpy(sinusoidal_encoding(cfg.max_len, d))
-
-        def embed(self, table, x):
-            h = table(x) * d ** 0.5
-            return h + self.pe[:x.shape[1]].to(h.dtype) if cfg.positions == "sinusoidal" else h
-
-        def forward(self, src, src_len, tgt_in):
-            pad = torch.arange(src.shape[1])[None, :] >= src_len[:, None]
-            mem = self.encoder(self.embed(self.src_embed, src), src_key_padding_mask=pad)
-            T = tgt_in.shape[1]
-            causal = torch.triu(torch.ones(T, T, dtype=torch.bool), 1)
-            y = self.decoder(self.embed(self.tgt_embed, tgt_in), mem, tgt_mask=causal,
-                             memory_key_padding_mask=pad)
-            return self.out(y)
-
-    return torch, Twin()
-
-
 @pytest.mark.parametrize("dtype,tol", [("float64", 1e-10), ("float32", 2e-4)])
-@pytest.mark.parametrize("tie", [False, True])
-def test_logits_loss_and_gradients_equal_pytorch(dtype, tol, tie):
-    model = tiny(tie_embeddings=tie, dtype=dtype)
-    torch, twin = _torch_twin(model.config)
-    twin = twin.double() if dtype == "float64" else twin.float()
+@pytest.mark.parametrize("kw", [{}, {"tie_embeddings": True},
+                                {"positions": "none", "scale_embeddings": False}])
+def test_logits_loss_and_gradients_equal_pytorch(dtype, tol, kw):
+    torch = pytest.importorskip("torch")
+    from torch_transformer import make_twin, padded_targets
+
+    model = tiny(dtype=dtype, **kw)
+    twin = make_twin(model.config)
     state = {k: torch.from_numpy(v) for k, v in torch_state_dict(model).items()}
     assert set(state) == set(twin.state_dict())             # the documented names, all of them
     twin.load_state_dict(state)
     b = ragged_batch()
     res, grad = loss_and_grad(model, b, 0.1)
-    t = torch.from_numpy(b.tgt.copy())
-    t[torch.arange(b.tgt.shape[1])[None, :] >= torch.from_numpy(b.tgt_len)[:, None]] = -100
+    t = padded_targets(b.tgt, b.tgt_len)
     logits = twin(torch.from_numpy(b.src), torch.from_numpy(b.src_len),
                   torch.from_numpy(decoder_inputs(b.tgt)))
     loss = torch.nn.functional.cross_entropy(logits.reshape(-1, V), t.reshape(-1),

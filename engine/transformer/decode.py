@@ -74,7 +74,7 @@ def greedy_decode(model: Transformer, src: object, steps: int,
     out = np.empty((B, steps), np.int64)
     for t in range(steps):
         y = np.empty((B, d), dt)                                             # (B, d) step t's row
-        K._embed(p["tgt_embed.weight"], tokens, np.sqrt(d), model.pe[t:t + 1],
+        K._embed(p["tgt_embed.weight"], tokens, c.embed_scale, model.pe[t:t + 1],
                  c.positions == "sinusoidal", y)
         self_shape = Shape(B, 1, t + 1, H, d)
         self_mask = np.ones((B * H, 1, t + 1), np.bool_)                     # the past and now

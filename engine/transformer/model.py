@@ -52,6 +52,8 @@ class TransformerConfig:
         num_encoder_layers, num_decoder_layers: N (1 or more each).
         max_len: longest source or target sequence (rows of the position table).
         tie_embeddings: the output projection is the target embedding transposed.
+        scale_embeddings: multiply token embeddings by √d_model (Vaswani et al. §3.4);
+            False adds the positions to the raw embeddings.
         positions: ``"sinusoidal"`` (added to the inputs) or ``"none"``.
         dtype: ``"float64"`` or ``"float32"`` for parameters and activations.
     """
@@ -64,6 +66,7 @@ class TransformerConfig:
     num_decoder_layers: int = 2
     max_len: int = 64
     tie_embeddings: bool = False
+    scale_embeddings: bool = True
     positions: str = "sinusoidal"
     dtype: str = "float64"
 
@@ -80,12 +83,19 @@ class TransformerConfig:
         check_positive_int(self.max_len, "max_len")
         if not isinstance(self.tie_embeddings, (bool, np.bool_)):
             raise ValueError(f"tie_embeddings: expected True or False, got {self.tie_embeddings!r}")
+        if not isinstance(self.scale_embeddings, (bool, np.bool_)):
+            raise ValueError(f"scale_embeddings: expected True or False, got {self.scale_embeddings!r}")
         check_choice(self.positions, "positions", POSITIONS)
         check_choice(self.dtype, "dtype", DTYPES)
 
     @property
     def d_head(self) -> int:
         return self.d_model // self.num_heads
+
+    @property
+    def embed_scale(self) -> float:
+        """√d_model, or 1 without scaling."""
+        return math.sqrt(self.d_model) if self.scale_embeddings else 1.0
 
     @property
     def np_dtype(self) -> np.dtype:

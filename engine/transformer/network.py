@@ -74,10 +74,10 @@ class ForwardCache:
 
 
 def embed(model: Transformer, table: str, tokens: np.ndarray) -> np.ndarray:
-    """E[token] · √d (+ PE[position]) for tokens (B, L) → (B·L, d)."""
+    """E[token] · √d (or · 1) (+ PE[position]) for tokens (B, L) → (B·L, d)."""
     c = model.config
     x = np.empty((tokens.size, c.d_model), c.np_dtype)                      # (B·L, d)
-    K._embed(model.params[table], tokens, math.sqrt(c.d_model), model.pe,
+    K._embed(model.params[table], tokens, c.embed_scale, model.pe,
              c.positions == "sinusoidal", x)
     return x
 
@@ -155,7 +155,7 @@ def backward(model: Transformer, cache: ForwardCache, dlogits: np.ndarray, grad:
     for i in range(c.num_decoder_layers - 1, -1, -1):
         decoder_layer_backward(p, g, i, cache.dec[i], dy, cache.mem, dmem, cache.self_shape,
                                cache.cross_shape)
-    scale = math.sqrt(d)
+    scale = c.embed_scale
     K._embed_backward(dy, cache.tgt_in, scale, g["tgt_embed.weight"])
     dx = np.zeros_like(cache.mem)                                            # (B·S, d)
     layer_norm_backward(dmem, cache.enc_norm, p["encoder.norm.weight"], dx, g["encoder.norm.weight"],
