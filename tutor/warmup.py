@@ -35,6 +35,7 @@ def _tiny_calls() -> list[tuple[str, Callable[[], object]]]:
         ("tiled attention", call("engine.flash", "flash_attention", x, x, x)),
         ("worked examples", lambda: _all_traces()),
         ("seq2seq lab", call("engine.lab", "warm_up")),
+        ("transformer lab", call("engine.lab.transformer", "warm_up")),
     ]
 
 

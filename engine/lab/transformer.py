@@ -44,6 +44,9 @@ class TransformerSettings:
             decoder is always fed the true prefix in training).
         d_model, num_heads, d_ff, num_layers: sizes (num_layers encoder and decoder layers).
         tie_embeddings: output projection = target embedding transposed.
+        scale_embeddings: multiply token embeddings by √d_model before adding the positions
+            (Vaswani et al.); off by default: with N(0, 1/d) embeddings the positions then
+            dominate the input, which the lab's tasks (all about order) learn faster from.
         warmup_steps: linear learning-rate warm-up before the cosine decay.
         label_smoothing: ε of the cross-entropy.
         dtype: ``"float32"`` (fast) or ``"float64"``.
@@ -52,13 +55,14 @@ class TransformerSettings:
         parallel: train the two runs in two threads (two cores).
     """
 
-    train: TrainSettings = TrainSettings(steps=2000, batch_size=32, lr=2e-3, lr_final=0.05,
+    train: TrainSettings = TrainSettings(steps=3000, batch_size=16, lr=3e-3, lr_final=0.05,
                                          max_grad_norm=1.0)
     d_model: int = 64
-    num_heads: int = 4
+    num_heads: int = 2
     d_ff: int = 128
     num_layers: int = 2
     tie_embeddings: bool = False
+    scale_embeddings: bool = False
     warmup_steps: int = 200
     label_smoothing: float = 0.0
     dtype: str = "float32"
@@ -81,7 +85,8 @@ class TransformerSettings:
                                  num_encoder_layers=self.num_layers,
                                  num_decoder_layers=self.num_layers,
                                  max_len=max(64, self.train.max_len + 2),
-                                 tie_embeddings=self.tie_embeddings, positions=positions,
+                                 tie_embeddings=self.tie_embeddings,
+                                 scale_embeddings=self.scale_embeddings, positions=positions,
                                  dtype=self.dtype)
 
     def to_dict(self) -> dict[str, object]:
@@ -144,7 +149,7 @@ class TransformerResult:
     """Per-bucket accuracy of every run, their curves, and the heads on one example.
 
     Attributes:
-        settings: what was run.
+        settings: what was run (task, lengths and buckets; sizes unless ``config`` says otherwise).
         buckets: the length buckets (the RNN lab's for the same lengths).
         runs: ``"transformer"``, ``"no positions"`` (if asked) and, given RNN settings, the
             RNN lab's ``"attention"`` (Bahdanau) and ``"fixed"`` models on the same data.
@@ -159,6 +164,12 @@ class TransformerResult:
     heads: HeadsReport | None
     seconds: float
     interrupted: bool
+    config: TransformerConfig | None = None
+    """The Transformer's config (the settings' unless a trained model was scored)."""
+
+    def __post_init__(self) -> None:
+        if self.config is None:
+            self.config = self.settings.model_config()
 
     @property
     def transformer(self) -> list[BucketAccuracy]:
@@ -251,3 +262,42 @@ def rnn_jobs(bs: BottleneckSettings, test: TestSet, exclude: set[bytes],
         return go
 
     return {"attention": job("attention"), "fixed": job("fixed")}
+
+
+def score_model(model: Transformer, settings: TransformerSettings = TransformerSettings(), *,
+                digits: Sequence[int] | None = None) -> TransformerResult:
+    """Score a trained Transformer (e.g. a loaded one) on the test set of ``settings`` and
+    measure its heads; nothing is trained (its run has 0 steps)."""
+    tr = settings.train
+    t0 = time.perf_counter()
+    buckets = length_buckets(tr.min_len, tr.max_len, settings.bucket_width)
+    if model.config.max_len < tr.max_len + 1:
+        raise ValueError(f"model: reads at most {model.config.max_len} tokens; the test set needs "
+                         f"{tr.max_len + 1}")
+    test = make_test_set(tr.task, buckets, settings.per_bucket, tr.seed)
+    res = TrainResult(model, tr, LossCurve("transformer", ()), 0, 0.0, False)
+    res.accuracy = evaluate_transformer(model, test)
+    ex = list(digits) if digits is not None else example_digits(settings)
+    with single_threaded_blas():
+        heads = heads_of(model, tr.task, ex)
+    return TransformerResult(settings, buckets, {"transformer": res}, heads,
+                             time.perf_counter() - t0, False, model.config)
+
+
+def rnn_defaults() -> BottleneckSettings:
+    """The RNN pair the comparison trains: the bottleneck experiment's defaults."""
+    return BottleneckSettings()
+
+
+def warm_up(settings: TransformerSettings = TransformerSettings()) -> float:
+    """Load (on a first run: compile) every kernel the experiment uses with one tiny call of
+    each; returns the seconds it took."""
+    t0 = time.perf_counter()
+    rng = np.random.default_rng(0)
+    batch = make_batch("reverse", [1, 2], rng)
+    model = Transformer.init(settings.model_config(), seed=0)
+    with single_threaded_blas():
+        train_step(model, make_optimizer(model), batch)
+        greedy_decode(model, batch.src, 2, batch.src_len)
+        heads_of(model, "reverse", [1, 2])
+    return time.perf_counter() - t0

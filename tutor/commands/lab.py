@@ -1,7 +1,8 @@
 """`attn-tutor lab ...`: train a tiny seq2seq live and test the lecture's claims.
 
 One subcommand per experiment of :mod:`tutor.lab.experiments`: ``bottleneck``,
-``teacher-forcing``, ``alignment``, ``train``, ``scaling``, ``saturation``. Each command only
+``teacher-forcing``, ``alignment``, ``train``, ``transformer`` (``--rnn`` is the table's
+``transformer-vs-rnn``), ``scaling``, ``saturation``. Each command only
 turns its options into the experiment's settings and hands them to
 :func:`tutor.lab.run.run_in_terminal`: a progress bar on stderr (when it is a terminal),
 tables and plots on stdout (or ``--json``, schema ``docs/lab-json.md``), and Ctrl-C stops
@@ -20,7 +21,7 @@ from typing import Annotated, Optional
 import typer
 
 NAME = "lab"
-HELP = "Train a tiny seq2seq live: bottleneck, teacher forcing, alignment, scaling."
+HELP = "Train a tiny seq2seq live: bottleneck, teacher forcing, alignment, a Transformer, scaling."
 
 app = typer.Typer(help=HELP, invoke_without_command=True)
 
@@ -209,6 +210,47 @@ def train_cmd(
         bidirectional=bidirectional, hidden=hidden, embed=embed, attn_dim=attn_dim, ratio=ratio,
         steps=steps, batch=batch, lr=lr, clip=clip, min_len=min_len, max_len=max_len, save=save,
         load=load, seed=seed), json_out=json_out, ascii_only=ascii_only)
+
+
+TRANSFORMER_HELP = """Train a tiny Transformer live and watch its heads learn.
+
+An encoder-decoder Transformer (self-attention, masked self-attention, cross-attention, 2 heads, 2+2 pre-norm layers) learns the task in about a minute; it is scored by source length on the RNN lab's held-out sequences, its heads are measured on one example (each with a sentence saying what it does), and the same model is trained without positional encodings to show what order costs. --rnn adds the fixed-context and attention RNNs to the same table and plot.
+"""
+
+
+@app.command("transformer", help=TRANSFORMER_HELP)
+def transformer_cmd(
+    task: Annotated[Task, typer.Option("--task", help="What the models learn [default: reverse, "
+                                       "or the loaded model's].", show_default=False)] = Task.reverse,
+    rnn: Annotated[bool, typer.Option("--rnn", help="Also train the RNN lab's fixed-context and "
+                                      "Bahdanau attention models on the same data (one table and "
+                                      "plot; about two minutes more).")] = False,
+    positions_run: Annotated[bool, typer.Option(
+        "--positions-experiment/--no-positions-experiment",
+        help="Also train the same Transformer without positional encodings.")] = True,
+    digits: Annotated[Optional[str], typer.Option(
+        "--digits", metavar="DIGITS", help="The example the heads are shown on, e.g. 31415926 "
+        "(default: 12 random digits).", show_default=False)] = None,
+    save: Annotated[Optional[list[Path]], typer.Option(
+        "--save", metavar="PATH", help="Write FILE.npz (the trained weights, for --load), "
+        "FILE.txt/.svg/.html (every head drawn with its sentence) or a folder (one .json per head, "
+        "for `attn-tutor heatmap --from`); may be given more than once.", show_default=False)] = None,
+    load: Annotated[Optional[Path], typer.Option(
+        "--load", metavar="FILE.npz", help="Score a Transformer saved with --save instead of "
+        "training one.", show_default=False)] = None,
+    seed: SeedOpt = 0,
+    json_out: JsonOpt = False,
+    ascii_only: AsciiOpt = False,
+    steps: StepsOpt = None,
+    min_len: MinLenOpt = None,
+    max_len: MaxLenOpt = None,
+    per_bucket: PerBucketOpt = None,
+    sequential: SequentialOpt = False,
+) -> None:
+    _run("transformer", lambda: _module("transformer").from_options(
+        seed=seed, task=task.value, rnn=rnn, positions_run=positions_run, digits=digits,
+        load=load, save=tuple(save or ()), steps=steps, min_len=min_len, max_len=max_len,
+        per_bucket=per_bucket, sequential=sequential), json_out=json_out, ascii_only=ascii_only)
 
 
 @app.command("scaling", help=SCALING_HELP)

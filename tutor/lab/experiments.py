@@ -15,7 +15,8 @@ more about it. The module defines:
   ``run(settings, *, on_progress, should_stop)`` → a result (:mod:`engine.lab.progress`),
   ``stopped(result)`` (default: the result's ``interrupted`` or ``stopped`` flag);
 - optionally ``save(result, settings)`` → files written, as notes; ``heatmaps(result)`` →
-  weights for the Heatmaps area; ``WARM_UP = True`` when it needs the seq2seq kernels.
+  weights for the Heatmaps area; ``WARM_UP = True`` when it needs the seq2seq kernels, or a
+  ``warm_up()`` of its own that loads the kernels it needs.
 
 The table is plain data and the modules load on first use, so listing the experiments (the
 palette, ``attn-tutor --help``) imports neither numpy nor numba.
@@ -24,6 +25,7 @@ palette, ``attn-tutor --help``) imports neither numpy nor numba.
 from __future__ import annotations
 
 import importlib
+from collections.abc import Callable
 from dataclasses import dataclass
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
@@ -56,8 +58,15 @@ class Experiment:
         return getattr(self.load(), name, None)
 
     @property
-    def warm_up(self) -> bool:
-        return bool(getattr(self.load(), "WARM_UP", False))
+    def warm_up(self) -> Callable[[], object] | None:
+        """What loads the kernels before the progress bars start: the module's ``warm_up()``,
+        the seq2seq lab's when ``WARM_UP = True``, or None."""
+        own = self._hook("warm_up")
+        if own is not None:
+            return own
+        if getattr(self.load(), "WARM_UP", False):
+            return _resolve("engine.lab:warm_up")
+        return None
 
     def defaults(self) -> Any:
         own = self._hook("defaults")
@@ -114,6 +123,10 @@ EXPERIMENTS: tuple[Experiment, ...] = (
                "tutor.lab.alignment"),
     Experiment("train", "one model of your choice, saved and loaded as .npz", "tutor.lab.train",
                on_screen=False),
+    Experiment("transformer", "a tiny Transformer trained live: its heads, and no positions",
+               "tutor.lab.transformer", "tutor.lab.transformer:job_defaults"),
+    Experiment("transformer-vs-rnn", "the Transformer next to fixed context and attention RNNs",
+               "tutor.lab.transformer", "tutor.lab.transformer:job_defaults_with_rnn"),
     Experiment("scaling", "time and memory of plain vs tiled attention", "tutor.lab.scaling",
                "engine.lab.scaling:ScalingSettings", "engine.lab.scaling:scaling"),
     Experiment("saturation", "Var(q·k) and softmax saturation against d_k", "tutor.lab.saturation",

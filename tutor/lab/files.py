@@ -1,5 +1,6 @@
-"""The lab's files: trained weights (``.npz`` with a JSON record) and learned attention
-(``.json`` for ``attn-tutor heatmap --from``, or a drawn ``.txt``/``.svg``/``.html``)."""
+"""The lab's files: trained weights (``.npz`` with a JSON record; seq2seq or Transformer) and
+learned attention (``.json`` for ``attn-tutor heatmap --from``, or a drawn
+``.txt``/``.svg``/``.html``)."""
 
 from __future__ import annotations
 
@@ -11,16 +12,18 @@ from typing import Any
 from tutor.errors import UserError
 
 WEIGHTS_FORMAT = "attn-tutor-seq2seq"
+TRANSFORMER_FORMAT = "attn-tutor-transformer"
 WEIGHTS_VERSION = 1
 HEATMAP_SUFFIXES = (".json", ".txt", ".svg", ".html")
 
 
-def save_model(path: Path, model: Any, meta: dict[str, Any]) -> None:
+def save_model(path: Path, model: Any, meta: dict[str, Any], fmt: str = WEIGHTS_FORMAT) -> None:
     """Write ``model`` to an ``.npz``: one array per parameter plus a JSON record
-    (format, version, config, and ``meta``, e.g. the task and training settings)."""
+    (format — :data:`WEIGHTS_FORMAT` for a seq2seq, :data:`TRANSFORMER_FORMAT` for a
+    Transformer —, version, config, and ``meta``, e.g. the task and training settings)."""
     import numpy as np
 
-    record = {"format": WEIGHTS_FORMAT, "version": WEIGHTS_VERSION,
+    record = {"format": fmt, "version": WEIGHTS_VERSION,
               "config": model.config.to_dict(), **meta}
     arrays = {f"param/{k}": v for k, v in model.to_arrays().items()}
     path = Path(path)
@@ -33,42 +36,55 @@ def save_model(path: Path, model: Any, meta: dict[str, Any]) -> None:
         raise UserError(f"{path}: cannot write the weights ({exc.strerror or exc})") from None
 
 
-def load_model(path: Path, *, decoder: str | None = None) -> tuple[Any, dict[str, Any]]:
-    """Read a file written by :func:`save_model`; returns (model, record).
+def _read_weights(path: Path, fmt: str, kind: str, how: str) -> tuple[dict[str, Any], dict[str, Any]]:
+    """(record, arrays) of a file :func:`save_model` wrote in format ``fmt``; ``kind`` names
+    the model in messages, ``how`` the command that saves one.
 
     Raises:
-        UserError: one line saying why the file cannot be used (missing, not an attn-tutor
-            weights file, wrong version, arrays of the wrong shape for the recorded config,
-            or not the ``decoder`` kind asked for).
+        UserError: one line saying why the file cannot be used.
     """
     import zipfile
 
     import numpy as np
 
-    from engine.seq2seq import Seq2Seq, Seq2SeqConfig
-
     path = Path(path)
     if not path.is_file():
         raise UserError(f"{path}: no such weights file")
     if not zipfile.is_zipfile(path):
-        raise UserError(f"{path}: not an .npz weights file; save one with "
-                        "`attn-tutor lab train --save FILE.npz`")
+        raise UserError(f"{path}: not an .npz weights file; save one with `{how}`")
     try:
         with np.load(path, allow_pickle=False) as data:
             if "__record__" not in data.files:
                 raise UserError(f"{path}: not an attn-tutor weights file (no record); save one with "
-                                "`attn-tutor lab train --save FILE.npz`")
+                                f"`{how}`")
             record = json.loads(str(data["__record__"]))
             arrays = {k.split("/", 1)[1]: data[k] for k in data.files if k.startswith("param/")}
     except UserError:
         raise
     except (OSError, ValueError, zipfile.BadZipFile, json.JSONDecodeError) as exc:
         raise UserError(f"{path}: not a readable .npz weights file ({str(exc).splitlines()[0]})") from None
-    if not isinstance(record, dict) or record.get("format") != WEIGHTS_FORMAT:
-        raise UserError(f"{path}: not an attn-tutor seq2seq weights file")
+    if not isinstance(record, dict) or record.get("format") != fmt:
+        other = record.get("format") if isinstance(record, dict) else None
+        extra = f" (it holds {other.removeprefix('attn-tutor-')} weights)" if isinstance(other, str) else ""
+        raise UserError(f"{path}: not an attn-tutor {kind} weights file{extra}")
     if record.get("version") != WEIGHTS_VERSION:
         raise UserError(f"{path}: weights format version {record.get('version')!r}; this attn-tutor "
                         f"reads version {WEIGHTS_VERSION}")
+    return record, arrays
+
+
+def load_model(path: Path, *, decoder: str | None = None) -> tuple[Any, dict[str, Any]]:
+    """Read a seq2seq file written by :func:`save_model`; returns (model, record).
+
+    Raises:
+        UserError: one line saying why the file cannot be used (missing, not an attn-tutor
+            weights file, wrong version, arrays of the wrong shape for the recorded config,
+            or not the ``decoder`` kind asked for).
+    """
+    from engine.seq2seq import Seq2Seq, Seq2SeqConfig
+
+    record, arrays = _read_weights(path, WEIGHTS_FORMAT, "seq2seq",
+                                   "attn-tutor lab train --save FILE.npz")
     try:
         config = Seq2SeqConfig(**record["config"])
     except (TypeError, ValueError, KeyError) as exc:
@@ -80,6 +96,27 @@ def load_model(path: Path, *, decoder: str | None = None) -> tuple[Any, dict[str
     if decoder is not None and config.decoder != decoder:
         raise UserError(f"{path}: holds a model with a {config.decoder} decoder; this needs one "
                         f"with an {decoder} decoder")
+    return model, record
+
+
+def load_transformer(path: Path) -> tuple[Any, dict[str, Any]]:
+    """Read a Transformer written by ``attn-tutor lab transformer --save FILE.npz``.
+
+    Raises:
+        UserError: as :func:`load_model`.
+    """
+    from engine.transformer import Transformer, TransformerConfig
+
+    record, arrays = _read_weights(path, TRANSFORMER_FORMAT, "Transformer",
+                                   "attn-tutor lab transformer --save FILE.npz")
+    try:
+        config = TransformerConfig(**record["config"])
+    except (TypeError, ValueError, KeyError) as exc:
+        raise UserError(f"{path}: the recorded model config is invalid ({exc})") from None
+    try:
+        model = Transformer.from_arrays(config, arrays)
+    except ValueError as exc:
+        raise UserError(f"{path}: wrong shape for the recorded model: {exc}") from None
     return model, record
 
 

@@ -198,9 +198,10 @@ LOADING = "loading the lab's numba kernels (the first run after installing compi
 
 
 def warm_up_kernels(spinner: bool, *, quiet_for: float = 1.0,
-                    say: Callable[[str], None] | None = None) -> float:
-    """Load the lab's kernels before the progress bars start (a first run compiles them);
-    returns the seconds it took.
+                    say: Callable[[str], None] | None = None,
+                    load: Callable[[], object] | None = None) -> float:
+    """Load an experiment's kernels (``load()``; the seq2seq lab's by default) before the
+    progress bars start (a first run compiles them); returns the seconds it took.
 
     On a terminal (``spinner``) a spinner with the seconds elapsed says so from the start;
     otherwise ``say`` (default: a line on stderr) says it once the load has taken ``quiet_for``
@@ -209,8 +210,10 @@ def warm_up_kernels(spinner: bool, *, quiet_for: float = 1.0,
     import sys
     import time
 
-    from engine import lab
+    if load is None:
+        from engine import lab
 
+        load = lab.warm_up
     t0 = time.perf_counter()
     if spinner:
         from rich.console import Console
@@ -219,14 +222,14 @@ def warm_up_kernels(spinner: bool, *, quiet_for: float = 1.0,
         with Progress(SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(),
                       console=Console(stderr=True), transient=True) as progress:
             progress.add_task(LOADING + "…", total=None)
-            lab.warm_up()
+            load()
         return time.perf_counter() - t0
     say = say or (lambda line: print(line, file=sys.stderr, flush=True))
     notice = threading.Timer(quiet_for, say, [f"attn-tutor: {LOADING}…"])
     notice.daemon = True
     notice.start()
     try:
-        lab.warm_up()
+        load()
     finally:
         notice.cancel()
     return time.perf_counter() - t0

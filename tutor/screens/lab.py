@@ -215,10 +215,9 @@ class LabScreen(Screen):
         try:
             settings = self._settings(name)
             live.bars = max(1, len(exp.bars(settings)[0]))
-            if exp.warm_up:
-                from engine import lab
-
-                lab.warm_up()  # instant when the app's warm-up got there first
+            load = exp.warm_up                   # the experiment's own kernels, or None
+            if load is not None:
+                load()  # instant when the app's warm-up got there first
             result = exp.run(settings, on_progress=live.callback, should_stop=self._stop)
         except Exception as exc:  # noqa: BLE001 - a failed run is reported, the app stays up
             self.app.call_from_thread(self._failed, name, exc)

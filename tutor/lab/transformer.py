@@ -1,0 +1,391 @@
+"""``transformer``: a tiny encoder-decoder Transformer trained live on the lab's task, scored by
+length like the RNNs (and, with ``--rnn``, next to them), with what each of its heads does and
+the same model trained without positional encodings."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from tutor.lab import jsonout
+from tutor.lab.report import Part, Style, accuracy_plot, accuracy_table, loss_plot, pct
+
+if TYPE_CHECKING:
+    from engine.lab.progress import ProgressFn, StopFn
+
+ALIGNED = {"reverse": "the anti-diagonal", "copy": "the diagonal", "sort": "the digit's place by value"}
+WEIGHTS_SUFFIXES = (".npz",)
+DRAWN_SUFFIXES = (".txt", ".svg", ".html")
+
+
+@dataclass(frozen=True)
+class TransformerJob:
+    """What to run: the engine's settings; ``rnn`` also trains the RNN lab's pair on the same
+    data; ``model`` is a Transformer loaded with ``--load`` (then nothing is trained);
+    ``digits`` the example the heads are shown on; ``save`` the ``--save`` paths."""
+
+    settings: Any
+    rnn: bool = False
+    model: Any = None
+    loaded_from: Path | None = None
+    digits: tuple[int, ...] | None = None
+    save: tuple[Path, ...] = ()
+
+
+def job(s: Any) -> TransformerJob:
+    return s if isinstance(s, TransformerJob) else TransformerJob(s)
+
+
+def job_defaults() -> TransformerJob:
+    """The default run: the Transformer and its no-positions twin (about a minute)."""
+    from engine.lab.transformer import TransformerSettings
+
+    return TransformerJob(TransformerSettings())
+
+
+def job_defaults_with_rnn() -> TransformerJob:
+    """The default run plus the RNN lab's fixed-context and Bahdanau models on the same data."""
+    return replace(job_defaults(), rnn=True)
+
+
+def warm_up() -> None:
+    """Load (on a first run: compile, ~10 s) the Transformer's kernels."""
+    from engine.lab.transformer import warm_up as load
+
+    load()
+
+
+def describe(s: Any) -> str:
+    j = job(s)
+    tr = j.settings.train
+    if j.model is not None:
+        return f"lab transformer: scoring the Transformer in {j.loaded_from} on `{tr.task}`"
+    runs = ["a Transformer"]
+    if j.settings.positions_experiment:
+        runs.append("the same model without positions")
+    if j.rnn:
+        runs.append("the RNN lab's fixed-context and attention models")
+    return (f"lab transformer: training {', '.join(runs[:-1]) + ' and ' + runs[-1] if len(runs) > 1 else runs[0]}"
+            f" on `{tr.task}`, lengths {tr.min_len}-{tr.max_len}, {tr.steps} steps of {tr.batch_size}")
+
+
+def bars(s: Any) -> tuple[tuple[str, ...], int]:
+    j = job(s)
+    if j.model is not None:
+        return (), 0
+    names = ["transformer"] + (["no positions"] if j.settings.positions_experiment else [])
+    return tuple(names), j.settings.train.steps
+
+
+def run(s: Any, *, on_progress: ProgressFn | None = None, should_stop: StopFn | None = None) -> Any:
+    from engine.lab.transformer import rnn_defaults, score_model, transformer
+
+    j = job(s)
+    if j.model is not None:
+        return score_model(j.model, j.settings, digits=j.digits)
+    return transformer(j.settings, digits=j.digits, rnn=rnn_defaults() if j.rnn else None,
+                       on_progress=on_progress, should_stop=should_stop)
+
+
+# ---------------------------------------------------------------------------- words
+
+
+def model_words(cfg: Any) -> str:
+    """``d_model 64, 2 heads of 32, d_ff 128, 2 encoder + 2 decoder layers, pre-norm``."""
+    return (f"d_model {cfg.d_model}, {cfg.num_heads} heads of {cfg.d_head}, d_ff {cfg.d_ff}, "
+            f"{cfg.num_encoder_layers} encoder + {cfg.num_decoder_layers} decoder layers, pre-norm")
+
+
+PATTERN_WORDS = {
+    ("cross", "aligned"): "the source digit being written ({aligned})",
+    ("cross", "end"): "the source's </s>, which marks where the input ends",
+    ("cross", "same position"): "the source position with the output step's index (the diagonal)",
+    ("encoder", "self"): "its own position",
+    ("encoder", "previous"): "the digit before it",
+    ("encoder", "next"): "the digit after it",
+    ("encoder", "mirror"): "the mirror position L-1-i (the anti-diagonal)",
+    ("encoder", "end"): "</s>, which marks where the input ends",
+    ("decoder", "self"): "its own step",
+    ("decoder", "previous"): "the step before (the digit just written)",
+    ("decoder", "first"): "<s>, the first input",
+}
+
+
+def head_sentence(head: Any, task: str) -> str:
+    """What one head does on the example, in one computed sentence."""
+    def words(pattern: str) -> str:
+        return PATTERN_WORDS[(head.kind, pattern)].format(aligned=ALIGNED.get(task, "its place"))
+
+    share = pct(head.share).strip()
+    if head.label != "broad":
+        what = f"{share} of its weight on {words(head.label)}"
+        if (head.kind, head.label) == ("cross", "aligned"):
+            what += ": this head does the copying"
+    elif head.shares:
+        top = max(head.shares, key=head.shares.get)
+        what = (f"spread out (entropy {head.entropy:.2f} of uniform); the most it puts on one "
+                f"pattern is {share}, on {words(top)}")
+    else:
+        what = f"spread out (entropy {head.entropy:.2f} of uniform)"
+    return f"{head.title}: {what}."
+
+
+def _runs(res: Any) -> dict[str, Any]:
+    return {name: r.accuracy for name, r in res.runs.items()}
+
+
+def summary(res: Any, style: Style) -> list[str]:
+    """Sentences: the ≥ 95 % check, the positions experiment, the times."""
+    ge = ">=" if style.ascii else "≥"
+    out = []
+    worst = res.worst_bucket()
+    ok = "yes" if worst.sequence_accuracy >= 0.95 else "no"
+    out.append(f"Transformer: lowest sequence accuracy {pct(worst.sequence_accuracy).strip()} "
+               f"(lengths {worst.lo}-{worst.hi}); {ge} 95% in every bucket: {ok}.")
+    if "no positions" in res.runs:
+        nopos = res.runs["no positions"].accuracy
+        best = max(nopos, key=lambda a: a.sequence_accuracy)
+        out.append(f"Without positions the same model reaches at most {pct(best.sequence_accuracy).strip()} "
+                   f"sequence accuracy (lengths {best.lo}-{best.hi}): self-attention sees the source "
+                   "as a bag of digits, so nothing tells it which came last.")
+    times = "; ".join(f"{name} {r.steps} steps in {r.seconds:.1f} s ({r.steps_per_second:.1f} steps/s)"
+                      for name, r in res.runs.items() if r.steps)
+    out.append(f"Wall time {res.seconds:.1f} s" + (f" ({times})." if times else "."))
+    return out
+
+
+def heads_view(res: Any, style: Style) -> list[Part]:
+    """The example, the alignment heatmap of the best cross-attention head, a sentence per head."""
+    heads = res.heads
+    if heads is None:
+        return ["No heads to show: training stopped before its first step."]
+    verdict = "correct" if heads.correct else "target: " + " ".join(heads.target)
+    parts: list[Part] = [f"Example: {' '.join(heads.source)} -> {' '.join(heads.output)} ({verdict})"]
+    best = heads.best("cross", "aligned")
+    if best is not None:
+        parts.append(head_heatmap(best, heads, style))
+    parts += [head_sentence(h, heads.task) for h in heads.heads]
+    return parts
+
+
+def head_labels(head: Any, heads: Any) -> tuple[list[str], list[str]]:
+    """(row labels, column labels) of one head: decoder rows are its inputs, columns likewise."""
+    if head.kind == "encoder":
+        return list(heads.source), list(heads.source)
+    if head.kind == "decoder":
+        return list(heads.decoder_in), list(heads.decoder_in)
+    return list(heads.decoder_in), list(heads.source)
+
+
+def head_heatmap(head: Any, heads: Any, style: Style = Style(), width: int | None = None) -> Any:
+    from tutor.heatmap import HeatmapOptions, render_heatmap
+
+    rows, cols = head_labels(head, heads)
+    return render_heatmap(head.weights, rows, cols, head.title,
+                          HeatmapOptions(width=width, color=style.color and not style.ascii,
+                                         ascii=style.ascii, kind="weights", scale="matrix"))
+
+
+def report(res: Any, s: Any, style: Style) -> list[Part]:
+    st = res.settings
+    tr = st.train
+    trained = res.runs["transformer"].steps
+    how = (f"{trained} steps of {tr.batch_size} sequences" if trained
+           else "loaded, not trained here")
+    parts: list[Part] = [
+        f"Transformer: `{tr.task}` digit sequences, {model_words(res.config)}; {how}; "
+        f"free-running greedy decoding on {st.per_bucket} held-out sequences per length (the "
+        "RNN lab's buckets).",
+        accuracy_table(res.buckets, _runs(res), ascii=style.ascii),
+        accuracy_plot(_runs(res), ascii=style.ascii, width=style.width),
+    ]
+    curves = [r.curve for r in res.runs.values() if r.curve.losses]
+    if curves:
+        parts.append(loss_plot(curves, ascii=style.ascii, width=style.width))
+    parts += summary(res, style)
+    parts += heads_view(res, style)
+    return parts
+
+
+# ---------------------------------------------------------------------------- heatmaps and files
+
+
+def heatmaps(res: Any) -> list[Any]:
+    """Every head, one matrix each, titled with its sentence (the Heatmaps area)."""
+    from engine.trace import HeatmapData
+
+    if res.heads is None:
+        return []
+    out = []
+    for h in res.heads.heads:
+        rows, cols = head_labels(h, res.heads)
+        out.append(HeatmapData(head_sentence(h, res.heads.task), h.weights, rows, cols))
+    return out
+
+
+def check_save(path: Path) -> None:
+    """Fail before training when ``--save`` names something this experiment cannot write."""
+    from tutor.errors import UserError
+
+    suffix = path.suffix.lower()
+    if suffix in WEIGHTS_SUFFIXES + DRAWN_SUFFIXES or suffix == "" or path.is_dir():
+        return
+    raise UserError(f"--save {path}: unknown file type {suffix!r}; expected .npz (the weights), "
+                    ".txt, .svg or .html (every head drawn), or a folder (one .json per head)")
+
+
+def _slug(head: Any) -> str:
+    return f"{head.kind}-layer{head.layer + 1}-head{head.head + 1}"
+
+
+def save(res: Any, s: Any) -> list[str]:
+    """``--save``: weights (``.npz``), every head drawn (``.txt``/``.svg``/``.html``), or a
+    folder with one ``.json`` per head (for ``attn-tutor heatmap --from``); one note each."""
+    j = job(s)
+    notes = []
+    for path in j.save:
+        suffix = path.suffix.lower()
+        if suffix == ".npz":
+            from tutor.lab.files import TRANSFORMER_FORMAT, save_model
+
+            model = res.runs["transformer"].model
+            save_model(path, model, {"task": res.settings.train.task,
+                                     "settings": res.settings.to_dict()}, TRANSFORMER_FORMAT)
+            notes.append(f"wrote {path} (load it with `attn-tutor lab transformer --load {path}`)")
+        elif res.heads is None:
+            notes.append(f"did not write {path}: no heads to draw")
+        elif suffix in DRAWN_SUFFIXES:
+            _save_drawn(path, res)
+            notes.append(f"wrote {path} ({len(res.heads.heads)} heads)")
+        else:
+            _save_folder(path, res)
+            notes.append(f"wrote {len(res.heads.heads)} heatmaps to {path}/ (view one with "
+                         f"`attn-tutor heatmap --from {path / (_slug(res.heads.heads[-1]) + '.json')}`)")
+    return notes
+
+
+def _save_drawn(path: Path, res: Any) -> None:
+    from tutor.heatmap import HeatmapOptions, heatmap_text
+    from tutor.heatmap.export import export
+
+    heads = res.heads
+    texts = []
+    for h in heads.heads:
+        rows, cols = head_labels(h, heads)
+        texts.append(heatmap_text(h.weights, rows, cols, h.title, HeatmapOptions(width=100, color=False))
+                     + "\n" + head_sentence(h, heads.task))
+
+    def drawn() -> list[Any]:
+        from rich.text import Text
+
+        out: list[Any] = []
+        for h in heads.heads:
+            out += [head_heatmap(h, heads, width=100), Text(head_sentence(h, heads.task)), Text("")]
+        return out
+
+    export(path, "\n\n".join(texts), drawn, width=100, title=f"Transformer heads, `{heads.task}`")
+
+
+def _save_folder(path: Path, res: Any) -> None:
+    import json
+
+    from tutor.errors import UserError
+
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+        for h in res.heads.heads:
+            rows, cols = head_labels(h, res.heads)
+            data = {"title": head_sentence(h, res.heads.task), "rows": rows, "cols": cols,
+                    "weights": [[float(x) for x in row] for row in h.weights]}
+            (path / f"{_slug(h)}.json").write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
+    except OSError as exc:
+        raise UserError(f"--save {path}: could not write it ({exc.strerror or exc})") from None
+
+
+# ---------------------------------------------------------------------------- JSON
+
+
+def to_json(res: Any, s: Any) -> dict[str, Any]:
+    j = job(s)
+    heads = res.heads
+    worst = res.worst_bucket()
+    nopos = res.runs.get("no positions")
+    return jsonout.header(
+        "transformer",
+        settings=res.settings.to_dict(),
+        model=res.config.to_dict(),
+        loaded_from=str(j.loaded_from) if j.loaded_from else None,
+        interrupted=res.interrupted,
+        seconds=round(res.seconds, 3),
+        buckets=[{"lengths": [lo, hi], "n": res.runs["transformer"].accuracy[k].n,
+                  **{name: {"token_accuracy": round(r.accuracy[k].token_accuracy, 6),
+                            "sequence_accuracy": round(r.accuracy[k].sequence_accuracy, 6)}
+                     for name, r in res.runs.items()}}
+                 for k, (lo, hi) in enumerate(res.buckets)],
+        summary={
+            "transformer_min_sequence_accuracy": round(worst.sequence_accuracy, 6),
+            "no_positions_max_sequence_accuracy": round(max(a.sequence_accuracy for a in nopos.accuracy), 6)
+            if nopos is not None else None,
+        },
+        runs={name: jsonout.training_run(r) for name, r in res.runs.items()},
+        example=None if heads is None else {
+            "digits": list(heads.digits), "source": heads.source, "decoder_input": heads.decoder_in,
+            "output": heads.output, "target": heads.target, "correct": heads.correct},
+        heads=[] if heads is None else [
+            {"kind": h.kind, "layer": h.layer + 1, "head": h.head + 1, "label": h.label,
+             "share": round(h.share, 6), "entropy": round(h.entropy, 6),
+             "shares": {k: round(v, 6) for k, v in h.shares.items()},
+             "sentence": head_sentence(h, heads.task),
+             "weights": [[round(float(x), 6) for x in row] for row in h.weights]}
+            for h in heads.heads],
+    )
+
+
+# ---------------------------------------------------------------------------- options
+
+
+def from_options(*, seed: int, task: str, rnn: bool = False, positions_run: bool = True,
+                 digits: str | None = None, load: Path | None = None,
+                 save: tuple[Path, ...] = (), steps: int | None = None,
+                 min_len: int | None = None, max_len: int | None = None,
+                 per_bucket: int | None = None, sequential: bool = False) -> TransformerJob:
+    """The job ``attn-tutor lab transformer`` asks for.
+
+    Raises:
+        UserError: an unknown ``--save`` type (before any training), ``--digits`` that are not
+            digits or longer than the model can read, or an unusable ``--load`` file.
+    """
+    from engine.lab.transformer import TransformerSettings
+    from tutor.errors import UserError
+
+    for path in save:
+        check_save(path)
+    s = TransformerSettings()
+    tr = replace(s.train, seed=seed, task=task, steps=steps or s.train.steps,
+                 min_len=min_len or s.train.min_len, max_len=max_len or s.train.max_len)
+    tr = replace(tr, min_len=min(tr.min_len, tr.max_len))
+    s = replace(s, train=tr, per_bucket=per_bucket or s.per_bucket, parallel=not sequential,
+                positions_experiment=positions_run)
+    model = None
+    if load is not None:
+        from tutor.lab.files import load_transformer
+
+        model, record = load_transformer(load)
+        if record.get("task") in ("reverse", "copy", "sort") and task == "reverse":
+            s = replace(s, train=replace(s.train, task=record["task"]))   # the model's own task
+        if any(p.suffix.lower() == ".npz" for p in save):
+            raise UserError("--save FILE.npz with --load: nothing is trained, so there are no new "
+                            "weights to write")
+        if model.config.positions != "sinusoidal":
+            raise UserError(f"{load}: holds a model without positions; load the one with them")
+    seq = None
+    if digits is not None:
+        if not digits.isdigit() or not digits.isascii():
+            raise UserError(f"--digits: expected only the digits 0-9, got {digits!r}")
+        limit = (model.config.max_len if model is not None else s.model_config().max_len) - 1
+        if len(digits) > limit:
+            raise UserError(f"--digits: {len(digits)} digits; this model reads at most {limit}")
+        seq = tuple(int(c) for c in digits)
+    return TransformerJob(s, rnn=rnn and model is None, model=model, loaded_from=load,
+                          digits=seq, save=tuple(save))
