@@ -1,0 +1,100 @@
+"""`attn-tutor lab transformer` on tiny runs: the report, --json, --save/--load, bad input."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+from typer.testing import CliRunner
+
+from tutor.cli import app
+
+TINY = ["--steps", "4", "--min-len", "3", "--max-len", "6", "--per-bucket", "4", "--sequential"]
+
+
+def lab(*args: str):
+    return CliRunner().invoke(app, ["lab", "transformer", *args])
+
+
+@pytest.fixture(scope="module")
+def run_json(tmp_path_factory):
+    """One tiny run saving every kind of file, shared by the tests below."""
+    d = tmp_path_factory.mktemp("tf")
+    paths = {"npz": d / "m.npz", "html": d / "heads.html", "txt": d / "heads.txt", "dir": d / "heads"}
+    res = lab(*TINY, "--digits", "3141", "--json", *sum((["--save", str(p)] for p in paths.values()), []))
+    assert res.exit_code == 0, res.output
+    return json.loads(res.stdout), paths
+
+
+def test_json_has_every_run_bucket_and_head(run_json):
+    out, _ = run_json
+    assert out["schema"] == 1 and out["experiment"] == "transformer"
+    assert set(out["runs"]) == {"transformer", "no positions"}
+    (bucket,) = out["buckets"]
+    assert bucket["lengths"] == [3, 6] and bucket["n"] == 4
+    for name in ("transformer", "no positions"):
+        assert out["runs"][name]["steps"] == 4
+        assert bucket[name]["sequence_accuracy"] == out["runs"][name]["accuracy"][0]["sequence_accuracy"]
+    assert out["summary"]["transformer_min_sequence_accuracy"] == bucket["transformer"]["sequence_accuracy"]
+    model = out["model"]
+    assert len(out["heads"]) == 3 * model["num_heads"] * model["num_encoder_layers"]
+    assert out["example"]["digits"] == [3, 1, 4, 1]
+    assert out["example"]["source"] == ["3", "1", "4", "1", "</s>"]
+    for h in out["heads"]:
+        w = np.array(h["weights"])
+        np.testing.assert_allclose(w.sum(1), 1.0, atol=1e-5)
+        assert h["sentence"].startswith(("encoder self-attention", "decoder masked", "cross-attention"))
+        assert h["share"] == max(h["shares"].values())
+
+
+def test_saved_files_hold_every_head_and_load_again(run_json):
+    out, paths = run_json
+    assert "cross-attention, layer 2, head 2" in paths["txt"].read_text()
+    assert "<html" in paths["html"].read_text().lower()
+    files = sorted(p.name for p in paths["dir"].iterdir())
+    assert len(files) == len(out["heads"]) and "cross-layer1-head1.json" in files
+    one = json.loads((paths["dir"] / "cross-layer1-head1.json").read_text())
+    assert one["cols"] == out["example"]["source"] and one["rows"] == out["example"]["decoder_input"]
+    shown = CliRunner().invoke(app, ["heatmap", "--from", str(paths["dir"] / "cross-layer1-head1.json")])
+    assert shown.exit_code == 0, shown.output
+    again = lab(*TINY, "--digits", "3141", "--json", "--load", str(paths["npz"]))
+    assert again.exit_code == 0, again.output
+    loaded = json.loads(again.stdout)
+    assert set(loaded["runs"]) == {"transformer"} and loaded["runs"]["transformer"]["steps"] == 0
+    assert loaded["buckets"][0]["transformer"] == out["buckets"][0]["transformer"]   # same weights
+    assert loaded["heads"][0]["weights"] == out["heads"][0]["weights"]
+
+
+def test_the_report_says_what_every_head_does():
+    res = lab(*TINY, "--no-positions-experiment", "--digits", "271")
+    assert res.exit_code == 0, res.output
+    text = res.stdout
+    assert "Transformer: `reverse` digit sequences" in text
+    assert "lowest sequence accuracy" in text and "Without positions" not in text
+    assert "Example: 2 7 1 </s> ->" in text
+    assert text.count("cross-attention, layer") >= 4        # a sentence per cross head (+ heatmap title)
+    assert "decoder masked self-attention, layer 2, head 2:" in text
+
+
+@pytest.mark.parametrize("args,needle", [
+    (["--save", "x.png"], "--save x.png: unknown file type '.png'"),
+    (["--digits", "12a"], "--digits: expected only the digits 0-9"),
+    (["--load", "nowhere.npz"], "nowhere.npz: no such weights file"),
+])
+def test_bad_input_is_one_line_and_exit_2(args, needle, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    res = lab(*args)
+    assert res.exit_code == 2
+    assert needle in res.output and "Traceback" not in res.output
+    assert len(res.output.strip().splitlines()) == 1
+
+
+def test_loading_an_rnn_file_names_what_it_holds(tmp_path):
+    rnn = tmp_path / "rnn.npz"
+    made = CliRunner().invoke(app, ["lab", "train", "--steps", "1", "--hidden", "4", "--embed", "2",
+                                    "--attn-dim", "2", "--min-len", "2", "--max-len", "4", "--save", str(rnn)])
+    assert made.exit_code == 0, made.output
+    res = lab("--load", str(rnn))
+    assert res.exit_code == 2
+    assert "not an attn-tutor Transformer weights file (it holds seq2seq weights)" in res.output
