@@ -128,3 +128,18 @@ def test_the_example_is_seeded_and_inside_the_training_lengths():
     assert all(0 <= x <= 9 for x in a)
     short = replace(TINY, train=replace(TINY.train, max_len=7))
     assert len(example_digits(short)) == 7                  # clipped to the longest training length
+
+
+def test_the_lesson_counts_the_lab_models_parameters():
+    from tutor.content import get_lesson
+
+    text = get_lesson("transformer").body
+    cfg = TransformerSettings().model_config()
+    shapes = cfg.shapes()
+
+    def count(prefix: str) -> int:
+        return sum(int(np.prod(s)) for n, s in shapes.items() if n.startswith(prefix))
+
+    for n in (count("encoder.layers.0."), count("decoder.layers.0."), cfg.n_params):
+        assert f"{n:,}" in text, n
+    assert (cfg.d_model, cfg.num_heads, cfg.d_ff, cfg.num_encoder_layers) == (64, 2, 128, 2)

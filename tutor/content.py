@@ -10,7 +10,8 @@ Layout (under ``lessons.ROOT`` or the ``root`` passed in)::
     sections/NN-<id>.md   one lesson per lecture section: TOML front matter between two
                           ``+++`` lines, then a Markdown body with the ``##`` headings of
                           HEADINGS, in that order (``###`` and deeper are free)
-    exam/cards.toml       one ``[[card]]`` per exam topic, in EXAM_TOPICS order
+    exam/cards.toml       one ``[[card]]`` per exam topic of the notes, in EXAM_TOPICS order;
+    exam/transformer.toml then the Transformer lesson's two (CARD_FILES)
     exam/guidance.md      the exam guidance summary (Markdown)
     qa.toml               ``[[item]]`` short questions and answers, each tied to a lesson
     errata.toml           ``[[erratum]]`` the catalogue of places where the notes go wrong,
@@ -46,8 +47,14 @@ LESSON_IDS: tuple[str, ...] = (
     "decoding",
     "visualisation",
     "training",
+    "transformer",
 )
-"""The twelve lesson ids (= quiz topics) in lecture order; section n is ``LESSON_IDS[n-1]``."""
+"""The lesson ids (= quiz topics); section n is ``LESSON_IDS[n-1]``. The first twelve are the
+lecture's sections in order; ``transformer`` (13) goes beyond the notes, to the model the
+lab trains."""
+
+LECTURE_SECTIONS = 12
+"""How many of the lessons are sections of the lecture notes."""
 
 EXAM_TOPICS: tuple[str, ...] = (
     "exam-encoder-decoder",
@@ -59,8 +66,11 @@ EXAM_TOPICS: tuple[str, ...] = (
     "exam-scaled-dot",
     "exam-decoding",
     "exam-cross-entropy",
+    "exam-positions",
+    "exam-transformer",
 )
-"""The nine exam revision topics, in the order of the notes' "Exam Revision Notes"."""
+"""The exam revision topics: the notes' nine "Exam Revision Notes" in their order, then the two
+of the Transformer lesson (positions; layers, heads and cost)."""
 
 HEADINGS: tuple[str, ...] = (
     "Learning goals",
@@ -412,39 +422,49 @@ def get_lesson(lesson_id: str, root: Path | None = None) -> Lesson:
 # --------------------------------------------------------------------------- exam, Q&A
 
 
+CARD_FILES: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("cards.toml", EXAM_TOPICS[:9]),
+    ("transformer.toml", EXAM_TOPICS[9:]),
+)
+"""The card files under ``exam/`` and the topics each holds, in order: the notes' nine, then
+the Transformer lesson's."""
+
+
 @functools.cache
 def load_exam_cards(root: Path | None = None) -> tuple[ExamCard, ...]:
-    """The revision cards from ``exam/cards.toml``: one per exam topic, in EXAM_TOPICS order."""
+    """The revision cards of :data:`CARD_FILES`: one per exam topic, in EXAM_TOPICS order."""
     base = _root(root)
-    path = base / "exam" / "cards.toml"
-    where = _rel(path, base)
-    data = _read_toml(path, where)
-    _check_fields(data, {"card": (_TABLES, True)}, where)
-    cards = []
-    for n, table in enumerate(data["card"], start=1):
-        here = f"{where}: card {n} ({table.get('id', '?')})"
-        _check_fields(table, _CARD_SCHEMA, here)
-        _check_choice(table["id"], EXAM_TOPICS, here, "id")
-        _check_choice(table["lesson"], LESSON_IDS, here, "lesson")
-        _check_choice(table["connects_to"], LESSON_IDS, here, "connects_to")
-        if table.get("errata"):
-            from tutor.errata import load_errata  # it imports this module
+    cards: list[ExamCard] = []
+    for name, topics in CARD_FILES:
+        path = base / "exam" / name
+        where = _rel(path, base)
+        data = _read_toml(path, where)
+        _check_fields(data, {"card": (_TABLES, True)}, where)
+        first = len(cards)
+        for n, table in enumerate(data["card"], start=1):
+            here = f"{where}: card {n} ({table.get('id', '?')})"
+            _check_fields(table, _CARD_SCHEMA, here)
+            _check_choice(table["id"], EXAM_TOPICS, here, "id")
+            _check_choice(table["lesson"], LESSON_IDS, here, "lesson")
+            _check_choice(table["connects_to"], LESSON_IDS, here, "connects_to")
+            if table.get("errata"):
+                from tutor.errata import load_errata  # it imports this module
 
-            _check_choice(table["errata"], tuple(e.id for e in load_errata(root)), here, "errata")
-        cards.append(
-            ExamCard(
-                **{k: v for k, v in table.items() if k not in ("connects_to", "traces", "errata")},
-                connects_to=tuple(table["connects_to"]),
-                traces=tuple(table.get("traces", ())),
-                errata=tuple(table.get("errata", ())),
+                _check_choice(table["errata"], tuple(e.id for e in load_errata(root)), here, "errata")
+            cards.append(
+                ExamCard(
+                    **{k: v for k, v in table.items() if k not in ("connects_to", "traces", "errata")},
+                    connects_to=tuple(table["connects_to"]),
+                    traces=tuple(table.get("traces", ())),
+                    errata=tuple(table.get("errata", ())),
+                )
             )
-        )
-    ids = [c.id for c in cards]
-    if ids != list(EXAM_TOPICS):
-        raise ContentError(
-            f"{where}: cards are {', '.join(ids) or 'none'}; "
-            "expected one card per exam topic in this order: " + ", ".join(EXAM_TOPICS)
-        )
+        ids = [c.id for c in cards[first:]]
+        if ids != list(topics):
+            raise ContentError(
+                f"{where}: cards are {', '.join(ids) or 'none'}; "
+                "expected one card per exam topic in this order: " + ", ".join(topics)
+            )
     return tuple(cards)
 
 
