@@ -19,7 +19,7 @@ from tutor.commands import (check, export, heatmap, lab, lesson, paper, plan, qu
 
 HELP = """attn-tutor: learn attention mechanisms in the terminal.
 
-Lessons for the twelve sections of the lecture, step-by-step traces of every worked example, exam quizzes with spaced repetition, attention heatmaps, and a lab that trains a tiny seq2seq.
+Lessons for the twelve sections of the lecture (and one on the Transformer), step-by-step traces of every worked example, exam quizzes with spaced repetition, attention heatmaps, and a lab that trains a tiny seq2seq.
 
 Run it with no command on a terminal to open the full-screen tutor.
 """

@@ -1,4 +1,5 @@
-"""Learn screen: the twelve lessons with progress marks, rendered as Markdown.
+"""Learn screen: the lessons (the twelve sections, then the Transformer) with progress marks,
+rendered as Markdown.
 
 From a lesson, one key opens its trace (t), its quiz topic (z) or its heatmap (h). The last
 entries of the sidebar are the exam revision cards, the exam guidance and the students' Q&A.
