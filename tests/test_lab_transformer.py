@@ -143,3 +143,15 @@ def test_the_lesson_counts_the_lab_models_parameters():
     for n in (count("encoder.layers.0."), count("decoder.layers.0."), cfg.n_params):
         assert f"{n:,}" in text, n
     assert (cfg.d_model, cfg.num_heads, cfg.d_ff, cfg.num_encoder_layers) == (64, 2, 128, 2)
+
+
+def test_the_example_is_also_beam_decoded_through_the_decoding_engine():
+    from engine.decoding import beam_search
+    from engine.lab.tasks import EOS, TOKENS
+    from engine.transformer.decode import step_function
+
+    model = Transformer.init(TINY.model_config(), seed=1)
+    rep = heads_of(model, "copy", [5, 2, 7])
+    src = np.array([8, 5, 10, EOS])                         # digits + DIGIT0 (3), then EOS
+    want = beam_search(step_function(model, src, TOKENS, EOS), rep.beam_width, 4).best
+    assert rep.beam == list(want.words) and rep.beam_logp == pytest.approx(want.logp)

@@ -24,15 +24,17 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from engine.lab.tasks import DIGIT0, EOS, _target, expected_alignment, token_labels
+from engine.decoding import beam_search
+from engine.lab.tasks import DIGIT0, EOS, TOKENS, _target, expected_alignment, token_labels
 from engine.transformer import BOS, Transformer
-from engine.transformer.decode import attention_maps, greedy_decode
+from engine.transformer.decode import attention_maps, greedy_decode, step_function
 
 KINDS = ("encoder", "decoder", "cross")
 KIND_TITLES = {"encoder": "encoder self-attention", "decoder": "decoder masked self-attention",
                "cross": "cross-attention"}
 CLEAR = 0.4
 """A head is labelled by a pattern only when that pattern holds at least this share."""
+BEAM_WIDTH = 3
 
 
 @dataclass(frozen=True)
@@ -72,6 +74,9 @@ class HeadsReport:
             (``<s>``, then what it wrote); output: what it wrote; target: the right answer.
         correct: output == target.
         heads: one :class:`HeadMap` per (kind, layer, head), encoder first.
+        greedy_logp: log-probability of the greedy output (EOS included).
+        beam: the best output of a beam search of width ``beam_width`` through
+            :mod:`engine.decoding` (labels, EOS included), and beam_logp its log-probability.
     """
 
     task: str
@@ -82,6 +87,10 @@ class HeadsReport:
     target: list[str]
     correct: bool
     heads: list[HeadMap]
+    greedy_logp: float = float("nan")
+    beam: list[str] | None = None
+    beam_logp: float = float("nan")
+    beam_width: int = 3
 
     def of(self, kind: str) -> list[HeadMap]:
         return [h for h in self.heads if h.kind == kind]
@@ -155,7 +164,8 @@ def head_maps(maps: dict[str, list[np.ndarray]], aligned: Sequence[int | None]) 
 
 
 def heads_of(model: Transformer, task: str, digits: Sequence[int]) -> HeadsReport:
-    """Greedy-decode one sequence and measure every head on what the model wrote.
+    """Greedy-decode one sequence and measure every head on what the model wrote; also
+    decode it with beam search through :mod:`engine.decoding` for comparison.
 
     The decoder is fed its own output (as when decoding); its causal mask makes one pass
     over that output give exactly the weights the step-by-step decoding used.
@@ -167,7 +177,10 @@ def heads_of(model: Transformer, task: str, digits: Sequence[int]) -> HeadsRepor
     tgt = np.concatenate([_target(task, d) + DIGIT0, [EOS]])
     out = greedy_decode(model, src, d.size + 1)[0]
     tgt_in = np.concatenate([[BOS], out[:-1]])
-    _, maps = attention_maps(model, src, tgt_in)
+    logp, maps = attention_maps(model, src, tgt_in)
+    beam = beam_search(step_function(model, src, TOKENS, EOS), BEAM_WIDTH, d.size + 1).best
     return HeadsReport(task, tuple(int(x) for x in d), token_labels(src), token_labels(tgt_in),
                        token_labels(out), token_labels(tgt), bool(np.array_equal(out, tgt)),
-                       head_maps(maps, expected_alignment(task, d)))
+                       head_maps(maps, expected_alignment(task, d)),
+                       float(logp[np.arange(out.size), out].sum()), list(beam.words),
+                       float(beam.logp), BEAM_WIDTH)

@@ -55,7 +55,7 @@ class TransformerSettings:
         parallel: train the two runs in two threads (two cores).
     """
 
-    train: TrainSettings = TrainSettings(steps=3000, batch_size=16, lr=3e-3, lr_final=0.05,
+    train: TrainSettings = TrainSettings(steps=4000, batch_size=16, lr=3e-3, lr_final=0.05,
                                          max_grad_norm=1.0)
     d_model: int = 64
     num_heads: int = 2

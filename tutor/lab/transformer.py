@@ -162,6 +162,11 @@ def heads_view(res: Any, style: Style) -> list[Part]:
         return ["No heads to show: training stopped before its first step."]
     verdict = "correct" if heads.correct else "target: " + " ".join(heads.target)
     parts: list[Part] = [f"Example: {' '.join(heads.source)} -> {' '.join(heads.output)} ({verdict})"]
+    if heads.beam is not None:
+        same = heads.beam == heads.output
+        parts.append(f"Beam search (width {heads.beam_width}, engine.decoding) "
+                     + ("writes the same" if same else "writes " + " ".join(heads.beam))
+                     + f": log-probability {heads.beam_logp:.4f} against greedy's {heads.greedy_logp:.4f}.")
     best = heads.best("cross", "aligned")
     if best is not None:
         parts.append(head_heatmap(best, heads, style))
@@ -331,7 +336,9 @@ def to_json(res: Any, s: Any) -> dict[str, Any]:
         runs={name: jsonout.training_run(r) for name, r in res.runs.items()},
         example=None if heads is None else {
             "digits": list(heads.digits), "source": heads.source, "decoder_input": heads.decoder_in,
-            "output": heads.output, "target": heads.target, "correct": heads.correct},
+            "output": heads.output, "target": heads.target, "correct": heads.correct,
+            "greedy_logp": jsonout.rounded(heads.greedy_logp), "beam": heads.beam,
+            "beam_logp": jsonout.rounded(heads.beam_logp), "beam_width": heads.beam_width},
         heads=[] if heads is None else [
             {"kind": h.kind, "layer": h.layer + 1, "head": h.head + 1, "label": h.label,
              "share": round(h.share, 6), "entropy": round(h.entropy, 6),
