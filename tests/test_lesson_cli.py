@@ -26,8 +26,9 @@ LISTING = """\
   10  decoding         Decoding strategies
   11  visualisation    Visualisation and interpretability
   12  training         Training and optimisation
+  13  transformer      From attention to the Transformer
 
-0 of 12 opened (✓).
+0 of 13 opened (✓).
 Read one: attn-tutor lesson ID (or its section number). Revision cards: attn-tutor lesson exam
 """
 
@@ -49,7 +50,7 @@ def test_reading_a_lesson_marks_it_in_the_listing():
     assert lines[5] == "✓  5  qkv              The query-key-value framework"
     assert lines[11] == "✓ 11  visualisation    Visualisation and interpretability"
     assert lines[1] == "   1  encoder-decoder  Encoder-decoder foundations"
-    assert lines[14] == "2 of 12 opened (✓)."
+    assert lines[15] == "2 of 13 opened (✓)."
 
 
 def test_plain_lesson_starts_with_title_summary_and_first_heading():
@@ -111,10 +112,11 @@ def test_unknown_lesson_is_one_line_and_exit_2():
     assert result.stderr == (
         "attn-tutor: error: no lesson 'transformers'; expected one of: encoder-decoder, "
         "context-vector, teacher-forcing, attention-intro, qkv, self-attention, cross-attention, "
-        "scoring, pooling, decoding, visualisation, training, exam, or a section number 1-12\n")
+        "scoring, pooling, decoding, visualisation, training, transformer, exam, or a section "
+        "number 1-13\n")
 
 
-@pytest.mark.parametrize("bad", ["0", "13"])
+@pytest.mark.parametrize("bad", ["0", "14"])
 def test_section_numbers_out_of_range_are_unknown(bad):
     result = invoke(bad)
     assert result.exit_code == 2

@@ -33,4 +33,4 @@ async def test_brackets_move_between_lessons():
         await pilot.press("right_square_bracket")
         assert app.screen.lesson_id == "context-vector"
         await pilot.press("left_square_bracket", "left_square_bracket")
-        assert app.screen.lesson_id == "training"
+        assert app.screen.lesson_id == "transformer"   # wraps to the last lesson
