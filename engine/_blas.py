@@ -16,11 +16,16 @@ in that same thread. The guard sets and restores from whichever thread enters fi
 last, so it clears that ownership around each change (:func:`_release_ownership`); otherwise
 the main thread, once it had used the guard, kept the ownership and the lab's training threads'
 limits were silently ignored — two OpenBLAS threads per call, spinning on a busy machine.
+
+As a second line, the guard also calls OpenBLAS's own ``openblas_set_num_threads_local(1)``
+directly (where the library has it), which no Python-side ownership can drop, from whichever
+thread enters first, and puts the previous value back when the last one leaves.
 """
 
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 
 
 class SingleThreadedBlas:
@@ -31,30 +36,50 @@ class SingleThreadedBlas:
         self._depth = 0
         self._controller = None
         self._limiter = None
+        self._local_setters: list[Callable[[int], int]] = []
+        self._saved: list[int] = []
 
     def __call__(self) -> SingleThreadedBlas:
         return self
 
+    def _load(self) -> None:
+        import ctypes
+
+        import scipy.linalg.cython_blas  # noqa: F401 - loads the BLAS the kernels call
+        from threadpoolctl import ThreadpoolController
+
+        self._controller = ThreadpoolController()
+        for lib in self._controller.lib_controllers:
+            if lib.internal_api != "openblas":
+                continue
+            try:
+                fn = ctypes.CDLL(lib.filepath).openblas_set_num_threads_local
+            except (OSError, AttributeError):  # an older OpenBLAS: the global limit suffices
+                continue
+            fn.argtypes, fn.restype = [ctypes.c_int], ctypes.c_int
+            self._local_setters.append(fn)
+
     def __enter__(self) -> None:
         with self._lock:
             if self._controller is None:
-                import scipy.linalg.cython_blas  # noqa: F401 - loads the BLAS the kernels call
-                from threadpoolctl import ThreadpoolController
-
-                self._controller = ThreadpoolController()
+                self._load()
             if self._depth == 0:
                 _release_ownership()
                 self._limiter = self._controller.limit(limits=1, user_api="blas")
+                self._saved = [setter(1) for setter in self._local_setters]
             self._depth += 1
 
     def __exit__(self, *exc: object) -> None:
         with self._lock:
             self._depth -= 1
-            if self._depth == 0 and self._limiter is not None:
-                _release_ownership()
-                self._limiter.restore_original_limits()
-                self._limiter = None
-                _release_ownership()
+            if self._depth == 0:
+                for setter, old in zip(self._local_setters, self._saved):
+                    setter(old)
+                if self._limiter is not None:
+                    _release_ownership()
+                    self._limiter.restore_original_limits()
+                    self._limiter = None
+                    _release_ownership()
 
 
 def _release_ownership() -> None:
