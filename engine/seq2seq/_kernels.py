@@ -705,7 +705,7 @@ def _step(theta, offs, dims, s_prev, tokens, Ann, K, C, src_len):
 # ---------------------------------------------------------------------------- optimiser
 
 
-@jit
+@jit(error_model="numpy")  # no zero-division branches (c1, c2, √v̂ + ε are > 0): the loop vectorises
 def _clip_and_adam(theta, grad, m, v, step, lr, beta1, beta2, eps, max_norm):
     """Clip grad to global norm ≤ max_norm (if > 0), then one Adam step; returns the norm.
 
