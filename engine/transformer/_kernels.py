@@ -5,7 +5,9 @@ compiled once per dtype (float64 or float32); sums run in float64 locally. Kept 
 few and plain, because every kernel's first compile costs the student start-up time:
 
     _embed / _embed_backward             X = E[token] · √d + PE[position]
-    _linear / _linear_backward           Y = X W + b   (ReLU or a residual add fused in)
+    _linear / _linear_backward           Y = X W + b   (ReLU or a residual add fused in; the
+                                         products through engine._tiles' BLAS gemm, which
+                                         accumulates in place and compiles lighter than np.dot)
     _layernorm / _layernorm_backward     PyTorch's LayerNorm, ε = 1e-5, biased variance (row
                                          sums vectorised: reassociated, inputs finite; NumPy's
                                          error model, so divisions carry no zero checks)
@@ -23,6 +25,7 @@ import math
 import numpy as np
 
 from engine._jit import jit
+from engine._tiles import _gemm
 
 LN_EPS = 1e-5  # nn.LayerNorm's default
 
@@ -65,13 +68,7 @@ def _linear(X, W, b, Y, mode):
     """Y (N, m) from X (N, k), W (k, m), b (m,): mode WRITE Y = XW + b, RELU Y = max(XW + b, 0),
     ADD Y += XW + b (the residual connection x ← x + sublayer(x))."""
     N, m = Y.shape
-    if mode == ADD:
-        Z = np.dot(X, W)                                # (N, m)
-        for i in range(N):
-            for j in range(m):
-                Y[i, j] += Z[i, j] + b[j]
-        return
-    np.dot(X, W, Y)                                     # (N, m)
+    _gemm(X, W, Y, False, False, 1.0, 1.0 if mode == ADD else 0.0)    # (N, m) = X W (+ Y)
     for i in range(N):
         for j in range(m):
             v = Y[i, j] + b[j]
@@ -87,7 +84,7 @@ def _linear_backward(X, W, dY, dW, db, dX, dx_mode):
     DX_RELU dX = (dY Wᵀ) ⊙ [X > 0] — for X = ReLU(·), this is already the gradient at the
     ReLU's input."""
     N, m = dY.shape
-    np.dot(X.T, dY, dW)                                 # (k, m)
+    _gemm(X, dY, dW, True, False, 1.0, 0.0)                             # (k, m) = Xᵀ dY
     for j in range(m):
         db[j] = 0.0
     for i in range(N):
@@ -95,13 +92,7 @@ def _linear_backward(X, W, dY, dW, db, dX, dx_mode):
             db[j] += dY[i, j]
     if dx_mode == NO_DX:
         return
-    if dx_mode == DX_ADD:
-        Z = np.dot(dY, W.T)                             # (N, k)
-        for i in range(N):
-            for j in range(Z.shape[1]):
-                dX[i, j] += Z[i, j]
-        return
-    np.dot(dY, W.T, dX)                                 # (N, k)
+    _gemm(dY, W, dX, False, True, 1.0, 1.0 if dx_mode == DX_ADD else 0.0)   # (N, k) = dY Wᵀ (+ dX)
     if dx_mode == DX_RELU:
         for i in range(N):
             for j in range(dX.shape[1]):
