@@ -143,6 +143,7 @@ COLD = """
 import time, numpy as np
 t0, c0 = time.perf_counter(), time.process_time()
 from engine import lab
+from engine.lab.heads import heads_of
 from engine.lab.transformer import TransformerSettings
 from engine.transformer import Transformer, make_optimizer, train_step
 from engine.transformer.decode import greedy_decode
@@ -153,9 +154,11 @@ b = lab.make_batch("reverse", [5, 6], rng)
 train_step(m, make_optimizer(m), b)
 t2, c2 = time.perf_counter(), time.process_time()
 greedy_decode(m, b.src, 3, b.src_len)
+heads_of(m, "reverse", [1, 2, 3])
 t3, c3 = time.perf_counter(), time.process_time()
-print(f"import {t1 - t0:.2f} s, training kernels {t2 - t1:.2f} s (CPU {c2 - c1:.2f} s), "
-      f"greedy decoding {t3 - t2:.2f} s")
+print(f"import {t1 - t0:.2f} s, training kernels {t2 - t1:.2f} s (CPU {c2 - c1:.2f} s), decoding and "
+      f"heads (greedy, attention maps, beam search) {t3 - t2:.2f} s (CPU {c3 - c2:.2f} s); "
+      f"all {t3 - t0:.2f} s (CPU {c3 - c0:.2f} s)")
 """
 
 

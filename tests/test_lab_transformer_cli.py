@@ -77,6 +77,17 @@ def test_the_report_says_what_every_head_does():
     assert "decoder masked self-attention, layer 2, head 2:" in text
 
 
+def test_rnn_puts_both_rnns_in_the_same_table():
+    res = lab(*TINY, "--rnn", "--no-positions-experiment", "--json")
+    assert res.exit_code == 0, res.output
+    out = json.loads(res.stdout)
+    assert set(out["runs"]) == {"transformer", "attention", "fixed"}
+    assert all(r["steps"] == 4 for r in out["runs"].values())
+    assert set(out["buckets"][0]) == {"lengths", "n", "transformer", "attention", "fixed"}
+    text = lab(*TINY, "--rnn", "--no-positions-experiment").stdout
+    assert "attention\ntoken" not in text and "attention" in text and "fixed" in text
+
+
 @pytest.mark.parametrize("args,needle", [
     (["--save", "x.png"], "--save x.png: unknown file type '.png'"),
     (["--digits", "12a"], "--digits: expected only the digits 0-9"),

@@ -21,12 +21,13 @@ DRAWN_SUFFIXES = (".txt", ".svg", ".html")
 
 @dataclass(frozen=True)
 class TransformerJob:
-    """What to run: the engine's settings; ``rnn`` also trains the RNN lab's pair on the same
-    data; ``model`` is a Transformer loaded with ``--load`` (then nothing is trained);
-    ``digits`` the example the heads are shown on; ``save`` the ``--save`` paths."""
+    """What to run: the engine's settings; ``rnn`` (the RNN pair's ``BottleneckSettings``) also
+    trains the RNN lab's fixed-context and attention models on the same data; ``model`` is a
+    Transformer loaded with ``--load`` (then nothing is trained); ``digits`` the example the
+    heads are shown on; ``save`` the ``--save`` paths."""
 
     settings: Any
-    rnn: bool = False
+    rnn: Any = None
     model: Any = None
     loaded_from: Path | None = None
     digits: tuple[int, ...] | None = None
@@ -46,7 +47,9 @@ def job_defaults() -> TransformerJob:
 
 def job_defaults_with_rnn() -> TransformerJob:
     """The default run plus the RNN lab's fixed-context and Bahdanau models on the same data."""
-    return replace(job_defaults(), rnn=True)
+    from engine.lab.transformer import rnn_defaults
+
+    return replace(job_defaults(), rnn=rnn_defaults())
 
 
 def warm_up() -> None:
@@ -64,7 +67,7 @@ def describe(s: Any) -> str:
     runs = ["a Transformer"]
     if j.settings.positions_experiment:
         runs.append("the same model without positions")
-    if j.rnn:
+    if j.rnn is not None:
         runs.append("the RNN lab's fixed-context and attention models")
     return (f"lab transformer: training {', '.join(runs[:-1]) + ' and ' + runs[-1] if len(runs) > 1 else runs[0]}"
             f" on `{tr.task}`, lengths {tr.min_len}-{tr.max_len}, {tr.steps} steps of {tr.batch_size}")
@@ -75,17 +78,19 @@ def bars(s: Any) -> tuple[tuple[str, ...], int]:
     if j.model is not None:
         return (), 0
     names = ["transformer"] + (["no positions"] if j.settings.positions_experiment else [])
+    if j.rnn is not None:
+        names += ["attention", "fixed"]             # their own bars take their own step count
     return tuple(names), j.settings.train.steps
 
 
 def run(s: Any, *, on_progress: ProgressFn | None = None, should_stop: StopFn | None = None) -> Any:
-    from engine.lab.transformer import rnn_defaults, score_model, transformer
+    from engine.lab.transformer import score_model, transformer
 
     j = job(s)
     if j.model is not None:
         return score_model(j.model, j.settings, digits=j.digits)
-    return transformer(j.settings, digits=j.digits, rnn=rnn_defaults() if j.rnn else None,
-                       on_progress=on_progress, should_stop=should_stop)
+    return transformer(j.settings, digits=j.digits, rnn=j.rnn, on_progress=on_progress,
+                       should_stop=should_stop)
 
 
 # ---------------------------------------------------------------------------- words
@@ -363,7 +368,7 @@ def from_options(*, seed: int, task: str, rnn: bool = False, positions_run: bool
         UserError: an unknown ``--save`` type (before any training), ``--digits`` that are not
             digits or longer than the model can read, or an unusable ``--load`` file.
     """
-    from engine.lab.transformer import TransformerSettings
+    from engine.lab.transformer import TransformerSettings, rnn_defaults
     from tutor.errors import UserError
 
     for path in save:
@@ -394,5 +399,10 @@ def from_options(*, seed: int, task: str, rnn: bool = False, positions_run: bool
         if len(digits) > limit:
             raise UserError(f"--digits: {len(digits)} digits; this model reads at most {limit}")
         seq = tuple(int(c) for c in digits)
-    return TransformerJob(s, rnn=rnn and model is None, model=model, loaded_from=load,
-                          digits=seq, save=tuple(save))
+    pair = None
+    if rnn and model is None:
+        pair = rnn_defaults()
+        if steps:                                   # the testing knob shortens every run
+            pair = replace(pair, train=replace(pair.train, steps=steps))
+        pair = replace(pair, parallel=not sequential)
+    return TransformerJob(s, rnn=pair, model=model, loaded_from=load, digits=seq, save=tuple(save))
