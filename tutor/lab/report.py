@@ -59,8 +59,9 @@ def box(style: Style) -> Any:
 
 
 def accuracy_table(buckets: Sequence[Any], runs: dict[str, Sequence[Any]], *, ascii: bool = False,
-                   title: str = "") -> Any:
-    """A Rich table: one row per length bucket, token and sequence accuracy per run."""
+                   title: str = "", metrics: Sequence[str] = ("token", "sequence")) -> Any:
+    """A Rich table: one row per length bucket, the ``metrics`` (token and/or sequence
+    accuracy) of every run."""
     from rich import box as boxes
     from rich.table import Table
 
@@ -69,13 +70,13 @@ def accuracy_table(buckets: Sequence[Any], runs: dict[str, Sequence[Any]], *, as
     table.add_column("length", justify="right")
     table.add_column("n", justify="right")
     for name in runs:
-        table.add_column(f"{name}\ntoken", justify="right")
-        table.add_column(f"{name}\nsequence", justify="right")
+        for metric in metrics:
+            table.add_column(f"{name}\n{metric}", justify="right")
     for k, _ in enumerate(buckets):
         first = next(iter(runs.values()))[k]
         row = [first.label.replace("–", "-") if ascii else first.label, str(first.n)]
         for accs in runs.values():
-            row += [pct(accs[k].token_accuracy), pct(accs[k].sequence_accuracy)]
+            row += [pct(getattr(accs[k], f"{metric}_accuracy")) for metric in metrics]
         table.add_row(*row)
     return table
 
@@ -96,12 +97,13 @@ def evaluation_note(done: int, planned: int) -> str:
 
 
 def accuracy_plot(runs: dict[str, Sequence[Any]], *, ascii: bool = False, width: int = 56,
-                  height: int = 10) -> Plot:
-    """Token accuracy (%) against sequence length: one line per run, a marker per bucket."""
-    series = [Series(name, [100 * a.token_accuracy for a in accs],
+                  height: int = 10, metric: str = "token") -> Plot:
+    """Token (or sequence) accuracy (%) against sequence length: one line per run, a marker
+    per bucket."""
+    series = [Series(name, [100 * getattr(a, f"{metric}_accuracy") for a in accs],
                      [(a.lo + a.hi) / 2 for a in accs]) for name, accs in runs.items()]
     return line_plot(series, width=width, height=height, y_range=(0, 100), ascii=ascii,
-                     markers=True, title="token accuracy (%) by source length",
+                     markers=True, title=f"{metric} accuracy (%) by source length",
                      x_label="source length (digits, bucket centre)")
 
 

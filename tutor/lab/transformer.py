@@ -207,8 +207,10 @@ def report(res: Any, s: Any, style: Style) -> list[Part]:
         f"Transformer: `{tr.task}` digit sequences, {model_words(res.config)}; {how}; "
         f"free-running greedy decoding on {st.per_bucket} held-out sequences per length (the "
         "RNN lab's buckets).",
-        accuracy_table(res.buckets, _runs(res), ascii=style.ascii),
-        accuracy_plot(_runs(res), ascii=style.ascii, width=style.width),
+        "Whole outputs right (sequence accuracy, EOS included) per length bucket; token "
+        "accuracies are in --json.",
+        accuracy_table(res.buckets, _runs(res), ascii=style.ascii, metrics=("sequence",)),
+        accuracy_plot(_runs(res), ascii=style.ascii, width=style.width, metric="sequence"),
     ]
     curves = [r.curve for r in res.runs.values() if r.curve.losses]
     if curves:
