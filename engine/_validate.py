@@ -8,7 +8,7 @@ a numba typing error or a silent broadcast.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 
@@ -201,3 +201,25 @@ def broadcast_mask(mask: object, shape: tuple[int, ...], name: str = "mask",
             f"got shape {shape_str(m.shape)}"
         ) from None
     return np.ascontiguousarray(full)
+
+
+def flat_parameters(shapes: Mapping[str, tuple[int, ...]], arrays: Mapping[str, object],
+                    what: str) -> np.ndarray:
+    """The arrays named in ``shapes``, in that order, checked and flattened into one float64
+    vector (a model's ``theta`` from its saved arrays).
+
+    Raises:
+        ValueError: naming the first array that is missing, has another shape (``what`` says
+            which model expected it) or holds non-finite or non-floating values.
+    """
+    parts = []
+    for name, shape in shapes.items():
+        if name not in arrays:
+            raise ValueError(f"{name}: missing from the saved weights")
+        arr = np.asarray(arrays[name])
+        if arr.shape != shape:
+            raise ValueError(f"{name}: expected shape {shape} for {what}, got shape {arr.shape}")
+        if not np.issubdtype(arr.dtype, np.floating) or not np.all(np.isfinite(arr)):
+            raise ValueError(f"{name}: expected finite floating-point weights")
+        parts.append(arr.astype(np.float64).ravel())
+    return np.concatenate(parts)

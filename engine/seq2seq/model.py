@@ -15,7 +15,7 @@ from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
-from engine._validate import check_choice, check_positive_int
+from engine._validate import check_choice, check_positive_int, flat_parameters
 from engine.seq2seq import _kernels as K
 
 CELLS = ("gru", "rnn")
@@ -187,17 +187,5 @@ class Seq2Seq:
     def from_arrays(cls, config: Seq2SeqConfig, arrays: dict[str, np.ndarray]) -> Seq2Seq:
         """Rebuild a model from :meth:`to_arrays`; a missing or wrong-shaped array raises
         ``ValueError`` naming it, the shape found and the shape the config expects."""
-        parts = []
-        for name, shape in config.shapes().items():
-            if name not in arrays:
-                raise ValueError(f"{name}: missing from the saved weights")
-            arr = np.asarray(arrays[name])
-            if arr.shape != shape:
-                raise ValueError(
-                    f"{name}: expected shape {shape} for a {config.cell}/{config.decoder} model "
-                    f"with hidden size {config.hidden_dim}, got shape {arr.shape}"
-                )
-            if not np.issubdtype(arr.dtype, np.floating) or not np.all(np.isfinite(arr)):
-                raise ValueError(f"{name}: expected finite floating-point weights")
-            parts.append(arr.astype(np.float64).ravel())
-        return cls(config, np.concatenate(parts))
+        what = f"a {config.cell}/{config.decoder} model with hidden size {config.hidden_dim}"
+        return cls(config, flat_parameters(config.shapes(), arrays, what))

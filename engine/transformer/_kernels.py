@@ -11,7 +11,7 @@ few and plain, because every kernel's first compile costs the student start-up t
     _layernorm / _layernorm_backward     PyTorch's LayerNorm, ε = 1e-5, biased variance (row
                                          sums vectorised: reassociated, inputs finite; NumPy's
                                          error model, so divisions carry no zero checks)
-    _split_heads / _merge_heads          (B·L, h·d_head) ↔ (B·h, L, d_head)
+    _heads                               (B·L, h·d_head) ↔ (B·h, L, d_head), both ways
 
 Attention is the engine's own: :func:`engine.attention._sdpa_blas` (softmax(Q Kᵀ/√d_k) V per
 (batch, head), weights kept) and its backward :func:`engine.attention_backward._sdpa_grad_blas`;
@@ -146,22 +146,19 @@ def _layernorm_backward(dY, xhat, rstd, g, dX, dg, db):
 
 
 @jit
-def _split_heads(P, B, col0, H, out):
-    """out (B·H, L, d_head)[b·H + h, t] = P (B·L, w)[b·L + t, col0 + h·d_head : ... + d_head]."""
-    BH, L, dh = out.shape
-    for b in range(B):
-        for h in range(H):
-            for t in range(L):
-                for c in range(dh):
-                    out[b * H + h, t, c] = P[b * L + t, col0 + h * dh + c]
-
-
-@jit
-def _merge_heads(O, B, col0, H, P):
-    """The inverse of :func:`_split_heads`: P[b·L + t, col0 + h·d_head + c] = O[b·H + h, t, c]."""
+def _heads(P, B, col0, H, O, to_heads):
+    """Move between the row layout and the per-head layout: P (B·L, w) columns
+    [col0 + h·d_head, col0 + (h+1)·d_head) ↔ O (B·H, L, d_head)[b·H + h]. ``to_heads`` copies
+    P into O (split); otherwise O into P (merge, the inverse)."""
     BH, L, dh = O.shape
     for b in range(B):
         for h in range(H):
             for t in range(L):
-                for c in range(dh):
-                    P[b * L + t, col0 + h * dh + c] = O[b * H + h, t, c]
+                r = b * L + t
+                c0 = col0 + h * dh
+                if to_heads:
+                    for c in range(dh):
+                        O[b * H + h, t, c] = P[r, c0 + c]
+                else:
+                    for c in range(dh):
+                        P[r, c0 + c] = O[b * H + h, t, c]

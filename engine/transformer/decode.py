@@ -13,6 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from engine._validate import as_int, check_positive_int
+from engine.seq2seq.decode import _sources as seq2seq_sources
 from engine.softmax import log_softmax
 from engine.transformer import _kernels as K
 from engine.transformer.layers import Shape, heads_attention, layer_norm
@@ -23,20 +24,11 @@ from engine.transformer.train import BOS
 
 
 def sources(model: Transformer, src: object, src_len: object | None = None) -> tuple[np.ndarray, np.ndarray]:
-    """Validated (B, S) int64 sources and (B,) lengths (default: S for every row)."""
-    s = as_int(src, "src", low=0, high=model.config.vocab_size)
-    if s.ndim == 1:
-        s = s[None, :]
-    if s.ndim != 2 or s.shape[1] == 0:
-        raise ValueError(f"src: expected shape (B, S) or (S,), got shape {s.shape}")
+    """Validated (B, S) int64 sources and (B,) lengths (default: S for every row), as the
+    seq2seq's decoder checks them, and no longer than the model's ``max_len``."""
+    s, lens = seq2seq_sources(model, src, src_len)
     check_length(model, s.shape[1], "src")
-    if src_len is None:
-        lens = np.full(s.shape[0], s.shape[1], np.int64)
-    else:
-        lens = as_int(np.atleast_1d(np.asarray(src_len)), "src_len", ndim=1, low=1, high=s.shape[1] + 1)
-        if lens.shape != (s.shape[0],):
-            raise ValueError(f"src_len: expected shape ({s.shape[0]},), got shape {lens.shape}")
-    return np.ascontiguousarray(s), lens
+    return s, lens
 
 
 def greedy_decode(model: Transformer, src: object, steps: int,

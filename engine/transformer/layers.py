@@ -86,14 +86,14 @@ def heads_attention(P_q: np.ndarray, col_q: int, P_kv: np.ndarray, col_k: int, c
     Q = np.empty((B * H, L, dh), dt)                         # (B·h, L, d_head)
     Kh = np.empty((B * H, S, dh), dt)                        # (B·h, S, d_head)
     Vh = np.empty((B * H, S, dh), dt)                        # (B·h, S, d_head)
-    K._split_heads(P_q, B, col_q, H, Q)
-    K._split_heads(P_kv, B, col_k, H, Kh)
-    K._split_heads(P_kv, B, col_v, H, Vh)
+    K._heads(P_q, B, col_q, H, Q, True)
+    K._heads(P_kv, B, col_k, H, Kh, True)
+    K._heads(P_kv, B, col_v, H, Vh, True)
     O = np.empty((B * H, L, dh), dt)                         # (B·h, L, d_head)
     W = np.empty((B * H, L, S), dt)                          # (B·h, L, S) attention weights
     _sdpa_blas(Q, Kh, Vh, mask, True, dt.type(1.0 / math.sqrt(dh)), O, W)
     o = np.empty((B * L, shape.d), dt)                       # (B·L, d)
-    K._merge_heads(O, B, 0, H, o)
+    K._heads(o, B, 0, H, O, False)
     return o, (Q, Kh, Vh, W)
 
 
@@ -104,15 +104,15 @@ def heads_attention_backward(do: np.ndarray, cache: tuple, shape: Shape, dP_q: n
     Q, Kh, Vh, W = cache
     B, H, dh = shape.B, shape.H, shape.d_head
     dO = np.empty_like(Q)                                    # (B·h, L, d_head)
-    K._split_heads(do, B, 0, H, dO)
+    K._heads(do, B, 0, H, dO, True)
     dQ = np.empty_like(Q)
     dK = np.empty_like(Kh)
     dV = np.empty_like(Vh)
     dW = np.empty_like(W)                                    # ∂L/∂α (B·h, L, S), not needed after
     _sdpa_grad_blas(Q, Kh, Vh, W, dO, Q.dtype.type(1.0 / math.sqrt(dh)), dQ, dK, dV, dW)
-    K._merge_heads(dQ, B, col_q, H, dP_q)
-    K._merge_heads(dK, B, col_k, H, dP_kv)
-    K._merge_heads(dV, B, col_v, H, dP_kv)
+    K._heads(dP_q, B, col_q, H, dQ, False)
+    K._heads(dP_kv, B, col_k, H, dK, False)
+    K._heads(dP_kv, B, col_v, H, dV, False)
 
 
 # ---------------------------------------------------------------------------- sublayers

@@ -33,7 +33,7 @@ from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
-from engine._validate import check_choice, check_positive_int
+from engine._validate import check_choice, check_positive_int, flat_parameters
 from engine.positional import sinusoidal_encoding
 
 POSITIONS = ("sinusoidal", "none")
@@ -236,18 +236,8 @@ class Transformer:
     def from_arrays(cls, config: TransformerConfig, arrays: dict[str, np.ndarray]) -> Transformer:
         """Rebuild a model from :meth:`to_arrays`; a missing or wrong-shaped array raises
         ``ValueError`` naming it, the shape found and the shape the config expects."""
-        parts = []
-        for name, shape in config.shapes().items():
-            if name not in arrays:
-                raise ValueError(f"{name}: missing from the saved weights")
-            arr = np.asarray(arrays[name])
-            if arr.shape != shape:
-                raise ValueError(f"{name}: expected shape {shape} for d_model = {config.d_model}, "
-                                 f"d_ff = {config.d_ff}, V = {config.vocab_size}, got shape {arr.shape}")
-            if not np.issubdtype(arr.dtype, np.floating) or not np.all(np.isfinite(arr)):
-                raise ValueError(f"{name}: expected finite floating-point weights")
-            parts.append(arr.astype(np.float64).ravel())
-        return cls(config, np.concatenate(parts))
+        what = f"d_model = {config.d_model}, d_ff = {config.d_ff}, V = {config.vocab_size}"
+        return cls(config, flat_parameters(config.shapes(), arrays, what))
 
 
 def torch_state_dict(model: Transformer) -> dict[str, np.ndarray]:

@@ -85,14 +85,8 @@ def load_model(path: Path, *, decoder: str | None = None) -> tuple[Any, dict[str
 
     record, arrays = _read_weights(path, WEIGHTS_FORMAT, "seq2seq",
                                    "attn-tutor lab train --save FILE.npz")
-    try:
-        config = Seq2SeqConfig(**record["config"])
-    except (TypeError, ValueError, KeyError) as exc:
-        raise UserError(f"{path}: the recorded model config is invalid ({exc})") from None
-    try:
-        model = Seq2Seq.from_arrays(config, arrays)
-    except ValueError as exc:
-        raise UserError(f"{path}: wrong shape for the recorded model: {exc}") from None
+    model = _rebuild(path, record, arrays, Seq2SeqConfig, Seq2Seq)
+    config = model.config
     if decoder is not None and config.decoder != decoder:
         raise UserError(f"{path}: holds a model with a {config.decoder} decoder; this needs one "
                         f"with an {decoder} decoder")
@@ -109,15 +103,20 @@ def load_transformer(path: Path) -> tuple[Any, dict[str, Any]]:
 
     record, arrays = _read_weights(path, TRANSFORMER_FORMAT, "Transformer",
                                    "attn-tutor lab transformer --save FILE.npz")
+    return _rebuild(path, record, arrays, TransformerConfig, Transformer), record
+
+
+def _rebuild(path: Path, record: dict[str, Any], arrays: dict[str, Any], config_type: Any,
+             model_type: Any) -> Any:
+    """The model a record's config and arrays describe (a bad config or shape: one line)."""
     try:
-        config = TransformerConfig(**record["config"])
+        config = config_type(**record["config"])
     except (TypeError, ValueError, KeyError) as exc:
         raise UserError(f"{path}: the recorded model config is invalid ({exc})") from None
     try:
-        model = Transformer.from_arrays(config, arrays)
+        return model_type.from_arrays(config, arrays)
     except ValueError as exc:
         raise UserError(f"{path}: wrong shape for the recorded model: {exc}") from None
-    return model, record
 
 
 def check_heatmap_path(path: Path) -> None:
