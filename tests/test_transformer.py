@@ -67,7 +67,7 @@ def test_one_layer_matches_the_naive_layers():
     from engine.transformer.network import causal_mask_heads, key_mask
 
     model = tiny()
-    p, c = model.params, model.config
+    p = model.params
     rng = np.random.default_rng(2)
     x = rng.standard_normal((5, 8))                  # one sequence of 5 rows
     mem = rng.standard_normal((4, 8))

@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import math
 
-import numpy as np
 
 from engine._jit import jit
 from engine._tiles import _gemm

@@ -14,7 +14,6 @@ hides them from real steps, and the loss ignores their outputs.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -139,7 +138,6 @@ def backward(model: Transformer, cache: ForwardCache, dlogits: np.ndarray, grad:
     c, p = model.config, model.params
     grad[:] = 0.0
     g = model.views(grad)
-    d = c.d_model
     dz = np.empty_like(cache.z)                                              # (B·T, d)
     if c.tie_embeddings:
         gW = np.empty_like(cache.W_out)                                      # (d, V)
