@@ -142,7 +142,7 @@ def test_the_lesson_counts_the_lab_models_parameters():
 
     for n in (count("encoder.layers.0."), count("decoder.layers.0."), cfg.n_params):
         assert f"{n:,}" in text, n
-    assert (cfg.d_model, cfg.num_heads, cfg.d_ff, cfg.num_encoder_layers) == (64, 2, 128, 2)
+    assert (cfg.d_model, cfg.num_heads, cfg.d_ff, cfg.num_encoder_layers) == (64, 2, 64, 2)
 
 
 def test_the_example_is_also_beam_decoded_through_the_decoding_engine():

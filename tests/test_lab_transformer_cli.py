@@ -38,6 +38,9 @@ def test_json_has_every_run_bucket_and_head(run_json):
         assert bucket[name]["sequence_accuracy"] == out["runs"][name]["accuracy"][0]["sequence_accuracy"]
     assert out["summary"]["transformer_min_sequence_accuracy"] == bucket["transformer"]["sequence_accuracy"]
     model = out["model"]
+    from engine.lab.transformer import TransformerSettings
+
+    assert out["n_params"] == TransformerSettings().model_config().n_params == 137_165
     assert len(out["heads"]) == 3 * model["num_heads"] * model["num_encoder_layers"]
     assert out["example"]["digits"] == [3, 1, 4, 1]
     assert out["example"]["source"] == ["3", "1", "4", "1", "</s>"]

@@ -55,11 +55,11 @@ class TransformerSettings:
         parallel: train the two runs in two threads (two cores).
     """
 
-    train: TrainSettings = TrainSettings(steps=4000, batch_size=16, lr=3e-3, lr_final=0.05,
+    train: TrainSettings = TrainSettings(steps=3500, batch_size=16, lr=3e-3, lr_final=0.05,
                                          max_grad_norm=1.0)
     d_model: int = 64
     num_heads: int = 2
-    d_ff: int = 128
+    d_ff: int = 64
     num_layers: int = 2
     tie_embeddings: bool = False
     scale_embeddings: bool = False

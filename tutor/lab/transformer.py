@@ -215,6 +215,7 @@ def to_json(res: Any, s: Any) -> dict[str, Any]:
         "transformer",
         settings=res.settings.to_dict(),
         model=res.config.to_dict(),
+        n_params=res.config.n_params,
         loaded_from=str(j.loaded_from) if j.loaded_from else None,
         interrupted=res.interrupted,
         seconds=round(res.seconds, 3),
