@@ -34,7 +34,7 @@ def command(
     plain: Annotated[bool, typer.Option(
         "--plain", help="Print plain text (for pipes and screen readers).")] = False,
     exam: Annotated[bool, typer.Option(
-        "--exam", help="Show the nine exam revision cards and the exam guidance.")] = False,
+        "--exam", help="Show the exam revision cards and the exam guidance.")] = False,
 ) -> None:
     user_errors(run)(lesson_id, plain=plain, exam=exam)
 
