@@ -114,3 +114,34 @@ def test_loading_an_rnn_file_names_what_it_holds(tmp_path):
     res = lab("--load", str(rnn))
     assert res.exit_code == 2
     assert "not an attn-tutor Transformer weights file (it holds seq2seq weights)" in res.output
+
+
+def _fake(runs):
+    from types import SimpleNamespace
+
+    from engine.lab.training import BucketAccuracy
+
+    out = {name: SimpleNamespace(accuracy=[BucketAccuracy(lo, hi, 10, tok, seq)
+                                           for (lo, hi), tok, seq in rows],
+                                 steps=100, seconds=4.0, steps_per_second=25.0)
+           for name, rows in runs.items()}
+    res = SimpleNamespace(runs=out, seconds=8.5)
+    res.worst_bucket = lambda: min(out["transformer"].accuracy, key=lambda a: a.sequence_accuracy)
+    return res
+
+
+@pytest.mark.parametrize("nopos, words", [
+    ([((3, 4), 0.30, 0.0), ((5, 6), 0.25, 0.0)],
+     "gets no whole sequence right in any bucket (at most 30.0% of tokens)"),
+    ([((3, 4), 0.50, 0.2), ((5, 6), 0.40, 0.1)],
+     "reaches at most 20.0% sequence accuracy (lengths 3-4; at most 50.0% of tokens right)"),
+])
+def test_the_summary_names_the_worst_bucket_and_what_no_positions_reaches(nopos, words):
+    from tutor.lab.report import Style
+    from tutor.lab.transformer import summary
+
+    res = _fake({"transformer": [((3, 4), 1.0, 1.0), ((5, 6), 0.99, 0.94)], "no positions": nopos})
+    text = " ".join(summary(res, Style(ascii=True)))
+    assert "lowest sequence accuracy 94.0% (lengths 5-6); >= 95% in every bucket: no." in text
+    assert f"Without positions the same model {words}:" in text
+    assert "Wall time 8.5 s (transformer: 100 steps in 4.0 s, 25.0 steps/s; no positions:" in text

@@ -118,10 +118,15 @@ def summary(res: Any, style: Style) -> list[str]:
     if "no positions" in res.runs:
         nopos = res.runs["no positions"].accuracy
         best = max(nopos, key=lambda a: a.sequence_accuracy)
-        out.append(f"Without positions the same model reaches at most {pct(best.sequence_accuracy).strip()} "
-                   f"sequence accuracy (lengths {best.lo}-{best.hi}): self-attention sees the source "
+        tokens = pct(max(a.token_accuracy for a in nopos)).strip()
+        if best.sequence_accuracy > 0:
+            reach = (f"reaches at most {pct(best.sequence_accuracy).strip()} sequence accuracy "
+                     f"(lengths {best.lo}-{best.hi}; at most {tokens} of tokens right)")
+        else:
+            reach = f"gets no whole sequence right in any bucket (at most {tokens} of tokens)"
+        out.append(f"Without positions the same model {reach}: self-attention sees the source "
                    "as a bag of digits, so nothing tells it which came last.")
-    times = "; ".join(f"{name} {r.steps} steps in {r.seconds:.1f} s ({r.steps_per_second:.1f} steps/s)"
+    times = "; ".join(f"{name}: {r.steps} steps in {r.seconds:.1f} s, {r.steps_per_second:.1f} steps/s"
                       for name, r in res.runs.items() if r.steps)
     out.append(f"Wall time {res.seconds:.1f} s" + (f" ({times})." if times else "."))
     return out
