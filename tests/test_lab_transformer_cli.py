@@ -106,6 +106,18 @@ def test_bad_input_is_one_line_and_exit_2(args, needle, tmp_path, monkeypatch):
     assert len(res.output.strip().splitlines()) == 1
 
 
+def test_a_negative_seed_is_a_usage_error_before_any_training(capsys):
+    from tutor.cli import main
+
+    with pytest.raises(SystemExit) as stop:
+        main(["lab", "transformer", "--seed", "-1"])
+    err = capsys.readouterr()
+    assert stop.value.code == 2 and err.out == ""           # no "training ..." line first
+    assert err.err.strip().splitlines() == [
+        "attn-tutor: error: Invalid value for '--seed': Input should be greater than or equal "
+        "to 0 (see `attn-tutor lab transformer --help`)"]
+
+
 def test_loading_an_rnn_file_names_what_it_holds(tmp_path):
     rnn = tmp_path / "rnn.npz"
     made = CliRunner().invoke(app, ["lab", "train", "--steps", "1", "--hidden", "4", "--embed", "2",

@@ -57,7 +57,7 @@ class Decoder(str, Enum):
     fixed = "fixed"
 
 
-SeedOpt = Annotated[int, typer.Option("--seed", help="Seed for initialisation, data and sampling.")]
+SeedOpt = Annotated[int, typer.Option("--seed", min=0, help="Seed for initialisation, data and sampling (0 or more).")]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print the results as JSON (schema: docs/lab-json.md).")]
 AsciiOpt = Annotated[bool, typer.Option("--ascii", help="7-bit ASCII tables and plots, no colour.")]
 # hidden knobs the tests and benchmarks use to make a run small (None: the experiment's default)
