@@ -25,6 +25,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -35,6 +36,16 @@ sys.path.insert(0, str(ROOT))
 
 def load() -> str:
     return "load average " + " ".join(f"{x:.2f}" for x in os.getloadavg())
+
+
+def steps_per_second(step: Callable[[int], None], seconds: float) -> float:
+    """Call ``step(0)`` once (warm-up), then ``step(n)`` for n = 0, 1, … for ``seconds``."""
+    step(0)
+    n, t0 = 0, time.perf_counter()
+    while time.perf_counter() - t0 < seconds:
+        step(n)
+        n += 1
+    return n / (time.perf_counter() - t0)
 
 
 # ---------------------------------------------------------------------------- ours
@@ -124,12 +135,7 @@ def torch_steps_per_second(decoder: str, B: int, L: int, seconds: float, threads
         nn.utils.clip_grad_norm_(model.parameters(), 5.0)
         opt.step()
 
-    step(0)
-    n, t0 = 0, time.perf_counter()
-    while time.perf_counter() - t0 < seconds:
-        step(n)
-        n += 1
-    return n / (time.perf_counter() - t0)
+    return steps_per_second(step, seconds)
 
 
 def bench_steps(seconds: float) -> None:
@@ -201,15 +207,21 @@ print(f"import {t1 - t0:.2f} s (CPU {c1 - c0:.2f} s), training kernels {t2 - t1:
 """
 
 
-def bench_cold() -> None:
-    print("== numba compile cost (a fresh, empty cache in a subprocess), then warm")
+def cold_and_warm(code: str, indent: str = "") -> None:
+    """Run ``code`` in a subprocess on an empty numba cache, then again on the filled one."""
     with tempfile.TemporaryDirectory() as cache:
         env = {**os.environ, "NUMBA_CACHE_DIR": cache}
         for label in ("cold", "warm"):
             t0 = time.perf_counter()
-            out = subprocess.run([sys.executable, "-c", COLD], capture_output=True, text=True,
+            out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                                  env=env, cwd=ROOT, check=True)
-            print(f"{label}: {out.stdout.strip()}; process {time.perf_counter() - t0:.1f} s   [{load()}]")
+            print(f"{indent}{label}: {out.stdout.strip()}; process {time.perf_counter() - t0:.1f} s"
+                  f"   [{load()}]")
+
+
+def bench_cold() -> None:
+    print("== numba compile cost (a fresh, empty cache in a subprocess), then warm")
+    cold_and_warm(COLD)
 
 
 def main() -> None:

@@ -20,9 +20,7 @@ from __future__ import annotations
 import argparse
 import os
 import platform
-import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
@@ -32,9 +30,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
 
-
-def load() -> str:
-    return "load average " + " ".join(f"{x:.2f}" for x in os.getloadavg())
+# benchmarks/lab.py, next to this script: the load line, the cold/warm compile, the timing loop
+from lab import cold_and_warm, load, steps_per_second  # noqa: E402
 
 
 def cpu_model() -> str:
@@ -104,12 +101,7 @@ def torch_steps_per_second(dtype: str, B: int, L: int, seconds: float) -> float:
         torch.nn.utils.clip_grad_norm_(twin.parameters(), 1.0)
         opt.step()
 
-    step(0)
-    n, t0 = 0, time.perf_counter()
-    while time.perf_counter() - t0 < seconds:
-        step(n)
-        n += 1
-    return n / (time.perf_counter() - t0)
+    return steps_per_second(step, seconds)
 
 
 def bench_steps(seconds: float) -> None:
@@ -165,13 +157,7 @@ print(f"import {t1 - t0:.2f} s, training kernels {t2 - t1:.2f} s (CPU {c2 - c1:.
 def bench_cold() -> None:
     print("== numba compile cost of the default (float32) Transformer: a fresh, empty cache in a "
           "subprocess, then warm (budget: 10 s of the 60 s)")
-    with tempfile.TemporaryDirectory() as cache:
-        env = {**os.environ, "NUMBA_CACHE_DIR": cache}
-        for label in ("cold", "warm"):
-            t0 = time.perf_counter()
-            out = subprocess.run([sys.executable, "-c", COLD], capture_output=True, text=True,
-                                 env=env, cwd=ROOT, check=True)
-            print(f"  {label}: {out.stdout.strip()}; process {time.perf_counter() - t0:.1f} s   [{load()}]")
+    cold_and_warm(COLD, indent="  ")
 
 
 # ---------------------------------------------------------------------------- the lab run

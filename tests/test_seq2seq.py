@@ -29,12 +29,12 @@ def tiny(cell="gru", decoder="attention", bidirectional=False, seed=3, **kw) -> 
     return Seq2Seq.init(cfg, seed=seed)
 
 
-def ragged_batch(seed=1) -> Batch:
+def ragged_batch(seed=1, vocab=V) -> Batch:
     """Three sequences of different source and target lengths (one of length 1), padded."""
     rng = np.random.default_rng(seed)
     src_len, tgt_len = np.array([5, 3, 1]), np.array([6, 2, 4])
-    src = rng.integers(3, V, (3, 5))
-    tgt = rng.integers(3, V, (3, 6))
+    src = rng.integers(3, vocab, (3, 5))
+    tgt = rng.integers(3, vocab, (3, 6))
     for b in range(3):
         src[b, src_len[b]:] = 0
         tgt[b, tgt_len[b]:] = 0

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 import reference_transformer as naive
+from test_seq2seq import ragged_batch as seq2seq_batch
 from engine.decoding import beam_search, score_sequence
 from engine.decoding import greedy_decode as engine_greedy
 from engine.seq2seq import Batch
@@ -27,15 +28,7 @@ def tiny(seed=3, **kw) -> Transformer:
 
 def ragged_batch(seed=1) -> Batch:
     """Three sequences of different source and target lengths (one source of length 1)."""
-    rng = np.random.default_rng(seed)
-    src_len, tgt_len = np.array([5, 3, 1]), np.array([6, 2, 4])
-    src = rng.integers(3, V, (3, 5))
-    tgt = rng.integers(3, V, (3, 6))
-    for b in range(3):
-        src[b, src_len[b]:] = 0
-        tgt[b, tgt_len[b]:] = 0
-        tgt[b, tgt_len[b] - 1] = EOS
-    return Batch(src, src_len, tgt, tgt_len)
+    return seq2seq_batch(seed, vocab=V)
 
 
 VARIANTS = [
