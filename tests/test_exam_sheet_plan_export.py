@@ -142,7 +142,8 @@ def test_apkg_opens_as_an_anki_collection_with_stable_guids(tmp_path):
     import genanki
 
     items = ex.collect()
-    cards = tomllib.loads((lessons.ROOT / "exam" / "cards.toml").read_text(encoding="utf-8"))["card"]
+    cards = [c for name in ("cards.toml", "transformer.toml")
+             for c in tomllib.loads((lessons.ROOT / "exam" / name).read_text(encoding="utf-8"))["card"]]
     qa = tomllib.loads((lessons.ROOT / "qa.toml").read_text(encoding="utf-8"))["item"]
     from tutor.exam.model import load_questions
     parts = sum(len(q.parts) for q in load_questions())

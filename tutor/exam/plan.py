@@ -9,8 +9,9 @@ Rules, in order of priority for each day up to the day before the exam:
 
 1. **Reviews**: the cards FSRS has due by that day (projected from their due dates), one
    minute each, at most :data:`REVIEW_SHARE` of the day.
-2. **Unread lessons**, in lecture order (:data:`LESSON_MINUTES` each).
-3. **Weak topics** (mastery below :data:`WEAK` or never practised), weakest first: a
+2. **Unread lessons**, in lecture order (:data:`LESSON_MINUTES` each): the lecture's sections
+   (:data:`EXAM_LESSONS`), which the exam covers; the Transformer lesson goes beyond the notes.
+3. **Weak topics** of those lessons (mastery below :data:`WEAK` or never practised), weakest first: a
    practice set of :data:`PRACTICE_MINUTES` for each.
 4. **Papers**: the unattempted structured questions, three to a timed paper of
    :data:`PAPER_MINUTES`, placed no earlier than the lessons they need.
@@ -27,7 +28,10 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date, timedelta
 
-from tutor.content import LESSON_IDS
+from tutor.content import LECTURE_SECTIONS, LESSON_IDS
+
+EXAM_LESSONS = LESSON_IDS[:LECTURE_SECTIONS]
+"""The lessons a plan schedules: the sections of the lecture notes."""
 
 LESSON_MINUTES = 20
 PRACTICE_MINUTES = 15
@@ -120,8 +124,8 @@ def build_plan(exam: date, today: date, minutes_per_day: int, *, due: Iterable[d
     mastery = dict(mastery or {})
     read = set(lessons_read)
     lessons = [Task("lesson", f"Read lesson {LESSON_IDS.index(l) + 1}: {l}", LESSON_MINUTES,
-                    f"attn-tutor lesson {l}", (l,)) for l in LESSON_IDS if l not in read]
-    weak = sorted((l for l in LESSON_IDS if (mastery.get(l) or 0.0) < WEAK),
+                    f"attn-tutor lesson {l}", (l,)) for l in EXAM_LESSONS if l not in read]
+    weak = sorted((l for l in EXAM_LESSONS if (mastery.get(l) or 0.0) < WEAK),
                   key=lambda l: (mastery.get(l) or 0.0, LESSON_IDS.index(l)))
     practice = [Task("practice", f"Practise {l} (mastery {round(100 * (mastery.get(l) or 0))}%)",
                      PRACTICE_MINUTES, f"attn-tutor quiz --topic {l}", (l,)) for l in weak]

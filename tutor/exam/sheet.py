@@ -16,7 +16,7 @@ import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
-from tutor.content import LESSON_IDS
+from tutor.content import LECTURE_SECTIONS
 
 TITLE = "Attention mechanisms — formula sheet (DNN Lecture 14)"
 
@@ -112,9 +112,9 @@ def load_sheet(path: Path | None = None) -> Sheet:
                                  text(f, "shapes", f"{where} formula {j}"))
                          for j, f in enumerate(g["formula"], 1))
         groups.append(Group(int(g.get("section", 0)), text(g, "title", where), formulas))
-    if [g.section for g in groups] != list(range(1, len(LESSON_IDS) + 1)):
+    if [g.section for g in groups] != list(range(1, LECTURE_SECTIONS + 1)):   # the notes' sections
         raise SheetError(f"{path.name}: groups cover sections {[g.section for g in groups]}; "
-                         f"expected 1–{len(LESSON_IDS)} once each, in order")
+                         f"expected 1–{LECTURE_SECTIONS} once each, in order")
     notation = tuple((text(n, "symbol", f"notation {i}"), text(n, "meaning", f"notation {i}"))
                      for i, n in enumerate(data["notation"], 1))
     return Sheet(tuple(groups), notation)
