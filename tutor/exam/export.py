@@ -1,7 +1,7 @@
 """Export the revision material to Anki (``.apkg`` via genanki), Markdown or CSV.
 
-One list of :class:`Item` (front, back, tags, a stable id) feeds all three formats: the nine
-exam cards, the Q&A, every quiz-bank item with its answer and explanation, and one item per
+One list of :class:`Item` (front, back, tags, a stable id) feeds all three formats: the exam
+revision cards, the Q&A, every quiz-bank item with its answer and explanation, and one item per
 part of each structured question with its mark scheme (points, common mistakes, model answer;
 numeric parts show the numbers of seed 0). An Anki note's GUID is derived from the item id,
 so importing a second export updates the deck's notes instead of duplicating them. Formulas

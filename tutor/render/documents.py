@@ -38,7 +38,7 @@ def _para(text: str) -> str:
 
 
 def exam_document(root: Path | None = None) -> str:
-    """The nine revision cards, the guidance summary and the errata table, as one Markdown document."""
+    """The exam revision cards, the guidance summary and the errata table, as one Markdown document."""
     out = ["# Exam revision cards", ""]
     for n, card in enumerate(load_exam_cards(root), start=1):
         out += [

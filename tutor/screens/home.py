@@ -23,11 +23,11 @@ class Area:
 
 
 AREAS: tuple[Area, ...] = (
-    Area("learn", "1", "Learn", "Twelve lessons, one per section of the lecture, plus the exam cards."),
+    Area("learn", "1", "Learn", "A lesson per section of the lecture, one on the Transformer, and the exam cards."),
     Area("trace", "2", "Trace", "Every worked example, one step at a time — then with your own numbers."),
     Area("quiz", "3", "Quiz", "Spaced-repetition revision, generated problems and timed mock exams."),
     Area("heatmaps", "4", "Heatmaps", "Attention weights drawn as heatmaps, with a cell cursor."),
-    Area("lab", "5", "Lab", "Train a tiny seq2seq and watch the bottleneck and alignments appear."),
+    Area("lab", "5", "Lab", "Train a tiny seq2seq or Transformer; watch the bottleneck, alignments, heads."),
     Area("stats", "6", "Stats", "Due cards, mastery per topic and your mock-exam history."),
     Area("exam", "7", "Exam", "Timed papers with mark schemes, the formula sheet, and a plan to your exam date."),
 )
@@ -81,7 +81,9 @@ class HomeScreen(Screen):
         except Exception as exc:  # noqa: BLE001 - home must paint even if progress cannot be read
             return f"[dim]Progress unavailable: {exc}[/dim]"
         due_text = f"[b]{due}[/b] card{'s' * (due != 1)} due for review (key 3)" if due else "no cards due"
-        return f"Lessons read: [b]{opened}[/b]/12 · {due_text}"
+        from tutor.content import LESSON_IDS
+
+        return f"Lessons read: [b]{opened}[/b]/{len(LESSON_IDS)} · {due_text}"
 
     def plan_text(self):
         """Today's part of the revision plan, or how to make one (key 7 → Plan)."""
