@@ -102,6 +102,8 @@ def test_the_experiment_trains_both_runs_on_the_same_buckets():
     assert res.worst_bucket() in res.transformer
     phases = {(e.run, e.phase) for e in events}
     assert {("transformer", "done"), ("no positions", "done"), ("transformer", "train")} <= phases
+    # 12 steps, a report every 10: after the first step (training has begun), the 10th, the last
+    assert [e.step for e in events if e.run == "transformer" and e.phase == "train"] == [1, 10, 12]
 
 
 def test_a_stop_request_before_the_first_step_gives_no_heads():

@@ -128,7 +128,8 @@ def train_transformer(model: Transformer, settings: TransformerSettings, *,
                 raise FloatingPointError(f"{run}: the loss became {loss} at step {step + 1}; "
                                          "try a smaller learning rate")
             losses.append(loss)
-            if on_progress is not None and ((step + 1) % report_every == 0 or step + 1 == tr.steps):
+            if on_progress is not None and (step == 0 or (step + 1) % report_every == 0
+                                            or step + 1 == tr.steps):   # as train_model
                 on_progress(ProgressEvent(experiment, run, "train", step + 1, tr.steps,
                                           float(np.mean(losses[-report_every:])),
                                           time.perf_counter() - t0))
