@@ -39,7 +39,7 @@ async def test_home_paints_its_menu_before_it_opens_the_progress_store(monkeypat
         await pilot.pause()
         shown = str(app.screen.query_one("#home-progress", Static).render())
     assert store_open_at_frame and store_open_at_frame[0] is False
-    assert shown.startswith("Lessons read: 0/12")  # a fresh store: nothing read, no cards
+    assert shown.startswith("Lessons read: 0/13")  # a fresh store: nothing read of 12 + 1 lessons
     assert "no cards due" in shown
 
 
