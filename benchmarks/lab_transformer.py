@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import platform
 import sys
 import time
 from pathlib import Path
@@ -30,18 +29,9 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
 
-# benchmarks/lab.py, next to this script: the load line, the cold/warm compile, the timing loop
+# sibling scripts: the load line, the cold/warm compile and the timing loop; the CPU's name
 from lab import cold_and_warm, load, steps_per_second  # noqa: E402
-
-
-def cpu_model() -> str:
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or "unknown CPU"
+from tui_paint import cpu_model  # noqa: E402
 
 
 def _batches(B: int, L: int, n: int = 8) -> list:
