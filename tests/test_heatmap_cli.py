@@ -317,7 +317,9 @@ def test_trace_draws_every_heatmap_then_its_errata(fake_traces):
     out = ok("fake", "-w", "80")
     assert "Fake trace: alignment (1 of 2)" in out and "Fake trace: scores (2 of 2)" in out
     assert GRID in out
-    assert "raw scores: rows do not sum to 1" in out
+    # [-1, 2] sums to 1: what makes it scores, not weights, is the negative value
+    assert "raw scores: rows sum to 1, but some values are negative (weights never are)" in out
+    assert "rows do not sum to 1 (every row sums to 1)" not in out
     errata = out.index("Errata")
     assert errata > out.index("Fake trace: scores") and "a 3×3 grid" in out[errata:]
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from tests.tui_text import widget_text
 from tutor.app import StartAt, make_app
 from tutor.quiz.modes import QuizStart
 from tutor.quiz.bank import load_bank
@@ -42,7 +43,7 @@ async def test_answers_are_graded_saved_and_summarised():
                     await pilot.press("enter")
                 answered.append(item.question_id)
             elif screen.state == "rating":
-                await pilot.press("4")
+                await pilot.press("e")  # Easy
             elif screen.state == "feedback":
                 assert screen.feedback.saved
                 assert screen.feedback.correct in (True, None)
@@ -86,7 +87,7 @@ async def test_a_wrong_choice_is_told_why_it_is_wrong():
         await pilot.press("abcde"[wrong], "enter")
         await pilot.pause()
         assert screen.state == "feedback" and screen.feedback.correct is False
-        shown = str(screen.query_one("#quiz-feedback").render())
+        shown = widget_text(screen.query_one("#quiz-feedback"))
         assert f"Why not {'abcde'[wrong]}: {q.why_wrong[wrong]}" in " ".join(shown.split())
 
 
@@ -100,7 +101,10 @@ async def test_mock_exam_shows_its_timer_and_hides_correctness():
         await pilot.pause()
         assert screen.state == "feedback" and screen.feedback.reveal is False
         assert app.store.cards() == []  # a mock exam leaves the schedule alone
-        await pilot.press("escape")
+        await pilot.press("escape")  # a mock exam asks before it is handed in
+        await pilot.pause()
+        assert screen.state == "feedback"
+        await pilot.press("y")
         await pilot.pause()
         assert screen.state == "summary"
         exams = app.store.mock_exams()

@@ -9,7 +9,6 @@ the first paint for the interpreter.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -19,6 +18,7 @@ from textual import work
 from textual.app import App
 from textual.binding import Binding
 from textual.events import Resize
+from textual.notifications import SeverityLevel
 from textual.screen import Screen
 
 from tutor.screens.help import HelpScreen
@@ -56,6 +56,10 @@ def screen_class(mode: str) -> type[Screen]:
 
 
 
+NO_COLOR_THEME = "ansi-dark"
+"""The theme under ``NO_COLOR``: the terminal's own colours (Textual then drops them to grey)."""
+
+
 @dataclass(frozen=True)
 class StartAt:
     """Where the app opens: a mode, an optional item (lesson id, trace name, experiment…) and
@@ -87,10 +91,12 @@ class TutorApp(App):
     COMMANDS = App.COMMANDS | {lambda: _palette()}
     BINDINGS: ClassVar[list[Binding]] = [
         Binding("question_mark", "help", "Help", key_display="?"),
+        Binding("f1", "help", "Help"),  # also while typing an answer, where ? is a character
         Binding("0", "open_mode('home')", "Home", show=False),
         *(Binding(a.key, f"open_mode('{a.mode}')", a.title, show=False) for a in AREAS),
         Binding("ctrl+q", "quit", "Quit"),
     ]
+    HELP_WORDS = {"open_mode": "Go to an area: 0 Home · 1 Learn · 2 Trace · 3 Quiz · 4 Heatmaps · 5 Lab · 6 Stats"}
 
     def __init__(self, start: StartAt | None = None, *, warm_up: bool = True) -> None:
         super().__init__()
@@ -99,8 +105,8 @@ class TutorApp(App):
         self.engine_status = "Engine: starting…"
         self._store = None
         self._too_small: TooSmallScreen | None = None
-        if os.environ.get("NO_COLOR"):
-            self.theme = "textual-ansi"
+        if self.no_color:  # Textual read NO_COLOR (and draws in monochrome); use the terminal's palette
+            self.theme = NO_COLOR_THEME
         self.mode_factories: dict[str, Callable[[], Screen]] = {
             "home": HomeScreen,
             "learn": lambda: screen_class("learn")(self._start_item("learn")),
@@ -195,6 +201,15 @@ class TutorApp(App):
         if self._store is not None:
             self._store.close()
 
+    def notify(self, message: str, *, title: str = "", severity: SeverityLevel = "information",
+               timeout: float | None = None, markup: bool = True) -> None:
+        """Every toast, from every screen (``Screen.notify`` comes here): messages carry data
+        (paths, names, store errors), so they are shown as they are and without terminal
+        control; ``markup`` is ignored (no toast of ours is styled)."""
+        from tutor.render.safe import clean
+
+        super().notify(clean(message), title=clean(title), severity=severity, timeout=timeout, markup=False)
+
     # -- navigation -----------------------------------------------------------------
     def _then(self, mode: str, call: Callable[[Any], None]) -> None:
         """Switch to ``mode``, then (once it is showing) ``call(screen)`` if it is that area's."""
@@ -249,29 +264,14 @@ class TutorApp(App):
         self.switch_mode(mode)
 
     def action_help(self) -> None:
+        """The keys of the screen on top, each once (:func:`tutor.screens.help.help_rows`)."""
+        from tutor.screens.help import help_rows
+
         screen = self.screen
         if isinstance(screen, HelpScreen):
             return
-        rows: list[tuple[str, str]] = []
-        for binding in self._bindings_of(screen):
-            if binding.description:
-                rows.append((binding.key_display or self.get_key_display(binding), binding.description))
-        rows += [(area.key, f"Go to {area.title}") for area in AREAS]
-        rows += [
-            ("0", "Go home"),
-            ("?", "This help"),
-            ("ctrl+p", "Command palette: every lesson, trace, quiz mode and lab run"),
-            ("ctrl+q", "Quit"),
-        ]
+        rows = help_rows(self, screen) + [("^p", "Command palette: every lesson, trace, quiz mode and lab run")]
         self.push_screen(HelpScreen(type(screen).__name__.removesuffix("Screen") or "Home", rows))
-
-    @staticmethod
-    def _bindings_of(screen: Screen) -> list[Binding]:
-        """The screen's own key bindings (not the scrolling keys every widget has)."""
-        out = []
-        for item in getattr(type(screen), "BINDINGS", []):
-            out.append(item if isinstance(item, Binding) else Binding(*item))
-        return out
 
     # -- size guard -----------------------------------------------------------------
     def on_resize(self, event: Resize) -> None:

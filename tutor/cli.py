@@ -49,13 +49,15 @@ def root(
         typer.echo(f"attn-tutor {__version__}")
         raise typer.Exit()
     if ctx.invoked_subcommand is None:
-        from tutor.terminal import is_interactive
+        from tutor.terminal import why_not_interactive
 
-        if is_interactive():
+        reason = why_not_interactive()
+        if reason is None:
             from tutor.app import run_app
 
             run_app()
-        else:
+        else:  # say why there is help instead of the tutor (on stderr: stdout stays the help)
+            print(f"attn-tutor: {reason}; here is the command-line help instead.", file=sys.stderr)
             typer.echo(ctx.get_help())
 
 
@@ -78,7 +80,9 @@ def main(argv: list[str] | None = None) -> None:
             raise SystemExit(0) from None
         ctx = getattr(exc, "ctx", None)
         hint = f" (see `{ctx.command_path} --help`)" if ctx is not None else ""
-        print(f"attn-tutor: error: {exc.format_message()}{hint}", file=sys.stderr)
+        from tutor.render.safe import clean
+
+        print(clean(f"attn-tutor: error: {exc.format_message()}{hint}"), file=sys.stderr)
         raise SystemExit(exc.exit_code) from None
     except Abort:
         print("attn-tutor: interrupted", file=sys.stderr)

@@ -21,10 +21,13 @@ class UserError(Exception):
 
 
 def fail(message: str, code: int = EXIT_USAGE):
-    """Print ``attn-tutor: error: message`` to stderr and exit with ``code``."""
+    """Print ``attn-tutor: error: message`` to stderr and exit with ``code``; the message
+    often echoes what the user typed or a file held, so terminal control is removed."""
     import typer
 
-    print(f"attn-tutor: error: {message}", file=sys.stderr)
+    from tutor.render.safe import clean
+
+    print(f"attn-tutor: error: {clean(message)}", file=sys.stderr)
     raise typer.Exit(code)
 
 

@@ -1,7 +1,11 @@
-"""Command palette (ctrl+p): every lesson, trace, quiz mode, heatmap and lab experiment."""
+"""Command palette (ctrl+p): every lesson, trace, quiz mode, heatmap and lab experiment.
+
+"Heatmap NAME" is offered only for a trace that has one (:mod:`tutor.heatmap.sources`).
+"""
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
 from functools import partial
 
@@ -10,6 +14,11 @@ from textual.command import DiscoveryHit, Hit, Hits, Provider
 
 class TutorCommands(Provider):
     """Commands built from the lessons, the trace registry, the quiz modes and the lab table."""
+
+    async def startup(self) -> None:
+        from tutor.heatmap.sources import default_heatmaps
+
+        self._with_maps = set(await asyncio.to_thread(default_heatmaps))  # at once after warm-up
 
     def _commands(self) -> list[tuple[str, Callable[[], object], str]]:
         from engine.traces import list_traces
@@ -28,8 +37,9 @@ class TutorCommands(Provider):
         for info in list_traces():
             out.append((f"Trace {info.name}: {info.title}", partial(app.open_trace, info.name),
                         f"§{info.section} · {info.description}"))
-            out.append((f"Heatmap {info.name}", partial(app.open_heatmap, info.name),
-                        f"the attention weights of the {info.name} trace, if it has any"))
+            if info.name in getattr(self, "_with_maps", ()):
+                out.append((f"Heatmap {info.name}", partial(app.open_heatmap, info.name),
+                            f"the attention weights of the {info.name} trace, with the cell cursor"))
         for mode, text in MODE_TITLES.items():
             out.append((f"Quiz: {text.split(' — ')[0]}", partial(app.open_quiz, mode=mode), text))
         for exp in on_screen():

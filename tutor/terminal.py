@@ -8,7 +8,17 @@ import sys
 
 def is_interactive() -> bool:
     """True when both ends are a real terminal that can run the TUI (not ``TERM=dumb``)."""
-    return sys.stdin.isatty() and sys.stdout.isatty() and os.environ.get("TERM", "") != "dumb"
+    return why_not_interactive() is None
+
+
+def why_not_interactive() -> str | None:
+    """In one line, why the full-screen tutor cannot open here (``None`` when it can)."""
+    if not (sys.stdin.isatty() and sys.stdout.isatty()):
+        return "input or output is not a terminal (a pipe or a file), so the full-screen tutor cannot open"
+    if os.environ.get("TERM", "") == "dumb":
+        return ("TERM=dumb: this terminal cannot draw the full-screen tutor (use a terminal "
+                "with cursor control, or unset TERM=dumb)")
+    return None
 
 
 def use_color() -> bool:

@@ -40,11 +40,11 @@ def _tiny_calls() -> list[tuple[str, Callable[[], object]]]:
 
 
 def _all_traces() -> None:
-    """Build every trace once: it reaches the kernels the tiny calls above do not (cells, CE grad…)."""
-    from engine.traces import REGISTRY, build
+    """Build every trace once: it reaches the kernels the tiny calls above do not (cells, CE grad…),
+    and keeps their heatmaps for the Heatmaps screen and the palette."""
+    from tutor.heatmap.sources import default_heatmaps
 
-    for name in REGISTRY:
-        build(name)
+    default_heatmaps()
 
 
 def _beam() -> object:

@@ -123,7 +123,7 @@ def build(first: np.ndarray, after_the: np.ndarray, after_a: np.ndarray, beam_wi
         "Length normalisation divides by a growing function of L so longer sentences are not "
         "punished just for having more (negative) terms." if lpen else
         "Without length normalisation every extra token can only lower the score, which "
-        "favours short sentences; try --set length_penalty=hf.",
+        "favours short sentences; set the input length_penalty to hf to divide by length.",
     ))
 
     result = beam_search(model, K, max_length, length_penalty=lpen)
@@ -227,7 +227,7 @@ def _score_hypotheses(hypotheses: np.ndarray, length_penalty: str, alpha: float,
             lines(*(f"{h}: lp({L}) = {t} = {n(x)}"
                     for h, L, t, x in zip(names, lengths, lp_terms, lp))),
             {"lp": lp},
-            "No normalisation: the score is log P itself; try --set length_penalty=hf."
+            "No normalisation: the score is log P itself; set the input length_penalty to hf to compare."
             if lpen is None else
             "lp grows with L, and dividing a negative log P by it pulls long hypotheses up.",
         ),

@@ -32,6 +32,8 @@ def run(*, json_out: bool, repair: bool) -> None:
 
     report = check_store(repair=repair, rebuild_card=replay,
                          valid_card=lambda card: load_card(card) is not None)
-    print(json.dumps(report.to_json(), indent=2) if json_out else "\n".join(render_text(report)))
+    from tutor.render.safe import clean
+
+    print(json.dumps(report.to_json(), indent=2) if json_out else clean("\n".join(render_text(report))))
     if report.unfixed:
         raise typer.Exit(1)

@@ -164,6 +164,4 @@ def _from_trace(name, sets, file, index, title, ascii_only):
         if many and title is None:
             heading = f"{heading} ({k} of {len(trace.heatmaps)})"
         maps.append((h.weights, h.row_labels, h.col_labels, heading, h.kind))
-    from tutor.render.plain import errata_lines
-
-    return maps, errata_lines(trace, ascii_only=ascii_only)
+    return maps, trace.errata

@@ -158,4 +158,6 @@ def _emit(text: str, output: Path | None) -> None:
         output.write_text(text, encoding="utf-8")
     except OSError as exc:
         raise UserError(f"--output {output}: cannot write it ({exc.strerror})") from None
-    typer.echo(f"wrote {output}", err=True)
+    from tutor.render.safe import clean
+
+    typer.echo(clean(f"wrote {output}"), err=True)

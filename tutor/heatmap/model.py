@@ -19,6 +19,8 @@ from typing import Literal
 import numpy as np
 from rich.style import Style
 
+from tutor.render.safe import clean
+
 RAMP = " .:-=+*#%@"
 """The monochrome ramp, darkest (lowest) first: ten levels, one character each."""
 
@@ -112,8 +114,9 @@ def fmt_number(x: float) -> str:
 
 
 def clean_label(label: object) -> str:
-    """A label on one line: control characters (tabs, newlines) become spaces."""
-    return "".join(ch if ch.isprintable() else " " for ch in str(label))
+    """A label or title on one line: tabs and newlines become spaces, terminal control goes
+    (:func:`tutor.render.safe.clean`)."""
+    return clean(label, lines=False)
 
 
 @dataclass
@@ -198,7 +201,7 @@ def prepare(
         lo = np.minimum(lo, 0.0)  # weights are shaded from zero, not from the smallest weight
     texts = [[_value_text(x, opts.digits) for x in row] for row in w.tolist()]
     return HeatmapModel(
-        title=title,
+        title=clean_label(title),
         weights=w,
         row_labels=rows,
         col_labels=cols,
@@ -229,6 +232,9 @@ def sums_line(model: HeatmapModel) -> str:
         tail = f", except {zero} all-zero (fully masked) row{'s' if zero > 1 else ''}" if zero else ""
         return f"{name}: every row sums to 1{tail}"
     a, b = float(model.row_sums.min()), float(model.row_sums.max())
+    if np.all(np.abs(model.row_sums - 1) <= SUM_TOL) and model.weights.min() < 0:
+        # the sums are fine: what rules out attention weights is the sign, so say that
+        return f"{name}: rows sum to 1, but some values are negative (weights never are)"
     sums = f"every row sums to {fmt_number(a)}" if math.isclose(a, b) else f"row sums {fmt_number(a)} to {fmt_number(b)}"
     return f"{name}: rows do not sum to 1 ({sums})"
 

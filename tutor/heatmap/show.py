@@ -8,6 +8,7 @@ hands them to :func:`show`.
 from __future__ import annotations
 
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -48,16 +49,21 @@ def listing(ascii_only: bool = False) -> str:
     return asciify(text) if ascii_only else text
 
 
-def show(maps: list[Map], errata: list[str], *, values: bool, scale: str, ascii_only: bool,
+def show(maps: list[Map], errata: Sequence[Any], *, values: bool, scale: str, ascii_only: bool,
          width: int | None, save: Path | None) -> None:
-    """Print ``maps`` (then the errata lines) and, with ``save``, write them to that file."""
+    """Print ``maps`` (then the errata, a trace's :class:`engine.trace.Erratum` list) and, with
+    ``save``, write them to that file."""
     import shutil
 
     from tutor.heatmap.render import HeatmapOptions, heatmap_text, render_heatmap
+    from tutor.render.plain import errata_block
     from tutor.terminal import use_color
 
     width = width or shutil.get_terminal_size((80, 24)).columns
     color = use_color() and not ascii_only
+    # wrapped once, to the width everything is drawn at: the console and the SVG/HTML recording
+    # print these lines as they are (no_wrap), so no line is wrapped a second time
+    errata = errata_block(errata, ascii_only=ascii_only, width=width)
 
     def options(with_color: bool) -> HeatmapOptions:
         return HeatmapOptions(width=width, values=values, scale=scale, color=with_color, ascii=ascii_only)
@@ -77,7 +83,7 @@ def show(maps: list[Map], errata: list[str], *, values: bool, scale: str, ascii_
                 out.append(Text(""))
             out.append(render_heatmap(w, r, c, t, _with_kind(options(with_color), kind)))
         if errata:
-            out += [Text(""), Text("\n".join(errata))]
+            out += [Text(""), Text("\n".join(errata), no_wrap=True, overflow="fold")]
         return out
 
     texts = [heatmap_text(w, r, c, t, _with_kind(options(False), kind)) for w, r, c, t, kind in maps]
@@ -95,7 +101,9 @@ def show(maps: list[Map], errata: list[str], *, values: bool, scale: str, ascii_
 
         kind = export(save, plain, lambda: renderables(not ascii_only), width=width,
                       title=maps[0][3] if maps else "attn-tutor heatmap")
-        typer.echo(f"wrote {save} ({kind})", err=True)
+        from tutor.render.safe import clean
+
+        typer.echo(clean(f"wrote {save} ({kind})"), err=True)
 
 
 def _with_kind(opts, kind: str):

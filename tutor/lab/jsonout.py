@@ -6,7 +6,6 @@ accuracy bucket and number is written the same way.
 
 from __future__ import annotations
 
-import json
 import math
 from typing import Any
 
@@ -45,4 +44,8 @@ def header(experiment: str, **fields: Any) -> dict[str, Any]:
 
 
 def dumps(obj: dict[str, Any]) -> str:
-    return json.dumps(obj, indent=2, ensure_ascii=False)
+    """The object as indented JSON, every control character escaped (a loaded record's fields
+    are the user's)."""
+    from tutor.render.safe import json_dumps
+
+    return json_dumps(obj, indent=2)

@@ -3,7 +3,8 @@
 Each experiment's ``report(result, style)`` returns a list of *parts*; this module holds the
 pieces they are made of and the two ways of showing them:
 
-- a part is a ``str`` (a sentence; data, never markup), a :class:`tutor.plot.Plot`, or a Rich
+- a part is a ``str`` (a sentence; data, never markup: it may hold a loaded record's fields,
+  so it is shown through :mod:`tutor.render.safe`), a :class:`tutor.plot.Plot`, or a Rich
   renderable (a table, a heatmap);
 - :func:`print_parts` prints parts on a console (the CLI: plots as plain text without colour);
 - :func:`renderable` groups them into one Rich renderable (the TUI's results panel).
@@ -19,6 +20,7 @@ from typing import Any
 
 from tutor.plot import Plot, Series, line_plot
 from tutor.render.numbers import percent
+from tutor.render.safe import clean, text
 
 Part = Any
 """A ``str`` sentence, a :class:`~tutor.plot.Plot` or a Rich renderable."""
@@ -161,10 +163,10 @@ def print_parts(console: Any, parts: Sequence[Part], style: Style) -> None:
     when there is no colour, everything else as Rich draws it."""
     for part in parts:
         if isinstance(part, str):
-            console.print(part, markup=False)
+            console.print(text(part))
         elif isinstance(part, Plot):
             if console.no_color or style.ascii:
-                console.print(part.text(), markup=False, highlight=False)
+                console.print(clean(part.text()), markup=False, highlight=False)
             else:
                 console.print(part.rich())
         else:
@@ -174,7 +176,6 @@ def print_parts(console: Any, parts: Sequence[Part], style: Style) -> None:
 def renderable(parts: Sequence[Part]) -> Any:
     """A report as one Rich renderable (the TUI's results panel)."""
     from rich.console import Group
-    from rich.text import Text
 
-    return Group(*(Text(p) if isinstance(p, str) else p.rich() if isinstance(p, Plot) else p
+    return Group(*(text(p) if isinstance(p, str) else p.rich() if isinstance(p, Plot) else p
                    for p in parts))

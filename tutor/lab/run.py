@@ -42,6 +42,7 @@ def run_in_terminal(exp: Experiment, settings: Any, *, json_out: bool, style: St
 
     from tutor.lab.jsonout import dumps
     from tutor.lab.progress import CtrlC, TerminalProgress, progress_enabled, warm_up_kernels
+    from tutor.render.safe import clean
 
     enabled = progress_enabled()
     runs, total = exp.bars(settings)
@@ -50,11 +51,11 @@ def run_in_terminal(exp: Experiment, settings: Any, *, json_out: bool, style: St
         if exp.warm_up is not None:
             warm_up_kernels(enabled, load=exp.warm_up)
         if note:  # once the kernels are in: from here on Ctrl-C stops after a step
-            typer.echo(f"{note} (Ctrl-C stops early and reports)", err=True)
+            typer.echo(clean(f"{note} (Ctrl-C stops early and reports)"), err=True)
         with TerminalProgress(runs, total, enabled and total > 0) as bar:
             result = exp.run(settings, on_progress=bar.callback, should_stop=stop)
     for line in exp.save(result, settings):
-        typer.echo(line, err=True)
+        typer.echo(clean(line), err=True)
     if json_out:
         typer.echo(dumps(exp.to_json(result, settings)))
     else:

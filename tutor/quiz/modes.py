@@ -42,6 +42,14 @@ MODE_TITLES: dict[str, str] = {
 }
 """Each mode with the line the TUI's setup form and the command palette show for it."""
 MODES = tuple(MODE_TITLES)
+
+
+def mode_name(mode: str) -> str:
+    """The mode as a student reads it: ``Practice``, ``Mock exam``, ``Retry incorrect``."""
+    return MODE_TITLES[mode].split(" — ")[0] if mode in MODE_TITLES else mode.capitalize()
+
+LABEL_WIDTH = 70
+"""The longest :attr:`Item.label`, in characters."""
 DEFAULT_COUNT = {"practice": 10, "review": 20, "weak": 10, "retry": 10, "mock": 12}
 MOCK_SECONDS_PER_QUESTION = 120.0
 
@@ -107,6 +115,15 @@ class Item:
     def setup(self) -> str:
         """The text above the first answer: the question, or the problem's numbers."""
         return self.question.prompt if self.question else self.problem.prompt
+
+    @property
+    def label(self) -> str:
+        """A line that names the item for a student (a summary lists it): a problem's title,
+        or the start of the question, instead of the stored id."""
+        if self.problem:
+            return self.problem.title
+        words = " ".join(self.question.prompt.split())
+        return words if len(words) <= LABEL_WIDTH else words[: LABEL_WIDTH - 1].rsplit(" ", 1)[0] + "…"
 
     @property
     def asks(self) -> tuple[Ask, ...]:

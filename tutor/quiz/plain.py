@@ -90,16 +90,18 @@ class Out:
     console: Any = None  # rich.console.Console when styled
 
     def line(self, text: str = "", style: str | None = None) -> None:
-        if self.console is not None:
-            from rich.text import Text
+        """One line of data (question text, an echoed answer): never markup, no control."""
+        from tutor.render.safe import clean
+        from tutor.render.safe import text as as_text
 
-            self.console.print(Text(text, style=style or ""))
+        if self.console is not None:
+            self.console.print(as_text(text, style or ""))
         else:
-            print(text, file=self.stream or sys.stdout, flush=True)
+            print(clean(text), file=self.stream or sys.stdout, flush=True)
 
     def prompt(self, text: str = "> ") -> None:
         if self.console is not None:
-            self.console.print(text, end="", style="bold cyan")
+            self.console.print(text, end="", style="bold cyan", markup=False)
             self.console.file.flush()
         else:
             stream = self.stream or sys.stdout
@@ -284,7 +286,7 @@ def print_summary(summary: Summary, out: Out, *, saved_to: str | None = None) ->
         if wrong:
             out.line("To review:")
             for r in wrong:
-                out.line(f"  {r.question_id}: you said {r.response!r}; answer "
+                out.line(f"  {r.label}: you said {r.response!r}; answer "
                          + "; ".join(r.expected))
     if summary.unsaved:
         out.line(f"{summary.unsaved} answer(s) could not be saved.", "bold red")

@@ -106,6 +106,8 @@ class Result:
     response: str
     expected: tuple[str, ...]
     saved: bool
+    label: str = ""
+    """How a summary names the item (:attr:`Item.label`): never the stored id."""
 
 
 @dataclass
@@ -312,7 +314,7 @@ class QuizSession:
         self._done_index = self._index
         expected = tuple(v.expected for v in self._verdicts)
         self._summary.results.append(Result(item.question_id, item.section, correct, rating,
-                                            " | ".join(self._responses), expected, saved))
+                                            " | ".join(self._responses), expected, saved, item.label))
         return Feedback(valid=True, done=True, correct=correct, reveal=not mock,
                         verdicts=tuple(self._verdicts), expected=expected,
                         explanation=item.explanation, key_points=item.key_points,

@@ -3,10 +3,10 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from typing import Any
 
+from tutor.render.safe import assemble, clean, json_dumps, text
 from tutor.render.text import asciify
 
 
@@ -15,37 +15,35 @@ def trace_json(trace: Any, step: int | None = None) -> str:
     data = trace.to_dict()
     if step is not None:
         data["steps"] = [data["steps"][step - 1]]
-    return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+    return json_dumps(data, indent=2) + "\n"
 
 
 def traces_text(traces: Sequence[Any], fmt: str | None) -> str:
     """The list of traces as ``json``, ``markdown`` or (anything else) plain ASCII text."""
     if fmt == "json":
-        return json.dumps([{"name": t.name, "section": t.section, "title": t.title,
-                            "description": t.description} for t in traces],
-                          indent=2, ensure_ascii=False) + "\n"
+        return json_dumps([{"name": t.name, "section": t.section, "title": t.title,
+                            "description": t.description} for t in traces], indent=2) + "\n"
     if fmt == "markdown":
         rows = ["| trace | § | what it shows |", "| --- | --- | --- |"]
         rows += [f"| `{t.name}` | {t.section} | {t.title}: {t.description} |" for t in traces]
-        return "\n".join(rows) + "\n"
+        return clean("\n".join(rows) + "\n")
     width = max(len(t.name) for t in traces)
     lines = ["Worked examples (attn-tutor trace NAME; --plain, --json, --markdown, --set):", ""]
     lines += [f"  sec {t.section:<3}{t.name:<{width + 2}}{asciify(t.title)}: {asciify(t.description)}"
               for t in traces]
-    return "\n".join(lines) + "\n"
+    return clean("\n".join(lines) + "\n")
 
 
 def traces_table(traces: Sequence[Any]) -> Any:
     """The list of traces as a Rich table (a terminal)."""
     from rich.table import Table
-    from rich.text import Text
 
     table = Table(title="Worked examples · attn-tutor trace NAME", title_justify="left")
     table.add_column("§", justify="right", style="dim")
     table.add_column("trace", style="bold cyan", no_wrap=True)
     table.add_column("what it shows")
     for t in traces:
-        table.add_row(str(t.section), t.name, Text.assemble((t.title, "bold"), ": ", t.description))
+        table.add_row(str(t.section), text(t.name), assemble((t.title, "bold"), ": ", t.description))
     return table
 
 
@@ -55,10 +53,9 @@ def inputs_text(name: str, specs: Sequence[Any], fmt: str | None) -> str:
     from tutor.inputs import format_value
 
     if fmt == "json":
-        return json.dumps([{"name": s.name, "kind": s.kind, "expected": s.expected(),
+        return json_dumps([{"name": s.name, "kind": s.kind, "expected": s.expected(),
                             "default": to_jsonable(s.coerce(s.default)),
-                            "description": s.description} for s in specs],
-                          indent=2, ensure_ascii=False) + "\n"
+                            "description": s.description} for s in specs], indent=2) + "\n"
     lines = [f"Inputs of {name} (change one with --set NAME=VALUE; defaults are shown as "
              "VALUE, ready to edit and paste):", ""]
     for s in specs:
@@ -67,4 +64,4 @@ def inputs_text(name: str, specs: Sequence[Any], fmt: str | None) -> str:
                    else format_value(s.coerce(s.default), digits=6))
         lines.append(f"  {s.name}: {asciify(s.expected())}; {asciify(s.description)}")
         lines.append(f"      default {default}")
-    return "\n".join(lines) + "\n"
+    return clean("\n".join(lines) + "\n")

@@ -9,8 +9,11 @@ from pathlib import Path
 from tutor.content import Lesson, load_exam_cards, load_exam_guidance, load_qa, qa_for
 
 
-def lesson_document(lesson: Lesson, root: Path | None = None) -> str:
-    """The whole lesson as one Markdown document: title, body, its Q&A and its links."""
+def lesson_document(lesson: Lesson, root: Path | None = None, *, keys: bool = False) -> str:
+    """The whole lesson as one Markdown document: title, body, its Q&A and its links.
+
+    ``keys``: the links name the Learn screen's keys (the TUI) instead of commands to type.
+    """
     out = [f"# {lesson.section}. {lesson.title}", "", f"*{lesson.summary}*", "", lesson.body.rstrip()]
     qa = qa_for(lesson.id, root)
     if qa:
@@ -20,6 +23,8 @@ def lesson_document(lesson: Lesson, root: Path | None = None) -> str:
     else:
         out.append("")
     out += ["## Links", ""]
+    if keys:
+        return "\n".join(out + _key_links(lesson)).rstrip() + "\n"
     if lesson.traces:
         out.append("- Traces: " + ", ".join(f"`attn-tutor trace {t}`" for t in lesson.traces))
     if lesson.heatmaps:
@@ -30,6 +35,22 @@ def lesson_document(lesson: Lesson, root: Path | None = None) -> str:
     if lesson.related:
         out.append("- Related lessons: " + ", ".join(f"`attn-tutor lesson {r}`" for r in lesson.related))
     return "\n".join(out).rstrip() + "\n"
+
+
+def _key_links(lesson: Lesson) -> list[str]:
+    """The links as the Learn screen's keys: what each key opens from this lesson."""
+    out = []
+    if lesson.traces:
+        more = f"; the others ({', '.join(lesson.traces[1:])}): **o** on the trace screen" if len(lesson.traces) > 1 else ""
+        out.append(f"- **t** opens the worked example `{lesson.traces[0]}`{more}")
+    if lesson.heatmaps:
+        out.append(f"- **h** opens the heatmap of `{lesson.heatmaps[0]}`")
+    out.append(f"- **z** sets up a quiz on this lesson (topic `{lesson.quiz_topic}`)")
+    if lesson.exam_topics:
+        out.append("- Exam cards: " + ", ".join(lesson.exam_topics) + " (the last entries of the list)")
+    if lesson.related:
+        out.append("- Related lessons: " + ", ".join(lesson.related) + " (**[** and **]** step through the lessons)")
+    return out
 
 
 def _para(text: str) -> str:

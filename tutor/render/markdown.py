@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from engine.trace import Trace
+from tutor.render.safe import clean
 from tutor.render.text import source_label, value_lines
 
 
@@ -44,7 +45,7 @@ def _step(trace: Trace, i: int) -> list[str]:
 def render_markdown(trace: Trace, step: int | None = None) -> str:
     """The whole trace, or only step ``step`` (1-based), as Markdown."""
     if step is not None:
-        return "\n".join(_step(trace, step - 1)).rstrip() + "\n"
+        return clean("\n".join(_step(trace, step - 1)).rstrip() + "\n")
     out = [f"# {_prose(trace.title)} (`{trace.name}`, lecture §{trace.section})", "",
            f"*Numbers from: {source_label(trace.source)}.*", ""]
     if trace.summary:
@@ -64,4 +65,4 @@ def render_markdown(trace: Trace, step: int | None = None) -> str:
                 for e in trace.errata]
         out.append("")
     out.append(f"*Made with `attn-tutor trace {trace.name} --markdown`.*")
-    return "\n".join(out) + "\n"
+    return clean("\n".join(out) + "\n")  # no terminal control from the trace's data

@@ -1,11 +1,16 @@
-"""Plain-text trace output: no colour, no box drawing, pure ASCII math (``--plain``)."""
+"""Plain-text trace output: no colour, no box drawing, pure ASCII math (``--plain``).
+
+Whatever a trace holds (a student's tokens reach its values, numbers and notes), the text
+leaves here through :func:`tutor.render.safe.clean`: no terminal control gets through.
+"""
 
 from __future__ import annotations
 
 import textwrap
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
-from engine.trace import Step, Trace
+from engine.trace import Erratum, Step, Trace
+from tutor.render.safe import clean
 from tutor.render.text import asciify, source_label, value_lines
 
 WIDTH = 12  # label column: "  Formula:  "
@@ -14,11 +19,11 @@ WIDTH = 12  # label column: "  Formula:  "
 PROSE = 88  # wrap notes and explanations to this width; formulas and numbers never wrap
 
 
-def _field(label: str, text: str, ascii_only: bool, wrap: bool = False) -> list[str]:
+def _field(label: str, text: str, ascii_only: bool, wrap: bool = False, width: int = PROSE) -> list[str]:
     body = asciify(text) if ascii_only else text
     rows = body.splitlines() or [""]
     if wrap:
-        rows = [w for row in rows for w in (textwrap.wrap(row, PROSE - WIDTH) or [""])]
+        rows = [w for row in rows for w in (textwrap.wrap(row, max(20, width - WIDTH)) or [""])]
     head = f"  {label + ':':<{WIDTH - 2}}"
     return [head + rows[0]] + [" " * WIDTH + row for row in rows[1:]]
 
@@ -85,20 +90,28 @@ def result_lines(trace: Trace, ascii_only: bool = True) -> list[str]:
     return out
 
 
-def errata_lines(trace: Trace, ascii_only: bool = True) -> list[str]:
-    if not trace.errata:
+def errata_lines(trace: Trace, ascii_only: bool = True, width: int = PROSE) -> list[str]:
+    """The trace's errata as lines wrapped to ``width`` (print them as they are: wrapping
+    them again, as a console or an SVG export would, breaks every line in two)."""
+    return errata_block(trace.errata, ascii_only, width)
+
+
+def errata_block(errata: Sequence[Erratum], ascii_only: bool = True, width: int = PROSE) -> list[str]:
+    """:func:`errata_lines` for a list of errata (the heatmap command holds only those)."""
+    if not errata:
         return []
     a = asciify if ascii_only else (lambda s: s)
-    out = [f"Errata: where the notes and the engine disagree ({len(trace.errata)})"]
-    for k, e in enumerate(trace.errata, 1):
-        out.append(f"  {k}. {a(e.where)} [{e.kind}]")
+    out = [f"Errata: where the notes and the engine disagree ({len(errata)})"]
+    for k, e in enumerate(errata, 1):
+        out += textwrap.wrap(f"{k}. {a(e.where)} [{e.kind}]", max(20, width), initial_indent="  ",
+                             subsequent_indent="     ")
         for label, text in (("Printed", e.printed), ("Computed", e.computed), ("Why", e.why)):
-            out += ["  " + line for line in _field(label, text, ascii_only, wrap=True)]
-    return out
+            out += ["  " + line for line in _field(label, text, ascii_only, wrap=True, width=width - 2)]
+    return [clean(line, lines=False) for line in out]
 
 
 def _join(blocks: Iterable[list[str]]) -> str:
-    return "\n\n".join("\n".join(b) for b in blocks if b) + "\n"
+    return clean("\n\n".join("\n".join(b) for b in blocks if b) + "\n")
 
 
 def render_plain(trace: Trace, step: int | None = None, ascii_only: bool = True) -> str:

@@ -7,6 +7,7 @@ from datetime import datetime
 from typing import Any
 
 from tutor.render.numbers import bar, percent
+from tutor.render.safe import clean, text
 
 
 def render_text(data: dict[str, Any]) -> list[str]:
@@ -54,7 +55,7 @@ def render_text(data: dict[str, Any]) -> list[str]:
                        f"  {p['status']}")
         out.append("  by topic: " + ", ".join(f"{t['id']} {t['earned']}/{t['marks']}"
                                             for t in data["paper_topics"]))
-    return out
+    return [clean(line, lines=False) for line in out]  # ids and statuses come from the file
 
 
 def stats_renderable(data: dict[str, Any]):
@@ -77,7 +78,7 @@ def stats_renderable(data: dict[str, Any]):
         table.add_column("mastery")
         table.add_column("due", justify="right")
         for r in rows:
-            table.add_row(r["id"], f"{r['seen']}/{r['questions']}", percent(r["accuracy"]),
+            table.add_row(text(r["id"]), f"{r['seen']}/{r['questions']}", percent(r["accuracy"]),
                           f"{bar(r['mastery'])} {percent(r['mastery'])}", str(r["due"]))
         tables.append(table)
     daily = data["daily"]
@@ -91,7 +92,7 @@ def stats_renderable(data: dict[str, Any]):
         mocks.add_column(col)
     for m in data["mock_exams"][-10:]:
         mocks.add_row(m["started_at"][:16].replace("T", " "), f"{m['correct']}/{m['questions']} ({percent(m['score'])})",
-                      str(m["answered"]), m["status"])
+                      str(m["answered"]), text(m["status"]))
     if not data["mock_exams"]:
         mocks.add_row("none yet", "", "", "")
     papers = Table(title="Papers (structured questions)", title_justify="left", box=None,
@@ -100,10 +101,10 @@ def stats_renderable(data: dict[str, Any]):
         papers.add_column(col)
     for p in data.get("papers", [])[-10:]:
         papers.add_row(p["started_at"][:16].replace("T", " "),
-                       f"{p['earned']}/{p['marks']} ({percent(p['score'])})", p["status"])
+                       f"{p['earned']}/{p['marks']} ({percent(p['score'])})", text(p["status"]))
     if not data.get("papers"):
         papers.add_row("none yet", "", "")
-    by_topic = Text("Paper marks by topic: " + (", ".join(
+    by_topic = text("Paper marks by topic: " + (", ".join(
         f"{t['id']} {t['earned']}/{t['marks']}" for t in data.get("paper_topics", [])) or "—"))
     note = Text("Mastery = mean recall probability now (FSRS), unseen questions counting 0.", style="dim")
     return Group(head, Text(""), *tables, Text(""), goal, Text(""), mocks, Text(""), papers,

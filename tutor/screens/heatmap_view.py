@@ -26,7 +26,7 @@ class HeatmapModal(ModalScreen[None]):
     def compose(self) -> ComposeResult:
         with Vertical(id="heatmap-modal-box"):
             yield HeatmapPanel(self._heatmaps, self._errata)
-        yield Footer()
+        yield Footer(compact=True)
 
     def on_mount(self) -> None:
         heatmap = self.query_one(HeatmapPanel).heatmap

@@ -9,6 +9,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, Header, OptionList
 from textual.widgets.option_list import Option
 
+from tutor.render.safe import assemble
 from tutor.widgets.heatmap_panel import HeatmapPanel
 
 
@@ -23,36 +24,28 @@ class HeatmapsScreen(Screen):
     def compose(self) -> ComposeResult:
         yield Header()
         with Horizontal(id="heatmaps-main"):
-            yield OptionList(Option("[dim]finding attention weights…[/dim]", disabled=True), id="heatmaps-list")
+            yield OptionList(Option(assemble(("finding attention weights…", "dim")), disabled=True), id="heatmaps-list")
             yield HeatmapPanel(id="heatmaps-panel")
-        yield Footer()
+        yield Footer(compact=True)
 
     def on_mount(self) -> None:
         self.collect()
 
     @work(thread=True, exclusive=True, group="heatmap-sources")
     def collect(self) -> None:
-        """Build every trace with its defaults and keep those that carry weights."""
-        from engine.traces import build, list_traces
+        """Every trace's default heatmaps (built once per process, see :mod:`tutor.heatmap.sources`)."""
+        from tutor.heatmap.sources import default_heatmaps
 
-        found: dict[str, tuple[list, list]] = {}
-        for info in list_traces():
-            try:
-                trace = build(info.name)
-            except Exception:  # noqa: BLE001 - a trace that fails to build is skipped, not fatal
-                continue
-            if trace.heatmaps:
-                found[info.name] = (trace.heatmaps, trace.errata)
-        self.app.call_from_thread(self._populate, found)
+        self.app.call_from_thread(self._populate, default_heatmaps())
 
     def _populate(self, found: dict[str, tuple[list, list]]) -> None:
         self.sources.update(found)
         options = self.query_one("#heatmaps-list", OptionList)
         options.clear_options()
         for name, (maps, errata) in self.sources.items():
-            mark = " [yellow]⚠[/yellow]" if errata else ""
-            count = f" [dim]×{len(maps)}[/dim]" if len(maps) > 1 else ""
-            options.add_option(Option(f"{name}{count}{mark}", id=name))
+            mark = (" ⚠", "yellow") if errata else ""
+            count = (f" ×{len(maps)}", "dim") if len(maps) > 1 else ""
+            options.add_option(Option(assemble(name, count, mark), id=name))
         if self.wanted and self.wanted not in self.sources:
             self.notify(f"The {self.wanted} trace has no attention weights to draw.", severity="warning")
         if self.sources:

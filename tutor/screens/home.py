@@ -4,12 +4,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from rich.text import Text
+
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.widgets import Footer, Header, OptionList, Static
 from textual.widgets.option_list import Option
+
+from tutor.render.safe import assemble
 
 
 @dataclass(frozen=True)
@@ -55,7 +59,7 @@ class HomeScreen(Screen):
                 yield Static(id="home-progress")
                 yield Static(id="home-plan")
                 yield Static(id="engine-status")
-        yield Footer()
+        yield Footer(compact=True)
 
     def on_screen_resume(self) -> None:
         if self._shown:
@@ -72,18 +76,18 @@ class HomeScreen(Screen):
         for notice in self.app.store.take_notices():  # type: ignore[attr-defined]
             self.notify(notice, severity="warning", timeout=10)  # rows progress_line skipped
 
-    def progress_line(self) -> str:
+    def progress_line(self) -> Text:
         """Where the student stands: lessons read, cards due now."""
         try:
             store = self.app.store  # type: ignore[attr-defined]
             opened = len(store.lessons_opened())
             due = len(store.due_cards())
         except Exception as exc:  # noqa: BLE001 - home must paint even if progress cannot be read
-            return f"[dim]Progress unavailable: {exc}[/dim]"
-        due_text = f"[b]{due}[/b] card{'s' * (due != 1)} due for review (key 3)" if due else "no cards due"
+            return assemble((f"Progress unavailable: {exc}", "dim"))
+        due_text = ((str(due), "bold"), f" card{'s' * (due != 1)} due for review (key 3)") if due else ("no cards due",)
         from tutor.content import LESSON_IDS
 
-        return f"Lessons read: [b]{opened}[/b]/{len(LESSON_IDS)} · {due_text}"
+        return assemble("Lessons read: ", (str(opened), "bold"), f"/{len(LESSON_IDS)} · ", *due_text)
 
     def plan_text(self):
         """Today's part of the revision plan, or how to make one (key 7 → Plan)."""
@@ -114,8 +118,7 @@ class HomeScreen(Screen):
 
     def _show_blurb(self, area: Area) -> None:
         self.query_one("#home-blurb", Static).update(
-            f"[b]{area.title}[/b]  [dim](key {area.key})[/dim]\n\n{area.blurb}"
-        )
+            assemble((area.title, "bold"), (f"  (key {area.key})", "dim"), "\n\n", area.blurb))
 
     def on_option_list_option_highlighted(self, event: OptionList.OptionHighlighted) -> None:
         self._show_blurb(next(a for a in AREAS if a.mode == event.option.id))
@@ -123,5 +126,5 @@ class HomeScreen(Screen):
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         self.app.action_open_mode(event.option.id)  # type: ignore[attr-defined]
 
-    def update_engine_status(self, text: str) -> None:
-        self.query_one("#engine-status", Static).update(text)
+    def update_engine_status(self, status: str) -> None:
+        self.query_one("#engine-status", Static).update(assemble(status))

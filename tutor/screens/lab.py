@@ -91,7 +91,7 @@ class LabScreen(Screen):
                 with VerticalScroll(id="lab-scroll"):
                     yield Static(id="lab-live")
                     yield Static(id="lab-results")
-        yield Footer()
+        yield Footer(compact=True)
 
     def on_mount(self) -> None:
         self.query_one("#lab-progress", ProgressBar).display = False  # no run, no bar
@@ -132,9 +132,9 @@ class LabScreen(Screen):
 
     # -- showing ----------------------------------------------------------------------------
     def _status(self, *parts: str | tuple[str, str]) -> None:
-        from rich.text import Text
+        from tutor.render.safe import assemble
 
-        text = Text.assemble(*parts)
+        text = assemble(*parts)
         status = self.query_one("#lab-status", Static)
         lines = len(text.wrap(self.app.console, max(1, status.content_size.width or 80)))
         status.update(text, layout=lines != self._status_lines)  # re-layout only if it grew

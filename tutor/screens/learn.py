@@ -1,8 +1,10 @@
 """Learn screen: the lessons (the twelve sections, then the Transformer) with progress marks,
 rendered as Markdown.
 
-From a lesson, one key opens its trace (t), its quiz topic (z) or its heatmap (h). The last
-entries of the sidebar are the exam revision cards, the exam guidance and the students' Q&A.
+From a lesson, one key opens its trace (t), its quiz topic (z) or its heatmap (h, shown only
+for a lesson that has one). The last entries of the sidebar are the exam revision cards, the
+exam guidance and the students' Q&A. A lesson counts as read once its end has been on screen
+(scrolled to, or there from the start when it fits).
 """
 
 from __future__ import annotations
@@ -15,8 +17,12 @@ from textual.timer import Timer
 from textual.widgets import Footer, Header, OptionList, Static
 from textual.widgets.option_list import Option
 
+from tutor.render.safe import assemble
+from tutor.widgets.labels import hanging
+
 SETTLE_S = 0.12
-READ_AFTER_S = 4.0
+END_SLACK = 1
+"""Lines from the bottom that still count as the end (a last blank line, a rounding)."""
 EXTRA_PAGES = (("exam", "Exam revision cards + guidance"), ("qa", "All students' questions"))
 
 
@@ -30,6 +36,7 @@ class LearnScreen(Screen):
         Binding("right_square_bracket", "step(1)", "Next lesson", key_display="]"),
         Binding("left_square_bracket", "step(-1)", "Prev lesson", key_display="["),
     ]
+    HELP_WORDS = {"step": "Previous / next lesson"}
 
     def __init__(self, lesson_id: str | None = None) -> None:
         super().__init__()
@@ -37,7 +44,7 @@ class LearnScreen(Screen):
         self.page_id: str | None = None
         self.document = ""
         self._pending: Timer | None = None
-        self._mark: Timer | None = None
+        self._read: set[str] = set()  # marked during this visit: scrolling on does not re-save
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -45,13 +52,14 @@ class LearnScreen(Screen):
             yield OptionList(id="learn-list")
             with VerticalScroll(id="learn-scroll"):
                 yield Static(id="learn-doc")
-        yield Footer()
+        yield Footer(compact=True)
 
     def on_mount(self) -> None:
         from tutor.content import load_lessons
 
         self.lessons = {lesson.id: lesson for lesson in load_lessons()}
         self.refresh_list()
+        self.watch(self.query_one("#learn-scroll", VerticalScroll), "scroll_y", self._scrolled, init=False)
         self.show(self.lesson_id or next(iter(self.lessons)))
         self.query_one("#learn-list", OptionList).focus()
 
@@ -60,16 +68,13 @@ class LearnScreen(Screen):
         options = self.query_one("#learn-list", OptionList)
         highlighted = options.highlighted
         options.clear_options()
-        from rich.text import Text
-
         for lesson in self.lessons.values():
-            mark = "[green]✓[/green]" if lesson.id in opened else "[dim]·[/dim]"
-            prompt = Text.from_markup(f"{mark} §{lesson.section:<2} {lesson.title}", overflow="ellipsis")
-            prompt.no_wrap = True
-            options.add_option(Option(prompt, id=lesson.id))
+            mark = ("✓", "green") if lesson.id in opened else ("·", "dim")
+            head = assemble(mark, f" §{lesson.section}")
+            options.add_option(Option(hanging(head, lesson.title, head_width=5), id=lesson.id))
         options.add_option(None)
         for page_id, title in EXTRA_PAGES:
-            options.add_option(Option(f"  [b]{title}[/b]", id=page_id))
+            options.add_option(Option(hanging("", title, head_width=5, title_style="bold"), id=page_id))
         if highlighted is not None:
             options.highlighted = highlighted
 
@@ -82,11 +87,7 @@ class LearnScreen(Screen):
         if page_id in self.lessons:
             lesson = self.lessons[page_id]
             self.lesson_id = page_id
-            text = lesson_document(lesson)
-            # a lesson counts as read once it has stayed on screen for a few seconds
-            if self._mark is not None:
-                self._mark.stop()
-            self._mark = self.set_timer(READ_AFTER_S, lambda: self._mark_read(page_id))
+            text = lesson_document(lesson, keys=True)
         else:
             text = exam_document() if page_id == "exam" else qa_document()
         from rich.markdown import Markdown
@@ -98,10 +99,29 @@ class LearnScreen(Screen):
         index = options.get_option_index(page_id)
         if options.highlighted != index:
             options.highlighted = index
+        self.refresh_bindings()  # `h` only for a lesson with a heatmap
+        self.call_after_refresh(self._check_end)  # a lesson that fits is read at once
+
+    # -- read marks -------------------------------------------------------------------
+    def _scrolled(self, _old: float, _new: float) -> None:
+        self._check_end()
+
+    def _check_end(self) -> None:
+        """Mark the lesson on screen read when the bottom of its text is in view."""
+        scroll = self.query_one("#learn-scroll", VerticalScroll)
+        doc = self.query_one("#learn-doc", Static)
+        if self.page_id not in self.lessons or doc.size.height == 0:
+            return  # not laid out yet: the next scroll or refresh asks again
+        if scroll.scroll_y + END_SLACK >= scroll.max_scroll_y:
+            self._mark_read(self.page_id)
 
     def _mark_read(self, lesson_id: str) -> None:
-        if self.lesson_id == lesson_id and self.app.mark_lesson_opened(lesson_id):  # type: ignore[attr-defined]
+        if lesson_id in self._read or self.lesson_id != lesson_id:
+            return
+        self._read.add(lesson_id)
+        if self.app.mark_lesson_opened(lesson_id):  # type: ignore[attr-defined]
             self.refresh_list()
+            self.notify(f"Lesson {self.lessons[lesson_id].section} marked as read.", timeout=3)
 
     def on_option_list_option_highlighted(self, event: OptionList.OptionHighlighted) -> None:
         # render once the cursor settles, so holding ↓ does not queue up a dozen renders
@@ -140,6 +160,14 @@ class LearnScreen(Screen):
     def action_open_quiz(self) -> None:
         if self.lesson:
             self.app.open_quiz(topics=(self.lesson.quiz_topic,))  # type: ignore[attr-defined]
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "open_heatmap":  # hidden where the lesson has no heatmap
+            return self.lesson is not None and self.page_id == self.lesson_id and bool(self.lesson.heatmaps)
+        if action in ("open_trace", "open_quiz"):
+            return self.lesson is not None and self.page_id == self.lesson_id and (
+                action == "open_quiz" or bool(self.lesson.traces))
+        return True
 
     def action_open_heatmap(self) -> None:
         if self.lesson and self.lesson.heatmaps:

@@ -21,7 +21,7 @@ class StatsScreen(Screen):
         yield Header()
         with VerticalScroll(id="stats-scroll"):
             yield Static(id="stats-body")
-        yield Footer()
+        yield Footer(compact=True)
 
     def on_screen_resume(self) -> None:
         self.action_refresh_stats()

@@ -12,6 +12,9 @@ from textual.screen import Screen
 from textual.widgets import Footer, Header, OptionList, Static
 from textual.widgets.option_list import Option
 
+from tutor.render.safe import assemble, text
+from tutor.widgets.labels import hanging
+
 DEFAULT_TRACE = "qkv"
 
 
@@ -23,9 +26,9 @@ class TraceScreen(Screen):
         Binding("b,left", "move(-1)", "Back", key_display="b/←"),
         Binding("g,home", "jump('first')", "First", show=False),
         Binding("G,end", "jump('last')", "Last", show=False),
-        Binding("e", "edit_inputs", "Edit inputs"),
+        Binding("e", "edit_inputs", "Inputs", tooltip="Edit this trace's inputs"),
         Binding("h", "heatmap", "Heatmap"),
-        Binding("o", "pick", "Other trace"),
+        Binding("o", "pick", "Traces", tooltip="Open another worked example"),
         Binding("r", "reset", "Defaults", show=False),
     ]
 
@@ -45,14 +48,14 @@ class TraceScreen(Screen):
                 yield OptionList(id="trace-pages")
                 with VerticalScroll(id="trace-scroll"):
                     yield Static(id="trace-page")
-        yield Footer()
+        yield Footer(compact=True)
 
     def on_mount(self) -> None:
         self.load(self.trace_name, self.overrides)
 
     # -- building ---------------------------------------------------------------------
     def load(self, name: str, overrides: dict[str, Any], page: int = 0) -> None:
-        self.query_one("#trace-header", Static).update(f"[b]{name}[/b] [dim]— computing…[/dim]")
+        self.query_one("#trace-header", Static).update(assemble((name, "bold"), (" — computing…", "dim")))
         self._build(name, overrides, page)
 
     @work(thread=True, exclusive=True, group="trace-build")
@@ -70,7 +73,7 @@ class TraceScreen(Screen):
         self.app.call_from_thread(self._show_trace, trace, overrides, page)
 
     def _show_error(self, message: str) -> None:
-        self.query_one("#trace-error", Static).update(message)
+        self.query_one("#trace-error", Static).update(text(message))
         if self.trace is not None:  # keep the last good trace on screen
             self._render_header()
 
@@ -82,21 +85,22 @@ class TraceScreen(Screen):
         pages = self.query_one("#trace-pages", OptionList)
         pages.clear_options()
         pages.add_option(Option("Overview", id="p0"))
+        width = len(f"{len(trace.steps)}.")
         for i, step in enumerate(trace.steps, 1):
-            pages.add_option(Option(f"{i:>2}. {step.title}", id=f"p{i}"))
-        mark = " [yellow]⚠[/yellow]" if trace.errata else ""
-        pages.add_option(Option(f"Result{mark}", id=f"p{len(trace.steps) + 1}"))
+            pages.add_option(Option(hanging(f"{i}.", step.title, head_width=width), id=f"p{i}"))
+        mark = ("", "") if not trace.errata else (" ⚠ errata", "yellow")
+        pages.add_option(Option(assemble("Result", mark), id=f"p{len(trace.steps) + 1}"))
         self._render_header()
+        self.refresh_bindings()  # `h` only for a trace with heatmaps
         self.show_page(min(page, self.page_count - 1))
 
     def _render_header(self) -> None:
         t = self.trace
         source = "your inputs" if self.overrides else "defaults"
         n = len(t.heatmaps)
-        heat = f" · {n} heatmap{'s' * (n != 1)}: h" if n else ""
+        heat = f" · {n} heatmap{'s' * (n != 1)} (h)" if n else ""
         self.query_one("#trace-header", Static).update(
-            f"[b]{t.name}[/b] · {t.title}  [dim]§{t.section} · {source}{heat} · e edit inputs · o other trace[/dim]"
-        )
+            assemble((t.name, "bold"), " · ", t.title, (f"  §{t.section} · {source}{heat}", "dim")))
 
     # -- paging -----------------------------------------------------------------------
     @property
@@ -129,6 +133,11 @@ class TraceScreen(Screen):
             return
         if event.option_index != self.page:
             self.show_page(event.option_index)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "heatmap":  # hidden from the footer where there is nothing to draw
+            return self.trace is not None and bool(self.trace.heatmaps)
+        return True
 
     def action_move(self, delta: int) -> None:
         self.show_page(self.page + delta)

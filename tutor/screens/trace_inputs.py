@@ -16,6 +16,7 @@ from textual.widgets import Button, Input, Label, Static
 
 from engine.trace import InputSpec
 from tutor.inputs import format_value
+from tutor.render.safe import assemble, text
 
 
 def value_to_text(value: Any) -> str:
@@ -49,14 +50,13 @@ class TraceInputs(ModalScreen[dict[str, Any] | None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="inputs-box"):
-            yield Static(
-                f"[b]Inputs of {self.trace_name}[/b]  [dim]matrices as rows split by ';' "
-                "— e.g. 1, 0; 0, 1 · ctrl+s apply · ctrl+r defaults · Esc cancel[/dim]"
-            )
+            yield Static(assemble((f"Inputs of {self.trace_name}", "bold"),
+                                  ("  matrices as rows split by ';' — e.g. 1, 0; 0, 1 · "
+                                   "ctrl+s apply · ctrl+r defaults · Esc cancel", "dim")))
             with VerticalScroll(id="inputs-fields"):
                 for spec in self.specs:
                     optional = " (optional: leave empty to let the trace work it out)" if spec.optional else ""
-                    yield Label(f"[b]{spec.name}[/b]  [dim]{spec.description} — {spec.expected()}{optional}[/dim]")
+                    yield Label(assemble((spec.name, "bold"), (f"  {spec.description} — {spec.expected()}{optional}", "dim")))
                     yield Input(value_to_text(self._initial(spec)), id=f"in-{spec.name}")
                     yield Static("", id=f"err-{spec.name}", classes="field-error")
             yield Static("", id="inputs-error", classes="field-error")
@@ -92,10 +92,10 @@ class TraceInputs(ModalScreen[dict[str, Any] | None]):
         if name is not None and any(s.name == name for s in self.specs):
             field = self.query_one(f"#in-{name}", Input)
             field.add_class("-invalid")
-            self.query_one(f"#err-{name}", Static).update(message)
+            self.query_one(f"#err-{name}", Static).update(text(message))
             field.focus()
         else:
-            self.query_one("#inputs-error", Static).update(message)
+            self.query_one("#inputs-error", Static).update(text(message))
 
     def action_apply(self) -> None:
         from engine.traces import build

@@ -45,7 +45,8 @@ from tutor.heatmap.render import (
     sums_line,
 )
 
-BOTTOM = 2  # the status line and the key (the key takes a second line when it does not fit)
+STATUS_LINES = 2
+"""The most lines the status takes (a long label or a narrow panel wraps it onto a second)."""
 
 
 class Heatmap(ScrollView, can_focus=True):
@@ -77,10 +78,13 @@ class Heatmap(ScrollView, can_focus=True):
         Binding("end", "jump_column(-1)", "Last column", show=False),
         Binding("pageup", "page(-1)", "Page up", show=False),
         Binding("pagedown", "page(1)", "Page down", show=False),
-        Binding("enter", "select", "Select cell"),
+        Binding("enter", "select", "Select cell", show=False),
         Binding("v", "toggle_values", "Values"),
         Binding("s", "toggle_scale", "Scale"),
     ]
+    HELP_WORDS = {"move": "Move the cell cursor", "jump_column": "First / last column",
+                  "page": "A screenful up / down", "toggle_values": "Show each cell's value",
+                  "toggle_scale": "Shade by the whole matrix / by each row"}
 
     class _CellMessage(Message):
         """A cell of the heatmap: position, exact value and both tokens."""
@@ -182,13 +186,40 @@ class Heatmap(ScrollView, can_focus=True):
         return (1 if self.model.title else 0) + self._geo.header_lines
 
     @property
-    def _key_lines(self) -> int:
-        """1 when the key fits the width, else 2: the shade scale, then what the rows sum to."""
-        return 1 if len(self.key_text) <= (self._view.width or 80) else 2
+    def _width(self) -> int:
+        return max(20, self._view.width or 80)
+
+    @property
+    def _status_lines(self) -> int:
+        """1 when the longest status this matrix can have fits the width, else 2 (kept fixed,
+        so the grid does not jump as the cursor moves)."""
+        return 1 if self._longest_status() <= self._width else STATUS_LINES
+
+    def _longest_status(self) -> int:
+        m = self.model
+        if getattr(self, "_longest_of", None) is not m:
+            n_rows, n_cols = m.shape
+            where = len(f"mouse row {n_rows}/{n_rows}, column {n_cols}/{n_cols}: ")
+            if n_rows * n_cols <= 10_000:
+                cell = max(len(m.describe_cell(r, c)) for r in range(n_rows) for c in range(n_cols))
+            else:  # a bound, for matrices too big to word every cell
+                cell = (max(map(len, m.row_labels)) + 3 + max(map(len, m.col_labels))
+                        + len(": -0.000000e+00 (row maximum, 100.0% of the row)"))
+            self._longest_of, self._longest = m, where + cell
+        return self._longest
+
+    def _key_rows(self) -> list[str]:
+        """The key as lines that fit: one when it all fits, else the shade scale then what the
+        rows sum to, each wrapped (never cut: a caption is part of what the map says)."""
+        width = self._width
+        if len(self.key_text) <= width:
+            return [self.key_text]
+        scale = f"shade '{RAMP}' = {scale_words(self.model)}"
+        return _wrap(scale, width) + _wrap(sums_line(self.model), width)
 
     @property
     def _bottom(self) -> int:
-        return BOTTOM - 1 + self._key_lines
+        return self._status_lines + len(self._key_rows())
 
     def on_resize(self, event: events.Resize) -> None:
         self._relayout()
@@ -302,9 +333,14 @@ class Heatmap(ScrollView, can_focus=True):
         top = self._top
         bottom = self._bottom
         if y >= height - bottom:
-            if y == height - bottom:
-                return self._text_strip(self.status_text, base + self.get_component_rich_style("heatmap--status"), width)
-            return self._key_strip(width, base, y - (height - bottom) - 1)
+            line = y - (height - bottom)
+            if line < self._status_lines:
+                status = _wrap(self.status_text, self._width)
+                if len(status) > self._status_lines:  # only a label longer than the panel gets here
+                    status[self._status_lines - 1] += " …"
+                text = status[line] if line < len(status) else ""
+                return self._text_strip(text, base + self.get_component_rich_style("heatmap--status"), width)
+            return self._key_strip(width, base, line - self._status_lines)
         if y < top:
             if self.model.title and y == 0:
                 return self._text_strip(self.model.title, base + self.get_component_rich_style("heatmap--title"), width)
@@ -318,12 +354,14 @@ class Heatmap(ScrollView, can_focus=True):
         return Strip([Segment(text, style)]).adjust_cell_length(width, style).crop(0, width)
 
     def _key_strip(self, width: int, base: Style, line: int = 0) -> Strip:
-        if line == 1:  # the key did not fit on one line: what the rows sum to goes below
-            return self._text_strip(sums_line(self.model), base, width)
+        rows = self._key_rows()
+        text = rows[line] if line < len(rows) else ""
+        if line or not text.startswith("shade '"):
+            return self._text_strip(text, base, width)
+        head = len("shade '")  # the first line starts with the ramp, drawn in its shades
         segments = [Segment("shade '", base)]
         segments += [Segment(ch, base + SHADE_STYLES[k]) for k, ch in enumerate(RAMP)]
-        tail = "" if self._key_lines == 2 else f" · {sums_line(self.model)}"
-        segments.append(Segment(f"' = {scale_words(self.model)}{tail}", base))
+        segments.append(Segment(text[head + len(RAMP):], base))
         return Strip(segments).adjust_cell_length(width, base).crop(0, width)
 
     def _scrolled(self, fixed: list[Segment], cells: list[Segment], width: int, base: Style) -> Strip:
@@ -367,3 +405,13 @@ class Heatmap(ScrollView, can_focus=True):
                 pad = base + (mark or Style())
             cells += [Segment(left, pad), Segment(inner, base + shade), Segment(right, pad)]
         return self._scrolled(fixed, cells, width, base)
+
+
+def _wrap(text: str, width: int) -> list[str]:
+    """``text`` in lines of at most ``width`` cells, broken at spaces (the ramp keeps its own)."""
+    import textwrap
+
+    ramp = f"'{RAMP}'"
+    token = "\0" * len(ramp)  # the ramp holds a space: keep it in one piece, as wide as it is
+    held = text.replace(ramp, token)
+    return [line.replace(token, ramp) for line in textwrap.wrap(held, width, break_on_hyphens=False)] or [""]

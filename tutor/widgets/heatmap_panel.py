@@ -6,9 +6,10 @@ from collections.abc import Sequence
 
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Vertical
+from textual.containers import Vertical, VerticalScroll
 from textual.widgets import Static
 
+from tutor.render.safe import text
 from tutor.widgets.heatmap import Heatmap
 
 
@@ -18,13 +19,15 @@ class HeatmapPanel(Vertical):
     DEFAULT_CSS = """
     HeatmapPanel { height: 1fr; }
     HeatmapPanel > #panel-title { height: auto; color: $text-muted; }
-    HeatmapPanel > #panel-errata { height: auto; max-height: 8; color: $warning; }
+    HeatmapPanel > #panel-errata-box { height: auto; max-height: 8; }
+    HeatmapPanel #panel-errata { height: auto; color: $warning; }
     """
 
     BINDINGS = [
         Binding("comma", "cycle(-1)", "Prev matrix", key_display=","),
         Binding("full_stop", "cycle(1)", "Next matrix", key_display="."),
     ]
+    HELP_WORDS = {"cycle": "Previous / next matrix of this source"}
 
     def __init__(self, heatmaps: Sequence[object] = (), errata: Sequence[object] = (), **kwargs) -> None:
         super().__init__(**kwargs)
@@ -36,7 +39,8 @@ class HeatmapPanel(Vertical):
         yield Static(id="panel-title")
         self._view = self._make_view()
         yield self._view
-        yield Static(id="panel-errata")
+        with VerticalScroll(id="panel-errata-box", can_focus=False):  # many errata scroll, none is cut
+            yield Static(id="panel-errata")
 
     def on_mount(self) -> None:
         self._refresh_text()
@@ -54,7 +58,7 @@ class HeatmapPanel(Vertical):
     def _show_current(self) -> None:
         self._view.remove()  # finishes asynchronously, so views carry no id to collide on
         self._view = self._make_view()
-        self.mount(self._view, before=self.query_one("#panel-errata"))
+        self.mount(self._view, before=self.query_one("#panel-errata-box"))
         self._refresh_text()
 
     def _make_view(self) -> Heatmap | Static:
@@ -72,4 +76,5 @@ class HeatmapPanel(Vertical):
         title.update(f"matrix {self.index + 1} of {n} · , and . switch" if n > 1 else "")
         title.display = n > 1
         lines = [f"⚠ {e.where} — the notes: {e.printed} · computed: {e.computed} · why: {e.why}" for e in self.errata]
-        self.query_one("#panel-errata", Static).update("\n".join(lines))
+        self.query_one("#panel-errata", Static).update(text("\n".join(lines)))
+        self.query_one("#panel-errata-box").display = bool(lines)

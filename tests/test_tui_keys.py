@@ -1,0 +1,156 @@
+"""Keys: one meaning per key on every screen, `?` lists each key once, keys shown only where
+they do something, the palette offers only what exists, the picker filters as you type, and
+the app runs under NO_COLOR and TERM=dumb."""
+
+from __future__ import annotations
+
+import os
+import pty
+import subprocess
+import sys
+
+import pytest
+
+from tests.tui_text import screen_text, settle
+from tutor.app import NO_COLOR_THEME, StartAt, make_app
+from tutor.screens.help import HelpScreen, help_rows, key_meanings
+
+MODES = ["home", "learn", "trace", "quiz", "heatmaps", "lab", "stats"]
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_every_key_has_one_meaning_on_every_screen(mode):
+    """The quiz's 1–4 meant both a self-grade and "go to area 1–4"; nothing may do that again."""
+    app = make_app(StartAt(mode), warm_up=False)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        screens = [app.screen]
+        if mode == "trace":  # the trace screen's modals have keys of their own
+            await pilot.press("h")
+            await settle(pilot)
+            screens.append(app.screen)
+        for screen in screens:
+            doubled = {k: v for k, v in key_meanings(app, screen).items() if len(v) > 1}
+            assert not doubled, f"{type(screen).__name__}: {doubled}"
+
+
+def test_the_check_would_catch_a_key_bound_twice():
+    from textual.binding import Binding
+    from textual.screen import Screen
+
+    class Doubled(Screen):
+        BINDINGS = [Binding("1", "rate(1)", "Again")]
+
+    Doubled.__module__ = "tutor.screens.doubled"  # a screen of the tutor's own
+    meanings = key_meanings(make_app(warm_up=False), Doubled())
+    assert meanings["1"] == {"rate(1)", "open_mode('learn')"}
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_help_lists_each_key_once(mode):
+    app = make_app(StartAt(mode), warm_up=False)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        await pilot.press("f1")
+        assert isinstance(app.screen, HelpScreen)
+        keys = [key for keys, _ in app.screen._rows for key in keys.split()]
+        assert len(keys) == len(set(keys)), keys
+        assert {"?", "f1", "^q", "^p", "0", "1", "6"} <= set(keys)
+
+
+async def test_the_heatmaps_help_names_the_grid_keys():
+    app = make_app(StartAt("heatmaps"), warm_up=False)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        rows = dict(help_rows(app, app.screen))
+        assert rows["↑ ↓ ← →"] == "Move the cell cursor"
+        assert {"v", "s", ", ."} <= set(rows)
+        await pilot.press("question_mark")
+        painted = screen_text(app)
+        for words in ("Move the cell cursor", "Show each cell's value", "Previous / next matrix"):
+            assert words in painted
+
+
+@pytest.mark.parametrize(("name", "has_map"), [("beam-search", False), ("qkv", True)])
+async def test_h_heatmap_shows_only_on_a_trace_with_a_heatmap(name, has_map):
+    app = make_app(StartAt("trace", name), warm_up=False)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        assert bool(app.screen.trace.heatmaps) is has_map
+        footer = screen_text(app).rstrip("\n").splitlines()[-1]
+        assert ("h Heatmap" in footer) is has_map
+
+
+async def test_the_palette_offers_no_empty_heatmap():
+    from engine.traces import build
+    from tutor.palette import TutorCommands
+
+    app = make_app(warm_up=False)
+    async with app.run_test(size=(100, 30)):
+        provider = TutorCommands(app.screen)
+        await provider.startup()
+        offered = [t.removeprefix("Heatmap ") for t, _, _ in provider._commands() if t.startswith("Heatmap ")]
+        assert "bottleneck" not in offered and "qkv" in offered
+        assert all(build(name).heatmaps for name in offered)
+
+
+async def test_the_trace_picker_filters_as_you_type():
+    from textual.widgets import OptionList
+
+    app = make_app(StartAt("trace", "qkv"), warm_up=False)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        await pilot.press("o")
+        await pilot.pause()
+        await pilot.press(*"beam")
+        await pilot.pause()
+        options = app.screen.query_one(OptionList)
+        ids = [options.get_option_at_index(i).id for i in range(options.option_count)]
+        assert [i for i in ids if i] == ["greedy-vs-beam", "beam-search"]
+        await pilot.press("down", "enter")
+        await settle(pilot)
+        assert app.screen.trace_name == "beam-search"
+
+
+@pytest.mark.parametrize(("variable", "value"), [("NO_COLOR", "1"), ("TERM", "dumb")])
+async def test_every_area_opens_under(variable, value, monkeypatch):
+    """NO_COLOR=1 exited with "Theme 'textual-ansi' has not been registered"."""
+    monkeypatch.setenv(variable, value)
+    app = make_app(warm_up=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        if variable == "NO_COLOR":
+            assert app.no_color and app.theme == NO_COLOR_THEME
+        for key, mode in zip("123456", MODES[1:]):
+            await pilot.press(key)
+            await settle(pilot)
+            assert app.current_mode == mode
+            assert "? Help" in screen_text(app)
+
+
+def _run_on_a_terminal(env: dict) -> tuple[int, str]:
+    """``attn-tutor`` with a pseudo-terminal as stdin, stdout and stderr."""
+    main, child = pty.openpty()
+    proc = subprocess.Popen([sys.executable, "-m", "tutor"], stdin=child, stdout=child, stderr=child,
+                            env={**os.environ, **env}, close_fds=True)
+    os.close(child)
+    out = b""
+    while True:
+        try:
+            chunk = os.read(main, 4096)
+        except OSError:  # the child closed the terminal
+            break
+        if not chunk:
+            break
+        out += chunk
+    os.close(main)
+    return proc.wait(timeout=60), out.decode("utf-8", "replace")
+
+
+def test_term_dumb_says_in_one_line_why_it_prints_help():
+    code, out = _run_on_a_terminal({"TERM": "dumb"})
+    lines = out.replace("\r", "").splitlines()
+    assert code == 0
+    assert lines[0] == ("attn-tutor: TERM=dumb: this terminal cannot draw the full-screen tutor (use a "
+                        "terminal with cursor control, or unset TERM=dumb); here is the command-line help instead.")
+    assert any(line.startswith("Usage: attn-tutor") for line in lines[1:])

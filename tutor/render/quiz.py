@@ -1,0 +1,157 @@
+"""The quiz screen's words as Rich renderables: the question, the feedback and the summary.
+
+Questions, choices, answers (the student's and the model's), explanations and hints are data
+(the bank's text, a generated problem's numbers, what the student typed), so every one goes
+through :mod:`tutor.render.safe`. Actions are named as the TUI's keys (``t`` opens the worked
+example on the problem's numbers, ``r`` retries the wrong ones), never as command lines.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.console import Group, RenderableType
+from rich.table import Table
+from rich.text import Text
+
+from tutor.quiz.modes import mode_name
+from tutor.render.numbers import clock, percent, tally
+from tutor.render.safe import assemble, text
+
+RATING_KEYS: dict[str, int] = {"a": 1, "h": 2, "g": 3, "e": 4}
+"""The quiz screen's self-grade keys (the number keys go to the areas on every screen)."""
+
+
+def rating_prompt() -> Text:
+    from tutor.quiz.session import RATINGS
+
+    parts: list[Any] = ["Grade yourself: "]
+    for k, (key, rating) in enumerate(RATING_KEYS.items()):
+        parts += [" · " if k else "", (key, "bold"), f" {RATINGS[rating]}"]
+    return assemble(*parts)
+
+
+def question(session: Any) -> RenderableType:
+    """The current item: its setup, the part being asked, its choices and how to answer."""
+    item, ask = session.current, session.ask
+    parts: list[RenderableType] = [text(item.setup)]
+    if len(item.asks) > 1:
+        parts.append(Text(f"\nPart {session.part + 1} of {len(item.asks)}", style="bold"))
+    if ask.prompt:
+        parts.append(text("\n" + ask.prompt))
+    if ask.choices:
+        parts.append(text("\n" + "\n".join(ask.choices)))
+    if ask.instructions:
+        parts.append(text("\n" + ask.instructions, "dim"))
+    return Group(*parts)
+
+
+def status(session: Any, left: float | None) -> Text:
+    """``3/10 · Practice · §5 qkv · Softmax of scores · ⏱ 4:10 left``."""
+    from tutor.quiz.bank import SECTIONS
+
+    n, total = session.position
+    item = session.current
+    number = f"§{SECTIONS.index(item.section) + 1} " if item.section in SECTIONS else ""
+    parts: list[Any] = [(f"{n}/{total}", "bold"), f" · {mode_name(session.mode)} · {number}{item.section}"]
+    if item.title:
+        parts.append(f" · {item.title}")
+    if left is not None:
+        parts += [" · ", (f"⏱ {clock(left)} left", "bold red" if left < 60 else "bold")]
+    return assemble(*parts)
+
+
+def self_grading(fb: Any, answer: str) -> RenderableType:
+    """A free-text answer beside the model answer and its key points, then the grade keys."""
+    grid = Table.grid(padding=(0, 2), expand=True)
+    grid.add_column(ratio=1)
+    grid.add_column(ratio=1)
+    model: list[RenderableType] = [Text("Model answer", style="bold"), *(text(e) for e in fb.expected)]
+    if fb.key_points:
+        model += [Text("\nKey points", style="bold"), *(text(f"• {k}") for k in fb.key_points)]
+    grid.add_row(Group(Text("Your answer", style="bold"), text(answer or "(empty)")), Group(*model))
+    return Group(grid, Text(""), rating_prompt())
+
+
+def feedback(fb: Any, answer: str | None = None) -> RenderableType:
+    """After an item is saved: right or wrong and why, the explanation, what comes next."""
+    from tutor.quiz.session import RATINGS
+
+    parts: list[RenderableType] = []
+    if not fb.saved:
+        parts.append(assemble(("Not saved: ", "bold red"), (fb.error or "", "red")))
+    if not fb.reveal:
+        parts.append(assemble(("Recorded. " if fb.saved else "", "bold"),
+                              ("Mock exam: results at the end.", "dim")))
+    elif fb.correct is None:
+        if answer is not None:
+            parts += [self_answer(answer, fb), Text("")]
+        parts.append(assemble(("Saved" if fb.saved else "Rated", "bold"), f" as {RATINGS.get(fb.rating or 0, '')}."))
+    elif fb.correct:
+        parts.append(Text("✓ Correct.", style="bold green"))
+    else:
+        parts.append(assemble(("✗ Not quite.", "bold red"), " Expected: " + " | ".join(fb.expected)))
+        parts += [text(v.why_wrong, "yellow") for v in fb.verdicts if v.why_wrong]
+    if fb.reveal:
+        parts += [Text("")] + [text(line) for line in fb.explanation]
+        if fb.trace is not None:
+            parts += [Text(""), assemble(("t", "bold"), (" opens this worked example step by step"
+                                                          + (" on these numbers" if fb.trace.inputs else ""), "dim"))]
+    if fb.due is not None:
+        parts.append(Text(f"Next review: {fb.due.astimezone():%a %d %b %H:%M}", style="dim"))
+    parts += [Text(""), assemble(("Enter", "bold"), (": next question", "dim"))]
+    return Group(*parts)
+
+
+def self_answer(answer: str, fb: Any) -> RenderableType:
+    """The student's free-text answer and the model answer, side by side (after grading)."""
+    grid = Table.grid(padding=(0, 2), expand=True)
+    grid.add_column(ratio=1)
+    grid.add_column(ratio=1)
+    grid.add_row(Group(Text("Your answer", style="bold"), text(answer or "(empty)")),
+                 Group(Text("Model answer", style="bold"), *(text(e) for e in fb.expected)))
+    return grid
+
+
+_HEADLINES = {"finished": "{mode} finished in {time}", "stopped": "{mode} ended early, after {time}",
+              "timed-out": "{mode}: time ran out after {time}"}
+
+
+def headline(summary: Any) -> str:
+    """``Practice finished in 2:05`` / ``Mock exam ended early, after 3:10`` / ``… time ran out``."""
+    pattern = _HEADLINES.get(summary.status, "{mode} over after {time}")
+    return pattern.format(mode=mode_name(summary.mode), time=clock(summary.seconds))
+
+
+def summary(result: Any) -> RenderableType:
+    """The end-of-quiz report: score, per topic, what to look at again, what was not saved."""
+    parts: list[RenderableType] = [Text(headline(result), style="bold")]
+    if result.mode == "mock":
+        total = sum(t for _, t in result.exam_per_topic.values())
+        right = sum(c for c, _ in result.exam_per_topic.values())
+        parts.append(assemble("Score: ", (f"{right}/{total}", "bold"),
+                              f" ({percent(right / total if total else 0.0)}) — unanswered questions count as wrong"))
+        per_topic = result.exam_per_topic
+    else:
+        parts.append(Text(f"Answered {result.answered} of {result.total}; {result.correct} of "
+                          f"{result.graded} auto-graded correct"
+                          + (f"; skipped {result.skipped}" if result.skipped else "")))
+        per_topic = result.per_topic()
+    if per_topic:
+        table = Table.grid(padding=(0, 2))
+        for topic, (right, total) in sorted(per_topic.items(), key=lambda kv: kv[1][0] / max(kv[1][1], 1)):
+            table.add_row(text(topic), f"{right}/{total}", tally(right, total))
+        parts += [Text(""), table]
+    wrong = [r for r in result.results if r.correct is False]
+    if wrong and result.mode != "mock":
+        parts += [Text(""), assemble(("To look at again", "bold"), " (", ("r", "bold"), " asks them again now):")]
+        parts += [text(f"  {r.label}\n    you said {r.response!r}; expected {' | '.join(r.expected)}") for r in wrong]
+    if result.mode == "mock":
+        parts.append(Text(""))
+        for r in result.results:
+            line = f"  {'✓' if r.correct else '✗'} {r.label}"
+            parts.append(text(line + ("" if r.correct else f"\n    expected {' | '.join(r.expected)}")))
+    if result.unsaved:
+        parts.append(Text(f"{result.unsaved} answer(s) could not be saved.", style="red"))
+    parts += [Text(""), assemble(("Enter", "bold"), (": a new quiz", "dim"))]
+    return Group(*parts)
