@@ -46,7 +46,11 @@ def export(
         title: The SVG window title / HTML page title.
         where: How error messages name the option.
     """
+    from tutor.render.safe import clean
+
     kind = save_format(path, where)
+    title = clean(title, lines=False)  # a file's "title" may carry terminal control
+    plain_text = clean(plain_text)
     if kind == "text":
         data = plain_text.rstrip("\n") + "\n"
     else:

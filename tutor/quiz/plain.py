@@ -286,7 +286,7 @@ def print_summary(summary: Summary, out: Out, *, saved_to: str | None = None) ->
         if wrong:
             out.line("To review:")
             for r in wrong:
-                out.line(f"  {r.label}: you said {r.response!r}; answer "
+                out.line(f"  {r.label}: you said \"{r.response}\"; answer "
                          + "; ".join(r.expected))
     if summary.unsaved:
         out.line(f"{summary.unsaved} answer(s) could not be saved.", "bold red")

@@ -145,7 +145,7 @@ def summary(result: Any) -> RenderableType:
     wrong = [r for r in result.results if r.correct is False]
     if wrong and result.mode != "mock":
         parts += [Text(""), assemble(("To look at again", "bold"), " (", ("r", "bold"), " asks them again now):")]
-        parts += [text(f"  {r.label}\n    you said {r.response!r}; expected {' | '.join(r.expected)}") for r in wrong]
+        parts += [text(f"  {r.label}\n    you said \"{r.response}\"; expected {' | '.join(r.expected)}") for r in wrong]
     if result.mode == "mock":
         parts.append(Text(""))
         for r in result.results:

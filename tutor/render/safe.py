@@ -27,12 +27,13 @@ from typing import Any
 from rich.markup import escape as _rich_escape
 from rich.text import Text
 
-# An escape sequence as a terminal reads it: CSI (ESC [ … final byte), OSC / DCS / SOS / PM /
-# APC (ESC ] … up to BEL or ESC \, or to the end of the string), or ESC and one more character.
+# An escape sequence as a terminal reads it, in its 7-bit (ESC …) or 8-bit (C1) form: CSI
+# (ESC [ or 0x9b, parameters, a final byte); OSC / DCS / SOS / PM / APC (ESC ] P X ^ _ or
+# 0x9d 0x90 0x98 0x9e 0x9f, up to BEL, ST or the end of the string); or ESC and one character.
 _SEQUENCE = re.compile(
-    r"\x1b(?:\[[0-?]*[ -/]*[@-~]?"
-    r"|[\]PX^_][^\x07\x1b]*(?:\x07|\x1b\\)?"
-    r"|.?)",
+    r"(?:\x1b\[|\x9b)[0-?]*[ -/]*[@-~]?"
+    r"|(?:\x1b[\]PX^_]|[\x9d\x90\x98\x9e\x9f])[^\x07\x1b\x9c]*(?:\x07|\x1b\\|\x9c)?"
+    r"|\x1b.?",
     re.DOTALL,
 )
 # every other control: C0 but tab and newline, DEL, C1, and the bidi embeddings/overrides/isolates
