@@ -116,7 +116,8 @@ def test_empty_store_text_report(tmp_path):
     text = "\n".join(lines)
     assert text.startswith("Due now: 0")
     assert "Mock exams: none yet" in text
-    assert "Daily goal: 0 answers/day over the last 7 days (goal 20, below target)" in text
+    # no answers yet: no verdict (it said "below target" before the student had begun)
+    assert "Daily goal: 20 answers a day (no answers yet" in text and "below target" not in text
 
 
 def test_cli_json_and_text(monkeypatch):
@@ -174,3 +175,26 @@ def test_papers_are_shown_by_topic_and_over_time(tmp_path):
                                     {"id": "training", "earned": 2, "marks": 6, "score": 0.3333}]
     text = "\n".join(render_text(data))
     assert "3/8 (38%)" in text and "6/8 (75%)" in text and "decoding 7/10" in text
+
+
+@pytest.mark.parametrize(("answers", "verdict"), [(20, "on target"), (5, "below target")])
+def test_day_one_is_judged_on_day_ones_answers(tmp_path, answers, verdict):
+    """On the first day the 7-day average divided by 7: 20 answers read as 2.86/day, "below target"."""
+    with open_store(tmp_path / "p.sqlite3", now=lambda: NOW) as store:
+        for k in range(answers):
+            store.record_answer("a", "scoring", correct=True, rating=3, at=NOW - timedelta(minutes=k))
+        data = compute(store, BANK, goal=20)
+    daily = data["daily"]
+    assert daily["days_counted"] == 1 and daily["average"] == answers
+    assert daily["met"] is (answers >= 20)
+    text = "\n".join(render_text(data))
+    assert f"Daily goal: {answers} answers/day over today, your first day (goal 20, {verdict})" in text
+
+
+def test_the_first_week_averages_over_the_days_since_the_first_answer(tmp_path):
+    with open_store(tmp_path / "p.sqlite3", now=lambda: NOW) as store:
+        store.record_answer("a", "scoring", correct=True, rating=3, at=NOW - timedelta(days=2))
+        store.record_answer("a", "scoring", correct=True, rating=3, at=NOW)
+        data = compute(store, BANK, goal=1)
+    assert data["daily"]["days_counted"] == 3
+    assert data["daily"]["average"] == pytest.approx(2 / 3, abs=0.01)  # 1 + 0 + 1 over 3 days

@@ -13,13 +13,15 @@ Definitions:
   whole days, so anything reviewed today counts 1 until tomorrow.
 * **daily average** — answers per day over the last 7 local days including today (days
   without answers count 0), compared with a goal. Not a streak: a missed day lowers the
-  average a little instead of resetting anything.
+  average a little instead of resetting anything. A student who started less than a week
+  ago is averaged over the days since their first answer (``days_counted``), so day one is
+  judged on day one's answers, not divided by 7; before any answer there is no verdict.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from datetime import datetime, timedelta
+from datetime import date, datetime, timedelta
 from typing import Any
 
 from tutor.quiz.bank import EXAM_TOPICS, SECTIONS, Question
@@ -76,7 +78,8 @@ def compute(store: Store, bank: Sequence[Question], *, now: datetime | None = No
     days = [{"date": (start + timedelta(days=i)).isoformat(),
              "answers": counts.get((start + timedelta(days=i)).isoformat(), 0)}
             for i in range(WINDOW_DAYS)]
-    average = sum(d["answers"] for d in days) / WINDOW_DAYS
+    counted = _days_counted(store, today)
+    average = sum(d["answers"] for d in days[WINDOW_DAYS - counted:]) / counted if counted else 0.0
 
     return {
         "schema": SCHEMA,
@@ -105,8 +108,8 @@ def compute(store: Store, bank: Sequence[Question], *, now: datetime | None = No
             "per_topic": {k: {"correct": v[0], "questions": v[1]} for k, v in m.per_topic.items()},
         } for m in store.mock_exams()],
         **_papers(store),
-        "daily": {"goal": goal, "window_days": WINDOW_DAYS, "days": days,
-                  "average": round(average, 2), "met": average >= goal},
+        "daily": {"goal": goal, "window_days": WINDOW_DAYS, "days": days, "days_counted": counted,
+                  "average": round(average, 2), "met": counted > 0 and average >= goal},
         "lessons_opened": {k: _iso(v) for k, v in sorted(store.lessons_opened().items())},
     }
 
@@ -135,6 +138,15 @@ def _papers(store: Store) -> dict[str, Any]:
                           "score": round(topics[s][0] / topics[s][1], 4) if topics[s][1] else None}
                          for s in SECTIONS if s in topics],
     }
+
+
+def _days_counted(store: Store, today: date) -> int:
+    """Days of the window since the first answer ever (0 before any): 1 on day one, 7 after."""
+    history = store.daily_counts()
+    if not history:
+        return 0
+    first = date.fromisoformat(min(history))
+    return max(1, min(WINDOW_DAYS, (today - first).days + 1))
 
 
 def _iso(at: datetime) -> str:

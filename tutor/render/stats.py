@@ -30,9 +30,7 @@ def render_text(data: dict[str, Any]) -> list[str]:
     out.append("Mastery = mean recall probability now (FSRS), unseen questions counting 0.")
     daily = data["daily"]
     bar = " ".join(str(x["answers"]) for x in daily["days"])
-    verdict = "on target" if daily["met"] else "below target"
-    out.append(f"Daily goal: {daily['average']:g} answers/day over the last {daily['window_days']} "
-               f"days (goal {daily['goal']}, {verdict}); per day, oldest first: {bar}")
+    out.append(f"{daily_goal(daily)}; per day, oldest first: {bar}")
     mocks = data["mock_exams"]
     out.append("")
     if not mocks:
@@ -56,6 +54,18 @@ def render_text(data: dict[str, Any]) -> list[str]:
         out.append("  by topic: " + ", ".join(f"{t['id']} {t['earned']}/{t['marks']}"
                                             for t in data["paper_topics"]))
     return [clean(line, lines=False) for line in out]  # ids and statuses come from the file
+
+
+def daily_goal(daily: dict[str, Any]) -> str:
+    """``Daily goal: 12 answers/day over the last 7 days (goal 20, below target)``; over the
+    days so far for a student in their first week, and no verdict before the first answer."""
+    counted = daily.get("days_counted", daily["window_days"])
+    if not counted:
+        return f"Daily goal: {daily['goal']} answers a day (no answers yet: the average starts with your first)"
+    verdict = "on target" if daily["met"] else "below target"
+    span = (f"the last {daily['window_days']} days" if counted >= daily["window_days"]
+            else "today, your first day" if counted == 1 else f"your first {counted} days")
+    return f"Daily goal: {daily['average']:g} answers/day over {span} (goal {daily['goal']}, {verdict})"
 
 
 def stats_renderable(data: dict[str, Any]):
@@ -83,10 +93,8 @@ def stats_renderable(data: dict[str, Any]):
         tables.append(table)
     daily = data["daily"]
     days = " ".join(str(x["answers"]) for x in daily["days"])
-    goal = Text.from_markup(
-        f"[b]Daily goal[/b]: {daily['average']:g} answers/day over the last {daily['window_days']} days "
-        f"(goal {daily['goal']}, {'on target' if daily['met'] else 'below target'}) · oldest first: {days}"
-    )
+    goal = Text.assemble(("Daily goal", "bold"), daily_goal(daily).removeprefix("Daily goal"),
+                         f" · oldest first: {days}")
     mocks = Table(title="Mock exams", title_justify="left", box=None, pad_edge=False, padding=(0, 1))
     for col in ("when", "score", "answered", "status"):
         mocks.add_column(col)
