@@ -183,3 +183,156 @@ async def test_every_value_reaches_the_tui_trace_screen(variant, size):
             data = json.loads(trace_json(screen.trace))
             problems += [f"{name}: {line}" for line in missing("\n".join(painted), data)]
     assert not problems, f"TUI ({variant}) missing:\n" + "\n".join(problems)
+
+
+# --------------------------------------------------------------------------- heatmap labels
+
+def readable(text: str) -> str:
+    """The lines of a drawing and its columns read downwards (vertical column headers), with
+    whitespace dropped, joined: a label shown either way is a substring."""
+    lines = text.splitlines()
+    width = max((len(line) for line in lines), default=0)
+    grid = [line.ljust(width) for line in lines]
+    down = ["".join(row[x] for row in grid) for x in range(width)]
+    return "\n".join([norm(text)] + [norm(line) for line in down])  # wrapped text reads on, too
+
+
+def labels_missing(drawn: str, maps) -> list[str]:
+    """Every row and column label (as the renderer cuts a long one: 12 cells and "…"), and
+    the title, must be readable in ``drawn``."""
+    from tutor.heatmap.render import truncate
+
+    page = readable(drawn)
+    out = []
+    for h in maps:
+        for axis, labels in (("row", h.row_labels), ("column", h.col_labels)):
+            out += [f"{h.title}: {axis} label {lab!r}" for lab in labels  # whole (a key), or cut
+                    if norm(lab) not in page and norm(truncate(lab, 12)) not in page]
+        if norm(h.title) not in page:
+            out.append(f"title {h.title!r}")
+    return out
+
+
+HEATMAP_VARIANTS = [(n, v) for n, v in VARIANTS if build(n, inputs_of(n, v)).heatmaps]
+
+
+@pytest.mark.parametrize(("name", "variant"), HEATMAP_VARIANTS)
+def test_every_heatmap_label_reaches_rich_and_plain(name, variant):
+    from tutor.heatmap.render import HeatmapOptions, heatmap_text, render_heatmap
+
+    maps = build(name, inputs_of(name, variant)).heatmaps
+    for width in (80, 100):
+        plain = "\n\n".join(heatmap_text(h.weights, h.row_labels, h.col_labels, h.title,
+                                         HeatmapOptions(width=width, color=False)) for h in maps)
+        console = Console(width=width, file=io.StringIO(), record=True, no_color=True)
+        for h in maps:
+            console.print(render_heatmap(h.weights, h.row_labels, h.col_labels, h.title))
+        problems = labels_missing(plain, maps) + labels_missing(console.export_text(), maps)
+        assert not problems, f"{name} ({variant}) at {width}: {problems}"
+
+
+async def test_every_heatmap_label_reaches_the_tui_heatmap():
+    """Every source's every matrix, the grid scrolled through all its columns."""
+    from tests.tui_text import settle, widget_text
+    from tutor.app import make_app
+    from tutor.heatmap.model import clean_label
+    from tutor.widgets.heatmap_panel import HeatmapPanel
+
+    app = make_app(warm_up=False)
+    problems: list[str] = []
+    async with app.run_test(size=(80, 24)) as pilot:
+        for name, variant in HEATMAP_VARIANTS:
+            maps = build(name, inputs_of(name, variant)).heatmaps
+            app.show_heatmaps(f"{name} {variant}", maps)
+            await settle(pilot)
+            for k in range(len(maps)):
+                for _ in range(100):  # the first time, the screen builds every trace first
+                    panel = app.screen.query(HeatmapPanel)
+                    grid = panel.first().heatmap if panel else None
+                    if grid is not None and grid.model.title == clean_label(maps[k].title) and grid.size.width:
+                        break
+                    await settle(pilot)
+                assert grid is not None, f"{name}: no heatmap on screen"
+                grid.focus()
+                await pilot.pause()
+                painted = [widget_text(grid)]
+                for _ in range(maps[k].weights.shape[1]):  # scroll right one cell at a time
+                    await pilot.press("right")
+                    painted.append(widget_text(grid))
+                problems += [f"{name} ({variant}) {line}" for line in labels_missing("\n".join(painted), [maps[k]])]
+                await pilot.press("full_stop")  # the next matrix of this source
+    assert not problems, "\n".join(problems)
+
+
+# --------------------------------------------------------------------------- quiz options
+
+def quiz_items():
+    from tutor.quiz.bank import load_bank
+    from tutor.quiz.modes import pool
+
+    return [it for it in pool(load_bank(), set(), generated=True, seed=3) if any(a.choices for a in it.asks)]
+
+
+def test_every_quiz_option_reaches_the_line_quiz():
+    from tutor.quiz.plain import LineReader, make_out, run_lines
+    from tutor.quiz.session import QuizSession
+    from tutor.store import open_store
+
+    items = quiz_items()
+    assert len(items) > 50
+    out = io.StringIO()
+    with open_store() as store:
+        session = QuizSession(items, store=store, mode="practice")
+        run_lines(session, out=make_out(False, out), reader=LineReader(io.StringIO(":skip\n" * len(items))))
+    shown = norm(out.getvalue())
+    missing_options = [f"{it.question_id}: {c!r}" for it in items for a in it.asks for c in a.choices
+                       if norm(c) not in shown]
+    assert not missing_options
+
+
+def _typed(part) -> str:
+    """A generated part's answer, typed as a student would."""
+    if part.kind == "vector":
+        return ", ".join(str(x) for x in part.answer)
+    if part.kind == "set":
+        return " ".join(part.answer)
+    return str(part.answer)
+
+
+async def test_every_quiz_option_reaches_the_tui_quiz_screen():
+    from tests.tui_text import settle, widget_text
+    from tutor.app import StartAt, make_app
+    from tutor.quiz.session import QuizSession
+
+    app = make_app(StartAt("quiz"), warm_up=False)
+    problems, asked = [], set()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        screen = app.screen  # a session of just the items with options, driven by the screen
+        screen.session = QuizSession(quiz_items(), store=app.store, mode="practice")
+        screen._next_item()
+        await pilot.pause()
+        while screen.state == "asking":
+            session = screen.session
+            item, part = session.current, session.part
+            painted = norm(widget_text(screen.query_one("#quiz-question")))
+            choices = list(session.ask.choices)
+            problems += [f"{item.question_id} part {part + 1}: {c!r}" for c in choices if norm(c) not in painted]
+            if choices:
+                asked.add((item.question_id, part))
+            if part + 1 < len(item.asks) and any(a.choices for a in item.asks[part + 1:]):
+                # answer this part to reach the next part's options: its answer, or a plain guess
+                for guess in (_typed(item.problem.parts[part]) if item.problem else "1", "1", "a"):
+                    screen.query_one("#quiz-answer").value = guess
+                    await pilot.press("enter")
+                    await pilot.pause()
+                    if session.part == part + 1:
+                        break
+                else:
+                    await pilot.press("ctrl+n")
+            else:
+                await pilot.press("ctrl+n")
+            await pilot.pause()
+    want = {(it.question_id, k) for it in quiz_items() for k, a in enumerate(it.asks) if a.choices}
+    assert not problems, problems
+    assert asked == want, want - asked

@@ -69,6 +69,8 @@ class HeatmapsScreen(Screen):
         self.query_one(HeatmapPanel).show(maps, errata)
 
     def on_option_list_option_highlighted(self, event: OptionList.OptionHighlighted) -> None:
+        if event.option_index != event.option_list.highlighted:
+            return  # a stale event from an earlier highlight (the list was rebuilt since)
         if event.option.id and event.option.id in self.sources and event.option.id != self.wanted:
             self.select(event.option.id)
 

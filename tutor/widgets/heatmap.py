@@ -183,7 +183,11 @@ class Heatmap(ScrollView, can_focus=True):
 
     @property
     def _top(self) -> int:
-        return (1 if self.model.title else 0) + self._geo.header_lines
+        return len(self._title_rows()) + self._geo.header_lines
+
+    def _title_rows(self) -> list[str]:
+        """The title, wrapped to the width (a long one is not cut)."""
+        return _wrap(self.model.title, self._width) if self.model.title else []
 
     @property
     def _width(self) -> int:
@@ -342,9 +346,10 @@ class Heatmap(ScrollView, can_focus=True):
                 return self._text_strip(text, base + self.get_component_rich_style("heatmap--status"), width)
             return self._key_strip(width, base, line - self._status_lines)
         if y < top:
-            if self.model.title and y == 0:
-                return self._text_strip(self.model.title, base + self.get_component_rich_style("heatmap--title"), width)
-            return self._header_strip(y - (1 if self.model.title else 0), width, base)
+            titles = self._title_rows()
+            if y < len(titles):
+                return self._text_strip(titles[y], base + self.get_component_rich_style("heatmap--title"), width)
+            return self._header_strip(y - len(titles), width, base)
         row = int(self.scroll_offset.y) + y - top
         if row >= self.model.shape[0]:
             return Strip.blank(width, base)
