@@ -449,3 +449,30 @@ def test_huge_numbers_in_a_file_are_refused(tmp_path):
     assert fails("--from", str(path)) == (
         f"attn-tutor: error: --from {path}: row 1, column 1 is 1.000e+300; expected numbers between "
         "-1000000 and 1000000 (attention weights, or scores)")
+
+
+@pytest.mark.parametrize("suffix", [".html", ".svg"])
+def test_saved_errata_are_wrapped_once_to_the_width(tmp_path, suffix):
+    """--save x.svg/.html re-wrapped the already wrapped errata lines: every other line was a
+    stray word. Each saved line must be one of the lines printed, none longer than the width."""
+    import html as html_mod
+    import re
+
+    from engine.traces import build
+    from tutor.render.plain import errata_lines
+
+    out = tmp_path / f"h{suffix}"
+    ok("heatmap-reading", "-w", "70", "--save", str(out))
+    data = out.read_text(encoding="utf-8")
+    if suffix == ".html":
+        text = html_mod.unescape(re.sub(r"<[^>]+>", "", data.split("<pre", 1)[1].split(">", 1)[1]))
+        lines = [line.rstrip() for line in text.splitlines()]
+    else:  # one <text> per painted run; runs on the same y are one line
+        rows: dict[str, list[str]] = {}
+        for y, chunk in re.findall(r'<text[^>]* y="([\d.]+)"[^>]*>([^<]*)</text>', data):
+            rows.setdefault(y, []).append(html_mod.unescape(chunk).replace("\xa0", " "))
+        lines = ["".join(parts).rstrip() for _, parts in sorted(rows.items(), key=lambda kv: float(kv[0]))]
+    expected = errata_lines(build("heatmap-reading"), ascii_only=False, width=70)
+    start = next(i for i, line in enumerate(lines) if line.startswith("Errata:"))
+    assert lines[start:start + len(expected)] == expected
+    assert max(len(line) for line in expected) <= 70

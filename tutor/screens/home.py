@@ -51,7 +51,7 @@ class HomeScreen(Screen):
             with Vertical(id="home-menu"):
                 yield Static("[b]attn-tutor[/b]\n[dim]attention mechanisms, step by step[/dim]", id="home-title")
                 yield OptionList(
-                    *(Option(f"[b]{a.key}[/b]  {a.title}", id=a.mode) for a in AREAS),
+                    *(Option(assemble((a.key, "bold"), f"  {a.title}"), id=a.mode) for a in AREAS),
                     id="home-options",
                 )
             with Vertical(id="home-detail"):
