@@ -61,6 +61,8 @@ def inputs_of(name: str, variant: str) -> dict:
 
 def _num(x) -> str:
     """A JSON number as the text renderers write it (4 decimals, trailing zeros dropped)."""
+    if x is None:  # an optional input left unset (docs/trace-json.md)
+        return "not set (worked out from the other inputs)"
     if isinstance(x, bool):
         return "true" if x else "false"
     if isinstance(x, str):  # "inf", "-inf", "nan"

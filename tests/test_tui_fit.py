@@ -15,7 +15,7 @@ from tutor.app import StartAt, make_app
 from tutor.quiz.modes import QuizStart
 
 SIZE = (80, 24)
-MODES = ["home", "learn", "trace", "quiz", "heatmaps", "lab", "stats"]
+MODES = ["home", "learn", "trace", "quiz", "heatmaps", "lab", "stats", "exam"]
 
 
 def footer_problems(app) -> list[str]:

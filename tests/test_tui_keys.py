@@ -15,7 +15,7 @@ from tests.tui_text import screen_text, settle
 from tutor.app import NO_COLOR_THEME, StartAt, make_app
 from tutor.screens.help import HelpScreen, help_rows, key_meanings
 
-MODES = ["home", "learn", "trace", "quiz", "heatmaps", "lab", "stats"]
+MODES = ["home", "learn", "trace", "quiz", "heatmaps", "lab", "stats", "exam"]
 
 
 @pytest.mark.parametrize("mode", MODES)
@@ -121,7 +121,7 @@ async def test_every_area_opens_under(variable, value, monkeypatch):
         await settle(pilot)
         if variable == "NO_COLOR":
             assert app.no_color and app.theme == NO_COLOR_THEME
-        for key, mode in zip("123456", MODES[1:]):
+        for key, mode in zip("1234567", ["learn", "trace", "quiz", "heatmaps", "lab", "stats", "exam"]):
             await pilot.press(key)
             await settle(pilot)
             assert app.current_mode == mode

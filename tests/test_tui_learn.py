@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tests.tui_text import widget_text
+from tests.tui_text import until, widget_text
 from tutor.app import StartAt, make_app
 from tutor.screens.learn import LearnScreen
 from tutor.screens.trace import TraceScreen
@@ -20,9 +20,8 @@ async def test_a_lesson_is_read_when_its_end_is_reached_not_after_a_while():
         options = screen.query_one("#learn-list")
         assert "·" in widget_text(options).splitlines()[4]  # §5's row, not yet ticked
         await pilot.press("enter", "end")  # into the text, then to its end
-        await pilot.pause(0.3)
-        assert "qkv" in app.store.lessons_opened()
-        assert "✓ §5" in widget_text(options)
+        assert await until(pilot, lambda: "qkv" in app.store.lessons_opened())
+        assert await until(pilot, lambda: "✓ §5" in widget_text(options))
         await pilot.press("t")
         await pilot.pause()
         await app.workers.wait_for_complete()
@@ -42,21 +41,19 @@ async def test_scrolling_halfway_does_not_mark_a_lesson_read():
 
 
 async def test_the_links_name_keys_and_h_shows_only_for_a_lesson_with_a_heatmap():
-    from tests.tui_text import screen_text
+    from tests.tui_text import screen_text, until
     from tutor.content import load_lessons
 
     with_map = next(l for l in load_lessons() if l.heatmaps)
     without = next(l for l in load_lessons() if not l.heatmaps)
     app = make_app(StartAt("learn", with_map.id), warm_up=False)
     async with app.run_test(size=(110, 32)) as pilot:
-        await pilot.pause(0.3)
-        assert "h Heatmap" in screen_text(app).splitlines()[-1]
+        assert await until(pilot, lambda: "h Heatmap" in screen_text(app).splitlines()[-1])
         links = app.screen.document.split("## Links", 1)[1]
         assert "attn-tutor" not in links  # the TUI names its keys, not commands to type
         assert "**t** opens the worked example" in links and "**h** opens the heatmap" in links
         app.screen.show(without.id)
-        await pilot.pause(0.3)
-        assert "h Heatmap" not in screen_text(app).splitlines()[-1]
+        assert await until(pilot, lambda: "h Heatmap" not in screen_text(app).splitlines()[-1])
 
 
 async def test_brackets_move_between_lessons():

@@ -35,3 +35,13 @@ async def settle(pilot) -> None:
     await pilot.pause()
     await pilot.app.workers.wait_for_complete()
     await pilot.pause()
+
+
+async def until(pilot, condition, timeout: float = 10.0) -> bool:
+    """Pause until ``condition()`` holds (a loaded machine repaints late); its last value."""
+    import time
+
+    end = time.monotonic() + timeout
+    while not condition() and time.monotonic() < end:
+        await pilot.pause(0.05)
+    return bool(condition())

@@ -96,7 +96,7 @@ class TutorApp(App):
         *(Binding(a.key, f"open_mode('{a.mode}')", a.title, show=False) for a in AREAS),
         Binding("ctrl+q", "quit", "Quit"),
     ]
-    HELP_WORDS = {"open_mode": "Go to an area: 0 Home · 1 Learn · 2 Trace · 3 Quiz · 4 Heatmaps · 5 Lab · 6 Stats"}
+    HELP_WORDS = {"open_mode": "Go to an area: 0 Home · " + " · ".join(f"{a.key} {a.title}" for a in AREAS)}
 
     def __init__(self, start: StartAt | None = None, *, warm_up: bool = True) -> None:
         super().__init__()

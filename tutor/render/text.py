@@ -82,8 +82,14 @@ def asciify(text: str) -> str:
     return "".join(out)
 
 
+UNSET = "not set (worked out from the other inputs)"
+"""How the text renderers write an optional input left unset (``null`` in ``--json``)."""
+
+
 def value_lines(value: Any, digits: int = 4) -> list[str]:
     """A value as text lines: one line for scalars, vectors and words; aligned rows for matrices."""
+    if value is None:  # an optional input the trace derives itself: not Python's "None"
+        return [UNSET]
     if isinstance(value, str):
         return value.splitlines() or [""]
     if isinstance(value, (list, tuple)) and value and all(isinstance(x, str) for x in value):

@@ -21,9 +21,10 @@ class ExamScreen(Screen):
 
     BINDINGS = [
         Binding("ctrl+s", "submit", "Submit"),
-        Binding("f1", "tab('exam-paper')", "Paper"),
-        Binding("f2", "tab('exam-sheet')", "Sheet"),
-        Binding("f3", "tab('exam-plan')", "Plan"),
+        # f1 is help on every screen (also while typing), so the tabs start at f2
+        Binding("f2", "tab('exam-paper')", "Paper"),
+        Binding("f3", "tab('exam-sheet')", "Sheet"),
+        Binding("f4", "tab('exam-plan')", "Plan"),
     ]
 
     def __init__(self, start: ExamStart = ExamStart()) -> None:
@@ -44,7 +45,7 @@ class ExamScreen(Screen):
                     yield Static(Text(render_plain(width=76)), id="sheet-body")  # fits 80 columns
             with TabPane("Plan", id="exam-plan"):
                 yield PlanPanel(id="plan-panel")
-        yield Footer()
+        yield Footer(compact=True)
 
     def action_tab(self, tab: str) -> None:
         self.show_tab(tab)

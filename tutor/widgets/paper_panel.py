@@ -13,14 +13,16 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.reactive import reactive
 from textual.widgets import Button, Input, Label, SelectionList, Static, TextArea
 
+from tutor.render.safe import clean, text
 from tutor.exam.render import (feedback_lines, minutes, paper_header, part_lines,
                                question_lines, result_lines)
 
 
 def _text(lines: list[str], bold_first: bool = False) -> Text:
+    """Lines of data (the paper's text, what the student wrote) as Text, without terminal control."""
     out = Text()
     for i, line in enumerate(lines):
-        out.append(line + ("\n" if i < len(lines) - 1 else ""), "bold" if bold_first and i == 0 else "")
+        out.append(clean(line) + ("\n" if i < len(lines) - 1 else ""), "bold" if bold_first and i == 0 else "")
     return out
 
 
@@ -135,7 +137,7 @@ class PaperPanel(Vertical):
             paper = make_paper(n, mins or None, seed=_seed(), attempted=attempted_questions(store),
                                ids=self.question_ids)
         except PaperError as exc:
-            error.update(Text(str(exc)))
+            error.update(text(exc))
             return
         error.update("")
         self.run = PaperRun(paper, store)
@@ -174,7 +176,7 @@ class PaperPanel(Vertical):
             points = self.query_one("#paper-points", SelectionList)
             points.clear_options()
             # one line per option (the full points are printed above, numbered alike)
-            points.add_options([(Text(f"{i}. {p}"), i - 1) for i, p in enumerate(part.spec.points, 1)])
+            points.add_options([(text(f"{i}. {p}"), i - 1) for i, p in enumerate(part.spec.points, 1)])
             written = self.query_one("#paper-text", TextArea).text.strip() or "(nothing written)"
             self._written = _text(["Your answer: " + written, "", *scheme_lines(part),
                                    "Tick the points your answer makes (Space), then Submit (ctrl+s)."])
@@ -189,7 +191,7 @@ class PaperPanel(Vertical):
             else:
                 mark = self.run.answer(self.query_one("#paper-answer", Input).value)
         except AnswerError as exc:
-            hint.update(Text(str(exc)))
+            hint.update(text(exc))
             return
         hint.update("")
         self._mark = mark

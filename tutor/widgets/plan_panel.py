@@ -9,6 +9,8 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import Button, Input, Label, Static
 
+from tutor.render.safe import text
+
 
 class PlanPanel(Vertical):
     """Shows the plan for the remembered exam date; Plan saves a new date and re-plans."""
@@ -62,7 +64,7 @@ class PlanPanel(Vertical):
             plan = plan_from_store(store, exam, date.today(), minutes,
                                    attempted=attempted_questions(store))
         except (PlanError, ValueError) as exc:
-            error.update(Text(str(exc)))
+            error.update(text(exc))
             return
         error.update("")
         if save and store.persistent:
