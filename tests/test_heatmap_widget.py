@@ -202,3 +202,19 @@ async def test_a_key_too_long_for_the_width_takes_two_lines_instead_of_being_cut
     async with wide.run_test(size=(120, 16)) as pilot:
         await pilot.pause()
         assert lines(wide.heatmap)[-1] == wide.heatmap.key_text  # fits: one line, as before
+
+
+async def test_a_matrix_with_negative_values_is_captioned_by_its_sign():
+    """[-1, 2] sums to 1: it was captioned "rows do not sum to 1 (every row sums to 1)"."""
+    from textual.app import App
+
+    class One(App):
+        def compose(self):
+            yield Heatmap([[-1.0, 2.0], [0.5, 0.5]], ["q1", "q2"], ["k1", "k2"], title="from a file")
+
+    app = One()
+    async with app.run_test(size=(100, 16)) as pilot:
+        await pilot.pause()
+        shown = "\n".join(lines(app.query_one(Heatmap)))
+        assert "raw scores: rows sum to 1, but some values are negative (weights never are)" in shown
+        assert "do not sum to 1" not in shown

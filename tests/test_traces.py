@@ -779,3 +779,13 @@ def test_error_cascade_refuses_a_word_without_a_row():
         build("error-cascade", {"fed": ["<s>", "the", "a", "cat"], "table": [
             [0.2, 0.6, 0.05, 0.05, 0.05, 0.05], [0.05, 0.05, 0.6, 0.2, 0.05, 0.05],
             [0.05, 0.05, 0.2, 0.5, 0.1, 0.1], [0.05, 0.05, 0.05, 0.05, 0.7, 0.1]]})
+
+
+def test_trace_notes_name_inputs_not_command_line_flags():
+    """The TUI shows the same notes: "try --set length_penalty=hf" told a TUI user to type a flag."""
+    from engine.traces import build, list_traces
+
+    for info in list_traces():
+        trace = build(info.name)
+        for step in trace.steps:
+            assert "--set" not in step.note and "attn-tutor" not in step.note, (info.name, step.title)

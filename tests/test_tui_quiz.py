@@ -115,3 +115,84 @@ def test_trace_target_parses_the_worked_solution_command():
     name, overrides = trace_target("attn-tutor trace scores --set Q='0.5, -0.2' --set d_k=2")
     assert name == "scores" and overrides == {"Q": [0.5, -0.2], "d_k": 2.0}
     assert trace_target("attn-tutor lesson qkv") is None
+
+
+async def _to_a_free_text_item(pilot, screen):
+    while screen.session.current.kind != "free":
+        await pilot.press("ctrl+n")
+        await pilot.pause()
+
+
+async def test_a_free_text_answer_stays_beside_the_model_answer():
+    """It vanished once submitted, before the student could compare it with the model answer."""
+    options = QuizStart(mode="practice", count=30, seed=2, generated=False, topics=("qkv",), autostart=True)
+    app = make_app(StartAt("quiz", quiz=options), warm_up=False)
+    async with app.run_test(size=(100, 30)) as pilot:
+        screen = await _start(pilot, app)
+        await _to_a_free_text_item(pilot, screen)
+        model = screen.session.current.question.answer
+        screen.query_one("#quiz-answer").value = "queries [ask], keys [answer]"  # brackets: data, not markup
+        await pilot.press("enter")
+        await pilot.pause()
+        assert screen.state == "rating"
+        shown = " ".join(widget_text(screen.query_one("#quiz-feedback")).split())
+        assert "Your answer" in shown and "queries [ask], keys [answer]" in shown
+        assert "Model answer" in shown and " ".join(str(model).split())[:40] in shown
+        await pilot.press("g")
+        await pilot.pause()
+        shown = " ".join(widget_text(screen.query_one("#quiz-feedback")).split())
+        assert screen.state == "feedback" and "queries [ask], keys [answer]" in shown
+        assert "Saved as Good." in shown
+
+
+async def test_the_summary_names_items_and_offers_retry_by_key():
+    """No "Practice finished (finished)", no stored ids, no `quiz --mode retry` to type."""
+    options = QuizStart(mode="practice", count=30, seed=5, generated=False, topics=("scoring",), autostart=True)
+    app = make_app(StartAt("quiz", quiz=options), warm_up=False)
+    async with app.run_test(size=(100, 30)) as pilot:
+        screen = await _start(pilot, app)
+        while screen.session.current.kind != "mcq":
+            await pilot.press("ctrl+n")
+            await pilot.pause()
+        item = screen.session.current
+        wrong = next(i for i in range(len(item.question.choices)) if i != item.question.answer)
+        await pilot.press("abcde"[wrong], "enter")
+        await pilot.pause()
+        feedback = widget_text(screen.query_one("#quiz-feedback"))
+        assert "attn-tutor" not in feedback and "--set" not in feedback
+        await pilot.press("escape")
+        await pilot.pause()
+        summary = " ".join(widget_text(screen.query_one("#quiz-summary")).split())
+        assert summary.startswith("Practice ended early, after ") and "(stopped)" not in summary
+        assert item.label[:30] in summary and item.question_id not in summary
+        assert "--mode" not in summary and "r asks them again now" in summary
+        await pilot.press("r")  # Retry incorrect, at once
+        await pilot.pause()
+        assert screen.state == "asking" and screen.session.mode == "retry"
+        assert screen.session.current.question_id == item.question_id
+
+
+async def test_a_generated_problem_opens_its_trace_by_key_not_by_command():
+    options = QuizStart(mode="practice", count=40, seed=1, generated=True, topics=("scoring",), autostart=True)
+    app = make_app(StartAt("quiz", quiz=options), warm_up=False)
+    async with app.run_test(size=(100, 30)) as pilot:
+        screen = await _start(pilot, app)
+        while not screen.session.current.generated:
+            await pilot.press("ctrl+n")
+            await pilot.pause()
+        link = screen.session.current.trace_link
+        while screen.state == "asking":  # any answers: the worked example follows the last part
+            screen.query_one("#quiz-answer").value = "1"
+            await pilot.press("enter")
+            await pilot.pause()
+            if screen.state == "asking" and str(screen.query_one("#quiz-hint").render()).strip():
+                screen.query_one("#quiz-answer").value = "1, 1, 1"
+                await pilot.press("enter")
+                await pilot.pause()
+        feedback = widget_text(screen.query_one("#quiz-feedback"))
+        assert "t opens this worked example" in feedback and "attn-tutor trace" not in feedback
+        await pilot.press("t")
+        await pilot.pause()
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert app.screen.trace_name == link.name and app.screen.overrides
