@@ -20,6 +20,8 @@ class TooSmallScreen(ModalScreen[None]):
         self.refresh_message()
 
     def refresh_message(self) -> None:
+        if not self.query("#too-small-text"):  # a resize before the screen has composed:
+            return  # on_mount writes the message
         w, h = self.app.size
         self.query_one("#too-small-text", Static).update(
             f"attn-tutor needs {MIN_WIDTH}×{MIN_HEIGHT}; this window is {w}×{h}. "
