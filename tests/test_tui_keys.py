@@ -154,3 +154,17 @@ def test_term_dumb_says_in_one_line_why_it_prints_help():
     assert lines[0] == ("attn-tutor: TERM=dumb: this terminal cannot draw the full-screen tutor (use a "
                         "terminal with cursor control, or unset TERM=dumb); here is the command-line help instead.")
     assert any(line.startswith("Usage: attn-tutor") for line in lines[1:])
+
+
+@pytest.mark.parametrize(("source", "several"), [("dynamic-context", False), ("multi-head", True)])
+async def test_matrix_keys_show_only_for_a_source_with_several(source, several):
+    from tests.tui_text import until
+
+    app = make_app(StartAt("heatmaps", source), warm_up=False)
+    async with app.run_test(size=(100, 30)) as pilot:
+        assert await until(pilot, lambda: app.screen.query("Heatmap") and app.screen.wanted == source)
+        await pilot.press("enter")  # into the grid: its keys and the panel's are live there
+        await settle(pilot)
+        footer = lambda: screen_text(app).rstrip("\n").splitlines()[-1]  # noqa: E731
+        assert await until(pilot, lambda: "v Values" in footer()), footer()
+        assert await until(pilot, lambda: (". Next matrix" in footer()) is several), footer()

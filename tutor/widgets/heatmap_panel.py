@@ -50,12 +50,18 @@ class HeatmapPanel(Vertical):
         self.heatmaps, self.errata, self.index = list(heatmaps), list(errata), 0
         self._show_current()
 
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "cycle":  # , and . only where there is another matrix to go to
+            return len(self.heatmaps) > 1
+        return True
+
     def action_cycle(self, delta: int) -> None:
         if len(self.heatmaps) > 1:
             self.index = (self.index + delta) % len(self.heatmaps)
             self._show_current()
 
     def _show_current(self) -> None:
+        self.refresh_bindings()
         self._view.remove()  # finishes asynchronously, so views carry no id to collide on
         self._view = self._make_view()
         self.mount(self._view, before=self.query_one("#panel-errata-box"))
