@@ -12,7 +12,7 @@ import sys
 import pytest
 
 from tests.tui_text import screen_text, settle
-from tutor.app import NO_COLOR_THEME, StartAt, make_app
+from tutor.app import StartAt, make_app
 from tutor.screens.help import HelpScreen, help_rows, key_meanings
 
 MODES = ["home", "learn", "trace", "quiz", "heatmaps", "lab", "stats", "exam"]
@@ -112,20 +112,49 @@ async def test_the_trace_picker_filters_as_you_type():
         assert app.screen.trace_name == "beam-search"
 
 
+def unreadable(app) -> list[str]:
+    """Painted text whose colour is its background's (after Textual's filters, NO_COLOR's too)."""
+    out = []
+    for strip in app.screen._compositor.render_strips():
+        for seg in strip:
+            color, bg = (seg.style.color, seg.style.bgcolor) if seg.style else (None, None)
+            if seg.text.strip() and color is not None and bg is not None and \
+                    color.get_truecolor() == bg.get_truecolor():
+                out.append(seg.text)
+    return out
+
+
 @pytest.mark.parametrize(("variable", "value"), [("NO_COLOR", "1"), ("TERM", "dumb")])
-async def test_every_area_opens_under(variable, value, monkeypatch):
-    """NO_COLOR=1 exited with "Theme 'textual-ansi' has not been registered"."""
+async def test_every_area_opens_and_reads_under(variable, value, monkeypatch):
+    """NO_COLOR=1 exited with "Theme 'textual-ansi' has not been registered"; an ANSI theme
+    instead painted every character black on black."""
     monkeypatch.setenv(variable, value)
     app = make_app(warm_up=False)
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
-        if variable == "NO_COLOR":
-            assert app.no_color and app.theme == NO_COLOR_THEME
-        for key, mode in zip("1234567", ["learn", "trace", "quiz", "heatmaps", "lab", "stats", "exam"]):
+        assert app.no_color is (variable == "NO_COLOR")
+        for key, mode in zip("01234567", ["home", "learn", "trace", "quiz", "heatmaps", "lab", "stats", "exam"]):
             await pilot.press(key)
             await settle(pilot)
             assert app.current_mode == mode
             assert "? Help" in screen_text(app)
+            assert not unreadable(app), (mode, unreadable(app)[:5])
+
+
+def test_the_readability_check_can_fail(monkeypatch):
+    """The same check, on the ANSI theme the first fix chose: all of home is unreadable."""
+    import asyncio
+
+    monkeypatch.setenv("NO_COLOR", "1")
+
+    async def home():
+        app = make_app(warm_up=False)
+        app.theme = "ansi-dark"
+        async with app.run_test(size=(80, 24)) as pilot:
+            await pilot.pause()
+            return unreadable(app)
+
+    assert len(asyncio.run(home())) > 10
 
 
 def _run_on_a_terminal(env: dict) -> tuple[int, str]:

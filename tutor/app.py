@@ -56,10 +56,6 @@ def screen_class(mode: str) -> type[Screen]:
 
 
 
-NO_COLOR_THEME = "ansi-dark"
-"""The theme under ``NO_COLOR``: the terminal's own colours (Textual then drops them to grey)."""
-
-
 @dataclass(frozen=True)
 class StartAt:
     """Where the app opens: a mode, an optional item (lesson id, trace name, experiment…) and
@@ -105,8 +101,9 @@ class TutorApp(App):
         self.engine_status = "Engine: starting…"
         self._store = None
         self._too_small: TooSmallScreen | None = None
-        if self.no_color:  # Textual read NO_COLOR (and draws in monochrome); use the terminal's palette
-            self.theme = NO_COLOR_THEME
+        # NO_COLOR: Textual itself reads it and draws every colour as a grey of the same
+        # lightness (its Monochrome filter). The theme stays the default on purpose: an ANSI
+        # theme under that filter paints text and background the same black (test_tui_keys).
         self.mode_factories: dict[str, Callable[[], Screen]] = {
             "home": HomeScreen,
             "learn": lambda: screen_class("learn")(self._start_item("learn")),

@@ -16,6 +16,7 @@ from rich.text import Text
 
 from tutor.quiz.modes import mode_name
 from tutor.render.numbers import clock, percent, tally
+from tutor.render.labels import hanging
 from tutor.render.safe import assemble, text
 
 RATING_KEYS: dict[str, int] = {"a": 1, "h": 2, "g": 3, "e": 4}
@@ -68,7 +69,7 @@ def self_grading(fb: Any, answer: str) -> RenderableType:
     grid.add_column(ratio=1)
     model: list[RenderableType] = [Text("Model answer", style="bold"), *(text(e) for e in fb.expected)]
     if fb.key_points:
-        model += [Text("\nKey points", style="bold"), *(text(f"• {k}") for k in fb.key_points)]
+        model += [Text("\nKey points", style="bold"), *(hanging("•", k) for k in fb.key_points)]
     grid.add_row(Group(Text("Your answer", style="bold"), text(answer or "(empty)")), Group(*model))
     return Group(grid, Text(""), rating_prompt())
 

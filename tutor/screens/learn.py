@@ -18,7 +18,7 @@ from textual.widgets import Footer, Header, OptionList, Static
 from textual.widgets.option_list import Option
 
 from tutor.render.safe import assemble
-from tutor.widgets.labels import hanging
+from tutor.render.labels import hanging
 
 SETTLE_S = 0.12
 END_SLACK = 1

@@ -13,7 +13,7 @@ from textual.widgets import Footer, Header, OptionList, Static
 from textual.widgets.option_list import Option
 
 from tutor.render.safe import assemble, text
-from tutor.widgets.labels import hanging
+from tutor.render.labels import hanging
 
 DEFAULT_TRACE = "qkv"
 
