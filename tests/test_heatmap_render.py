@@ -31,6 +31,7 @@ from tutor.heatmap.render import (
     render_heatmap,
     shade_levels,
     truncate,
+    wrap_caption,
 )
 
 # the notes' "Reading a heatmap" table (§11): rows ai/mal/au/pieds, columns my/feet/hurt
@@ -164,6 +165,22 @@ def test_truncate_marks_the_cut():
     assert truncate("transformers", 6, ascii=True) == "trans~"
     assert truncate("猫猫猫", 4) == "猫…"  # wide characters count as two cells
     assert truncate("abc", 1) == "…"
+
+
+def test_a_caption_wraps_at_spaces_and_keeps_the_ramp_whole():
+    scale = f"shade '{RAMP}' = 0 to 0.9, linear over the whole matrix"
+    # the ramp is 12 cells with its quotes: a width of 12 takes it alone, never split at its space
+    assert wrap_caption(scale, 12) == ["shade", "' .:-=+*#%@'", "= 0 to 0.9,", "linear over", "the whole", "matrix"]
+    assert wrap_caption(scale, 80) == [scale]
+    assert wrap_caption("", 10) == [""]
+
+
+def test_the_longest_description_bounds_every_cell():
+    model = prepare(NOTES, ROWS, COLS, "", HeatmapOptions(width=80))
+    words = [model.describe_cell(r, c) for r in range(4) for c in range(3)]
+    assert model.longest_description() == max(map(len, words))
+    big = prepare(np.full((101, 100), 0.01), options=HeatmapOptions(width=80))  # too many to word
+    assert big.longest_description() >= max(len(big.describe_cell(r, c)) for r in (0, 100) for c in (0, 99))
 
 
 def test_long_row_labels_are_cut_with_an_ellipsis():

@@ -152,6 +152,14 @@ class HeatmapModel:
             extra.append(f"{100 * v:.1f}% of the row")
         return text + (f" ({', '.join(extra)})" if extra else "")
 
+    def longest_description(self) -> int:
+        """The length of the longest :meth:`describe_cell` (a bound for huge matrices)."""
+        n_rows, n_cols = self.shape
+        if n_rows * n_cols <= 10_000:
+            return max(len(self.describe_cell(r, c)) for r in range(n_rows) for c in range(n_cols))
+        return (max(map(len, self.row_labels)) + 3 + max(map(len, self.col_labels))
+                + len(": -0.000000e+00 (row maximum, 100.0% of the row)"))
+
 
 def _labels(labels: Sequence[object] | None, n: int, what: str, axis: str) -> list[str]:
     if labels is None:

@@ -52,6 +52,7 @@ __all__ = [
     "HeatmapOptions", "HeatmapRenderable", "cell_pieces", "clean_label", "fmt_number", "geometry",
     "header_piece", "heatmap_text", "ink_color", "layout", "legend", "level_color", "prepare",
     "render_heatmap", "row_label_piece", "scale_words", "shade_levels", "sums_line", "truncate",
+    "wrap_caption",
 ]
 
 VERTICAL_MAX = 8
@@ -173,6 +174,17 @@ def header_piece(model: HeatmapModel, geo: Geometry, col: int, line: int, style:
             k = line - (geo.header_lines - len(chars))
             text = _pad(chars[k] if 0 <= k < len(chars) else "", geo.inner, "center")
     return " " + text + " ", style
+
+
+def wrap_caption(text: str, width: int) -> list[str]:
+    """A caption (title, status, key) in lines of at most ``width`` cells, broken at spaces;
+    the shade ramp, which holds a space, stays in one piece."""
+    import textwrap
+
+    ramp = f"'{RAMP}'"
+    token = "\0" * len(ramp)  # as wide as the ramp, without its space
+    held = text.replace(ramp, token)
+    return [line.replace(token, ramp) for line in textwrap.wrap(held, width, break_on_hyphens=False)] or [""]
 
 
 def _line(pieces: list[Piece]) -> Text:

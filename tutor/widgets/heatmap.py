@@ -43,6 +43,7 @@ from tutor.heatmap.render import (
     row_label_piece,
     scale_words,
     sums_line,
+    wrap_caption,
 )
 
 STATUS_LINES = 2
@@ -187,7 +188,7 @@ class Heatmap(ScrollView, can_focus=True):
 
     def _title_rows(self) -> list[str]:
         """The title, wrapped to the width (a long one is not cut)."""
-        return _wrap(self.model.title, self._width) if self.model.title else []
+        return wrap_caption(self.model.title, self._width) if self.model.title else []
 
     @property
     def _width(self) -> int:
@@ -201,15 +202,10 @@ class Heatmap(ScrollView, can_focus=True):
 
     def _longest_status(self) -> int:
         m = self.model
-        if getattr(self, "_longest_of", None) is not m:
+        if getattr(self, "_longest_of", None) is not m:  # once per matrix, not per repaint
             n_rows, n_cols = m.shape
             where = len(f"mouse row {n_rows}/{n_rows}, column {n_cols}/{n_cols}: ")
-            if n_rows * n_cols <= 10_000:
-                cell = max(len(m.describe_cell(r, c)) for r in range(n_rows) for c in range(n_cols))
-            else:  # a bound, for matrices too big to word every cell
-                cell = (max(map(len, m.row_labels)) + 3 + max(map(len, m.col_labels))
-                        + len(": -0.000000e+00 (row maximum, 100.0% of the row)"))
-            self._longest_of, self._longest = m, where + cell
+            self._longest_of, self._longest = m, where + m.longest_description()
         return self._longest
 
     def _key_rows(self) -> list[str]:
@@ -219,7 +215,7 @@ class Heatmap(ScrollView, can_focus=True):
         if len(self.key_text) <= width:
             return [self.key_text]
         scale = f"shade '{RAMP}' = {scale_words(self.model)}"
-        return _wrap(scale, width) + _wrap(sums_line(self.model), width)
+        return wrap_caption(scale, width) + wrap_caption(sums_line(self.model), width)
 
     @property
     def _bottom(self) -> int:
@@ -339,7 +335,7 @@ class Heatmap(ScrollView, can_focus=True):
         if y >= height - bottom:
             line = y - (height - bottom)
             if line < self._status_lines:
-                status = _wrap(self.status_text, self._width)
+                status = wrap_caption(self.status_text, self._width)
                 if len(status) > self._status_lines:  # only a label longer than the panel gets here
                     status[self._status_lines - 1] += " …"
                 text = status[line] if line < len(status) else ""
@@ -411,12 +407,3 @@ class Heatmap(ScrollView, can_focus=True):
             cells += [Segment(left, pad), Segment(inner, base + shade), Segment(right, pad)]
         return self._scrolled(fixed, cells, width, base)
 
-
-def _wrap(text: str, width: int) -> list[str]:
-    """``text`` in lines of at most ``width`` cells, broken at spaces (the ramp keeps its own)."""
-    import textwrap
-
-    ramp = f"'{RAMP}'"
-    token = "\0" * len(ramp)  # the ramp holds a space: keep it in one piece, as wide as it is
-    held = text.replace(ramp, token)
-    return [line.replace(token, ramp) for line in textwrap.wrap(held, width, break_on_hyphens=False)] or [""]
