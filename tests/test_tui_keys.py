@@ -59,8 +59,11 @@ async def test_help_lists_each_key_once(mode):
 
 
 async def test_the_heatmaps_help_names_the_grid_keys():
-    app = make_app(StartAt("heatmaps"), warm_up=False)
+    from tests.tui_text import until
+
+    app = make_app(StartAt("heatmaps", "multi-head"), warm_up=False)  # several matrices: , and . work
     async with app.run_test(size=(100, 30)) as pilot:
+        assert await until(pilot, lambda: app.screen.query("Heatmap") and app.screen.wanted == "multi-head")
         await settle(pilot)
         rows = dict(help_rows(app, app.screen))
         assert rows["↑ ↓ ← →"] == "Move the cell cursor"
@@ -79,6 +82,7 @@ async def test_h_heatmap_shows_only_on_a_trace_with_a_heatmap(name, has_map):
         assert bool(app.screen.trace.heatmaps) is has_map
         footer = screen_text(app).rstrip("\n").splitlines()[-1]
         assert ("h Heatmap" in footer) is has_map
+        assert ("h" in dict(help_rows(app, app.screen))) is has_map  # the help agrees with the footer
 
 
 async def test_the_palette_offers_no_empty_heatmap():
@@ -197,3 +201,4 @@ async def test_matrix_keys_show_only_for_a_source_with_several(source, several):
         footer = lambda: screen_text(app).rstrip("\n").splitlines()[-1]  # noqa: E731
         assert await until(pilot, lambda: "v Values" in footer()), footer()
         assert await until(pilot, lambda: (". Next matrix" in footer()) is several), footer()
+        assert (", ." in dict(help_rows(app, app.screen))) is several  # the help agrees

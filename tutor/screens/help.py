@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from textual.actions import parse
 from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
@@ -33,6 +34,7 @@ class KeyUse:
     description: str
     owner: str
     row_words: str | None = None
+    available: bool = True
 
 
 def _bindings(owner: object) -> list[Binding]:
@@ -53,6 +55,13 @@ def _words(owner: object, kind: str) -> str | None:
     return None
 
 
+def _available(owner: object, action: str) -> bool:
+    """Whether ``owner``'s ``check_action`` lets ``action`` run now (the footer hides it if not)."""
+    _, name, params = parse(action)
+    check = getattr(owner, "check_action", None)
+    return check is None or check(name, params) is True
+
+
 def key_uses(app: App, screen: Screen) -> list[KeyUse]:
     """Every key the tutor binds on ``screen``: its widgets' first (as Textual asks the focused
     widget first), then the screen's, then the app's."""
@@ -62,7 +71,8 @@ def key_uses(app: App, screen: Screen) -> list[KeyUse]:
     for owner in owners:
         for binding in _bindings(owner):
             out.append(KeyUse(binding.key, binding.action, binding.description, type(owner).__name__,
-                              _words(owner, binding.action.split("(", 1)[0])))
+                              _words(owner, binding.action.split("(", 1)[0]),
+                              _available(owner, binding.action)))
     return out
 
 
@@ -76,11 +86,12 @@ def key_meanings(app: App, screen: Screen) -> dict[str, set[str]]:
 
 def help_rows(app: App, screen: Screen) -> list[tuple[str, str]]:
     """(keys, what they do) for the help: the first meaning of each key, and keys with the
-    same action (or the same ``HELP_WORDS``) on one row."""
+    same action (or the same ``HELP_WORDS``) on one row; a key whose action cannot run now
+    (``h`` on a trace without a heatmap) is left out, as the footer leaves it out."""
     rows: dict[tuple[str, str], list[str]] = {}
     seen: set[str] = set()
     for use in key_uses(app, screen):
-        if use.key in seen or not use.description:
+        if use.key in seen or not use.description or not use.available:
             continue
         seen.add(use.key)
         words = use.row_words or use.description
