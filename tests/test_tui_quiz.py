@@ -143,6 +143,10 @@ async def test_a_free_text_answer_stays_beside_the_model_answer():
         shown = " ".join(widget_text(screen.query_one("#quiz-feedback")).split())
         assert screen.state == "feedback" and "queries [ask], keys [answer]" in shown
         assert "Saved as Good." in shown
+        await pilot.press("escape")  # a session of one self-graded answer: no "0 of 0 correct"
+        await pilot.pause()
+        summary = " ".join(widget_text(screen.query_one("#quiz-summary")).split())
+        assert "1 graded by you" in summary and "0 of 0" not in summary and "marked" not in summary
 
 
 async def test_the_summary_names_items_and_offers_retry_by_key():
@@ -165,7 +169,7 @@ async def test_the_summary_names_items_and_offers_retry_by_key():
         summary = " ".join(widget_text(screen.query_one("#quiz-summary")).split())
         assert summary.startswith("Practice ended early, after ") and "(stopped)" not in summary
         assert item.label[:30] in summary and item.question_id not in summary
-        assert "--mode" not in summary and "r asks them again now" in summary
+        assert "--mode" not in summary and "r asks them again now" in summary and "correct 0 of 1 marked (0%)" in summary
         await pilot.press("r")  # Retry incorrect, at once
         await pilot.pause()
         assert screen.state == "asking" and screen.session.mode == "retry"

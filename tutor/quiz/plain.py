@@ -23,6 +23,7 @@ from typing import IO, Any
 from tutor.quiz.session import (COMMANDS_HELP, RATINGS, Feedback, QuizSession, Summary,
                                 command_word, hint_line)
 from tutor.render.numbers import clock, percent
+from tutor.render.quiz import counts_line
 
 
 class InputTimeout(Exception):
@@ -268,11 +269,7 @@ def print_summary(summary: Summary, out: Out, *, saved_to: str | None = None) ->
     title = {"finished": "Session complete", "stopped": "Session stopped",
              "timed-out": "Time is up"}.get(summary.status, "Session over")
     out.line(f"{title} ({summary.mode}).", "bold")
-    out.line(f"Answered {summary.answered} of {summary.total}"
-             + (f", skipped {summary.skipped}" if summary.skipped else "")
-             + (f"; correct {summary.correct} of {summary.graded} marked"
-                f" ({percent(summary.correct / summary.graded)})" if summary.graded else "")
-             + f"; time {clock(summary.seconds)}.")
+    out.line(f"{counts_line(summary)}; time {clock(summary.seconds)}.")
     topics = summary.exam_per_topic if summary.mode == "mock" else summary.per_topic()
     if topics:
         out.line("By topic" + (" (unanswered count as wrong):" if summary.mode == "mock" else ":"))

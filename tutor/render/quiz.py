@@ -124,6 +124,17 @@ def headline(summary: Any) -> str:
     return pattern.format(mode=mode_name(summary.mode), time=clock(summary.seconds))
 
 
+def counts_line(summary: Any) -> str:
+    """``Answered 4 of 5, skipped 1; correct 2 of 3 marked (67%); 1 graded by you``: only the
+    counts that are not zero (no "0 of 0 correct" after a session of self-graded answers)."""
+    own = summary.answered - summary.graded
+    return (f"Answered {summary.answered} of {summary.total}"
+            + (f", skipped {summary.skipped}" if summary.skipped else "")
+            + (f"; correct {summary.correct} of {summary.graded} marked"
+               f" ({percent(summary.correct / summary.graded)})" if summary.graded else "")
+            + (f"; {own} graded by you" if own else ""))
+
+
 def summary(result: Any) -> RenderableType:
     """The end-of-quiz report: score, per topic, what to look at again, what was not saved."""
     parts: list[RenderableType] = [Text(headline(result), style="bold")]
@@ -134,9 +145,7 @@ def summary(result: Any) -> RenderableType:
                               f" ({percent(right / total if total else 0.0)}) — unanswered questions count as wrong"))
         per_topic = result.exam_per_topic
     else:
-        parts.append(Text(f"Answered {result.answered} of {result.total}; {result.correct} of "
-                          f"{result.graded} auto-graded correct"
-                          + (f"; skipped {result.skipped}" if result.skipped else "")))
+        parts.append(Text(counts_line(result)))
         per_topic = result.per_topic()
     if per_topic:
         table = Table.grid(padding=(0, 2))
