@@ -177,8 +177,10 @@ def test_papers_are_shown_by_topic_and_over_time(tmp_path):
     assert "3/8 (38%)" in text and "6/8 (75%)" in text and "decoding 7/10" in text
 
 
-@pytest.mark.parametrize(("answers", "verdict"), [(20, "on target"), (5, "below target")])
-def test_day_one_is_judged_on_day_ones_answers(tmp_path, answers, verdict):
+@pytest.mark.parametrize(("answers", "verdict", "words"),
+                         [(20, "on target", "20 answers"), (5, "below target", "5 answers"),
+                          (1, "below target", "1 answer")])
+def test_day_one_is_judged_on_day_ones_answers(tmp_path, answers, verdict, words):
     """On the first day the 7-day average divided by 7: 20 answers read as 2.86/day, "below target"."""
     with open_store(tmp_path / "p.sqlite3", now=lambda: NOW) as store:
         for k in range(answers):
@@ -188,7 +190,7 @@ def test_day_one_is_judged_on_day_ones_answers(tmp_path, answers, verdict):
     assert daily["days_counted"] == 1 and daily["average"] == answers
     assert daily["met"] is (answers >= 20)
     text = "\n".join(render_text(data))
-    assert f"Daily goal: {answers} answers/day over today, your first day (goal 20, {verdict})" in text
+    assert f"Daily goal: {words} today, your first day (goal 20, {verdict})" in text
 
 
 def test_the_first_week_averages_over_the_days_since_the_first_answer(tmp_path):

@@ -58,13 +58,17 @@ def render_text(data: dict[str, Any]) -> list[str]:
 
 def daily_goal(daily: dict[str, Any]) -> str:
     """``Daily goal: 12 answers/day over the last 7 days (goal 20, below target)``; over the
-    days so far for a student in their first week, and no verdict before the first answer."""
+    days so far for a student in their first week (day one's count as it is: ``1 answer
+    today``), and no verdict before the first answer."""
     counted = daily.get("days_counted", daily["window_days"])
     if not counted:
         return f"Daily goal: {daily['goal']} answers a day (no answers yet: the average starts with your first)"
     verdict = "on target" if daily["met"] else "below target"
-    span = (f"the last {daily['window_days']} days" if counted >= daily["window_days"]
-            else "today, your first day" if counted == 1 else f"your first {counted} days")
+    if counted == 1 < daily["window_days"]:  # one day: its count, not an average of one
+        n = daily["average"]
+        return (f"Daily goal: {n:g} answer{'s' * (n != 1)} today, your first day "
+                f"(goal {daily['goal']}, {verdict})")
+    span = f"the last {daily['window_days']} days" if counted >= daily["window_days"] else f"your first {counted} days"
     return f"Daily goal: {daily['average']:g} answers/day over {span} (goal {daily['goal']}, {verdict})"
 
 
