@@ -44,3 +44,25 @@ async def test_trace_screen_opens_its_heatmap_modal():
         assert app.screen.query_one(Heatmap).has_focus
         await pilot.press("escape")
         assert not isinstance(app.screen, HeatmapModal)
+
+
+async def test_the_heatmap_modal_has_its_own_help():
+    """A modal cuts the app's keys off: ? did nothing over a trace's heatmap."""
+    from tests.tui_text import screen_text
+    from tutor.screens.help import HelpScreen
+
+    app = make_app(StartAt("trace", "qkv"), warm_up=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await _settle(pilot, app)
+        await pilot.press("h")
+        await pilot.pause()
+        assert "? Help" in screen_text(app).rstrip("\n").splitlines()[-1]
+        await pilot.press("question_mark")
+        await pilot.pause()
+        assert isinstance(app.screen, HelpScreen)
+        rows = dict(app.screen._rows)
+        assert rows["↑ ↓ ← →"] == "Move the cell cursor" and rows["esc q"] == "Close"
+        assert "0" not in rows and "^p" not in rows  # the areas and the palette do not work here
+        await pilot.press("escape")
+        await pilot.pause()
+        assert isinstance(app.screen, HeatmapModal)

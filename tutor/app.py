@@ -267,7 +267,9 @@ class TutorApp(App):
         screen = self.screen
         if isinstance(screen, HelpScreen):
             return
-        rows = help_rows(self, screen) + [("^p", "Command palette: every lesson, trace, quiz mode and lab run")]
+        rows = help_rows(self, screen)
+        if not screen.is_modal:
+            rows.append(("^p", "Command palette: every lesson, trace, quiz mode and lab run"))
         self.push_screen(HelpScreen(type(screen).__name__.removesuffix("Screen") or "Home", rows))
 
     # -- size guard -----------------------------------------------------------------

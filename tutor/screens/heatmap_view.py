@@ -14,9 +14,14 @@ from tutor.widgets.heatmap_panel import HeatmapPanel
 
 
 class HeatmapModal(ModalScreen[None]):
-    """The heatmaps of one trace with the cell cursor; Esc returns."""
+    """The heatmaps of one trace with the cell cursor; Esc returns, ? lists the keys."""
 
-    BINDINGS = [Binding("escape,q", "dismiss", "Close")]
+    BINDINGS = [
+        Binding("escape,q", "dismiss", "Close"),
+        # a modal cuts the app's keys off: its own ? and f1 open the help on the grid's keys
+        Binding("question_mark", "app.help", "Help", key_display="?"),
+        Binding("f1", "app.help", "Help", show=False),
+    ]
 
     def __init__(self, heatmaps: Sequence[object], errata: Sequence[object] = ()) -> None:
         super().__init__()

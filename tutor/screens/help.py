@@ -64,9 +64,10 @@ def _available(owner: object, action: str) -> bool:
 
 def key_uses(app: App, screen: Screen) -> list[KeyUse]:
     """Every key the tutor binds on ``screen``: its widgets' first (as Textual asks the focused
-    widget first), then the screen's, then the app's."""
+    widget first), then the screen's, then the app's (not on a modal screen, which cuts the
+    app's keys off)."""
     owners: list[object] = [w for w in screen.query("*") if type(w).__module__.startswith("tutor.")]
-    owners += [screen, app]
+    owners += [screen] if screen.is_modal else [screen, app]
     out = []
     for owner in owners:
         for binding in _bindings(owner):
