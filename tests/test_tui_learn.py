@@ -52,6 +52,8 @@ async def test_the_links_name_keys_and_h_shows_only_for_a_lesson_with_a_heatmap(
         links = app.screen.document.split("## Links", 1)[1]
         assert "attn-tutor" not in links  # the TUI names its keys, not commands to type
         assert "**t** opens the worked example" in links and "**h** opens the heatmap" in links
+        assert "exam-" not in links  # cards and lessons by the titles the list shows, not their ids
+        assert all(f"§{l.section} {l.title}" in links for l in load_lessons() if l.id in with_map.related)
         app.screen.show(without.id)
         assert await until(pilot, lambda: "h Heatmap" not in screen_text(app).splitlines()[-1])
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tutor.content import Lesson, load_exam_cards, load_exam_guidance, load_qa, qa_for
+from tutor.content import Lesson, load_exam_cards, load_exam_guidance, load_lessons, load_qa, qa_for
 
 
 def lesson_document(lesson: Lesson, root: Path | None = None, *, keys: bool = False) -> str:
@@ -24,7 +24,7 @@ def lesson_document(lesson: Lesson, root: Path | None = None, *, keys: bool = Fa
         out.append("")
     out += ["## Links", ""]
     if keys:
-        return "\n".join(out + _key_links(lesson)).rstrip() + "\n"
+        return "\n".join(out + _key_links(lesson, root)).rstrip() + "\n"
     if lesson.traces:
         out.append("- Traces: " + ", ".join(f"`attn-tutor trace {t}`" for t in lesson.traces))
     if lesson.heatmaps:
@@ -37,19 +37,24 @@ def lesson_document(lesson: Lesson, root: Path | None = None, *, keys: bool = Fa
     return "\n".join(out).rstrip() + "\n"
 
 
-def _key_links(lesson: Lesson) -> list[str]:
-    """The links as the Learn screen's keys: what each key opens from this lesson."""
+def _key_links(lesson: Lesson, root: Path | None = None) -> list[str]:
+    """The links as the Learn screen's keys: what each key opens from this lesson; cards and
+    lessons by their titles, as the list beside it names them (ids are for the command line)."""
     out = []
     if lesson.traces:
         more = f"; the others ({', '.join(lesson.traces[1:])}): **o** on the trace screen" if len(lesson.traces) > 1 else ""
         out.append(f"- **t** opens the worked example `{lesson.traces[0]}`{more}")
     if lesson.heatmaps:
         out.append(f"- **h** opens the heatmap of `{lesson.heatmaps[0]}`")
-    out.append(f"- **z** sets up a quiz on this lesson (topic `{lesson.quiz_topic}`)")
+    out.append(f"- **z** sets up a quiz on this lesson (§{lesson.section} ticked)")
     if lesson.exam_topics:
-        out.append("- Exam cards: " + ", ".join(lesson.exam_topics) + " (the last entries of the list)")
+        cards = {c.id: c.title for c in load_exam_cards(root)}
+        out.append("- Exam cards: " + ", ".join(f"*{cards.get(t, t)}*" for t in lesson.exam_topics)
+                   + " (under *Exam revision cards + guidance*, below the lessons)")
     if lesson.related:
-        out.append("- Related lessons: " + ", ".join(lesson.related) + " (**[** and **]** step through the lessons)")
+        lessons = {other.id: f"§{other.section} {other.title}" for other in load_lessons(root)}
+        out.append("- Related lessons: " + ", ".join(lessons.get(r, r) for r in lesson.related)
+                   + " (**[** and **]** step through the lessons)")
     return out
 
 
