@@ -133,3 +133,28 @@ async def test_sidebar_titles_wrap_under_themselves():
                 wrapped += 1
                 assert re.match(r" {5,}\S|\s*─", line), line  # under the title (or the separator)
     assert wrapped > 0  # some titles do wrap at 80 columns
+
+
+async def test_every_input_of_every_trace_is_described_in_full_at_80x24():
+    """The inputs form cut long descriptions at the right edge ("… — a vec")."""
+    from engine.traces import input_specs, list_traces
+    from tests.tui_text import widget_text
+    from tutor.screens.trace_inputs import TraceInputs
+
+    app = make_app(warm_up=False)  # the tutor's stylesheet: the form is a box inside the screen
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        for info in list_traces():
+            specs = input_specs(info.name)
+            form = TraceInputs(info.name, specs, {})
+            await app.push_screen(form)
+            await pilot.pause()
+            labels = list(form.query(".field-label"))
+            room = form.query_one("#inputs-fields").scrollable_content_region.width
+            assert room < SIZE[0] - 4 and all(w.outer_size.width <= room for w in labels), (info.name, room)
+            shown = [" ".join(widget_text(w).split()) for w in labels]
+            assert len(shown) == len(specs)
+            for spec, words in zip(specs, shown):
+                assert words.startswith(spec.name) and " ".join(f"{spec.description} — {spec.expected()}".split()) in words, (info.name, words)
+            app.pop_screen()
+            await pilot.pause()

@@ -12,7 +12,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
-from textual.widgets import Button, Input, Label, Static
+from textual.widgets import Button, Input, Static
 
 from engine.trace import InputSpec
 from tutor.inputs import format_value
@@ -56,7 +56,9 @@ class TraceInputs(ModalScreen[dict[str, Any] | None]):
             with VerticalScroll(id="inputs-fields"):
                 for spec in self.specs:
                     optional = " (optional: leave empty to let the trace work it out)" if spec.optional else ""
-                    yield Label(assemble((spec.name, "bold"), (f"  {spec.description} — {spec.expected()}{optional}", "dim")))
+                    # a Static, not a Label: a long description wraps instead of being cut
+                    yield Static(assemble((spec.name, "bold"), (f"  {spec.description} — {spec.expected()}{optional}", "dim")),
+                                 classes="field-label")
                     yield Input(value_to_text(self._initial(spec)), id=f"in-{spec.name}")
                     yield Static("", id=f"err-{spec.name}", classes="field-error")
             yield Static("", id="inputs-error", classes="field-error")
