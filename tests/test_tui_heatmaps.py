@@ -59,7 +59,7 @@ async def test_the_heatmap_modal_has_its_own_help():
         assert "? Help" in screen_text(app).rstrip("\n").splitlines()[-1]
         await pilot.press("question_mark")
         await pilot.pause()
-        assert isinstance(app.screen, HelpScreen)
+        assert isinstance(app.screen, HelpScreen) and app.screen._title == "Heatmap"
         rows = dict(app.screen._rows)
         assert rows["↑ ↓ ← →"] == "Move the cell cursor" and rows["esc q"] == "Close"
         assert "0" not in rows and "^p" not in rows  # the areas and the palette do not work here

@@ -270,7 +270,8 @@ class TutorApp(App):
         rows = help_rows(self, screen)
         if not screen.is_modal:
             rows.append(("^p", "Command palette: every lesson, trace, quiz mode and lab run"))
-        self.push_screen(HelpScreen(type(screen).__name__.removesuffix("Screen") or "Home", rows))
+        title = type(screen).__name__.removesuffix("Screen").removesuffix("Modal")  # HeatmapModal: "Heatmap"
+        self.push_screen(HelpScreen(title or "Home", rows))
 
     # -- size guard -----------------------------------------------------------------
     def on_resize(self, event: Resize) -> None:
