@@ -54,18 +54,19 @@ def steps_per_second(step: Callable[[int], None], seconds: float) -> float:
 def ours_steps_per_second(decoder: str, B: int, L: int, seconds: float) -> float:
     from engine import lab
     from engine._blas import single_threaded_blas
-    from engine.seq2seq import Adam, Seq2Seq, train_step
+    from engine.seq2seq import Adam, Seq2Seq, Workspace, train_step
 
     cfg = lab.BottleneckSettings().model_config(decoder)
     model = Seq2Seq.init(cfg, seed=0)
     opt = Adam(cfg.n_params, lr=3e-3, max_grad_norm=5.0)
+    work = Workspace()                                        # as the lab's training loop
     rng = np.random.default_rng(0)
     batches = [lab.make_batch("reverse", [L] * B, rng) for _ in range(8)]
     with single_threaded_blas():
-        train_step(model, opt, batches[0], 1.0, rng)          # load the cached kernels
+        train_step(model, opt, batches[0], 1.0, rng, work)    # load the cached kernels
         n, t0 = 0, time.perf_counter()
         while time.perf_counter() - t0 < seconds:
-            train_step(model, opt, batches[n % 8], 1.0, rng)
+            train_step(model, opt, batches[n % 8], 1.0, rng, work)
             n += 1
     return n / (time.perf_counter() - t0)
 

@@ -16,7 +16,7 @@ from engine._validate import check_choice, check_positive_int, check_scalar
 from engine.lab.progress import ProgressEvent, ProgressFn, StopFn
 from engine.lab.tasks import (TASKS, VOCAB_SIZE, TestSet, bucketed_lengths,
                               length_buckets, make_batch, make_test_set)
-from engine.seq2seq import Adam, Seq2Seq, Seq2SeqConfig, greedy_decode, train_step
+from engine.seq2seq import Adam, Seq2Seq, Seq2SeqConfig, Workspace, greedy_decode, train_step
 from engine._blas import single_threaded_blas
 
 # ---------------------------------------------------------------------------- results
@@ -175,6 +175,7 @@ def train_model(model: Seq2Seq, settings: TrainSettings, *, exclude: set[bytes] 
     """
     rng = np.random.default_rng([settings.seed, 104729])
     opt = Adam(model.config.n_params, lr=settings.lr, max_grad_norm=settings.max_grad_norm)
+    work = Workspace()                              # every step's work arrays, allocated once
     losses: list[float] = []
     t0 = time.perf_counter()
     interrupted = False
@@ -187,7 +188,7 @@ def train_model(model: Seq2Seq, settings: TrainSettings, *, exclude: set[bytes] 
             lens = bucketed_lengths(rng, settings.batch_size, settings.min_len, settings.max_len,
                                     settings.bucket_width)
             batch = make_batch(settings.task, lens, rng, exclude)
-            res = train_step(model, opt, batch, settings.teacher_forcing_ratio, rng)
+            res = train_step(model, opt, batch, settings.teacher_forcing_ratio, rng, work)
             loss = res.loss * batch.size / batch.n_tokens
             if not math.isfinite(loss):
                 raise FloatingPointError(f"{run}: the loss became {loss} at step {step + 1}; "

@@ -45,6 +45,8 @@ N_SLOTS = 20
 D_V, D_E, D_H, D_A, D_CELL, D_ATTN, D_BI = 0, 1, 2, 3, 4, 5, 6
 GRU, RNN = 0, 1
 
+COL0 = np.int64(0)  # the first column, as a numpy integer (see the slots above)
+
 BOS = 1  # start token fed to the decoder's first step (see engine.lab's vocabulary)
 
 
@@ -93,7 +95,7 @@ def _vec(theta, offs, k):
 
 
 @jit
-def _cell_forward(cell, gx, gh, h_prev, h_new, r, z, n, ghn):
+def _cell_forward(cell, gx, gh, h_prev, h_new, r, z, n, ghn, ex_in, ex_out, ex_bits):
     """One recurrent step for a batch. gx = x W_x + b_x, gh = h W_h + b_h: (B, G·d).
 
     GRU:  r = σ(gx_r + gh_r)   z = σ(gx_z + gh_z)   n = tanh(gx_n + r ⊙ gh_n)
@@ -101,17 +103,15 @@ def _cell_forward(cell, gx, gh, h_prev, h_new, r, z, n, ghn):
     RNN:  h' = tanh(gx + gh)          (n caches h'; r, z unused)
 
     σ(a) = 1 / (1 + e^{-a}) and tanh(a) = 1 - 2 / (e^{2a} + 1), with the exponentials of a
-    whole batch taken at once by :func:`_vexp`.
+    whole batch taken at once by :func:`_vexp` in the scratch vectors ex_* (≥ 2·B·d each).
     """
     B, d = h_prev.shape
+    t, e, bits = ex_in, ex_out, ex_bits
     if cell == GRU:
-        t = np.empty(2 * B * d)
-        e = np.empty(2 * B * d)
-        bits = np.empty(2 * B * d, np.int64)
         for b in range(B):
             for j in range(2 * d):                  # the r and z gates side by side
                 t[2 * d * b + j] = -(gx[b, j] + gh[b, j])
-        _vexp(t, e, bits)
+        _vexp(t[:2 * B * d], e[:2 * B * d], bits[:2 * B * d])
         for b in range(B):
             for j in range(d):
                 rr = 1.0 / (1.0 + e[2 * d * b + j])
@@ -127,13 +127,10 @@ def _cell_forward(cell, gx, gh, h_prev, h_new, r, z, n, ghn):
                 zz = z[b, j]
                 h_new[b, j] = (1.0 - zz) * nn + zz * h_prev[b, j]
     else:
-        t = np.empty(B * d)
-        e = np.empty(B * d)
-        bits = np.empty(B * d, np.int64)
         for b in range(B):
             for j in range(d):
                 t[d * b + j] = 2.0 * (gx[b, j] + gh[b, j])
-        _vexp(t, e, bits)
+        _vexp(t[:B * d], e[:B * d], bits[:B * d])
         for b in range(B):
             for j in range(d):
                 hh = 1.0 - 2.0 / (e[d * b + j] + 1.0)
@@ -186,8 +183,10 @@ def _add_colsum(out, x):
             out[j] += x[i, j]
 
 
-# In-place sums as explicit loops: numba compiles an array expression (``a += b``,
+# In-place sums and copies as explicit loops: numba compiles an array expression (``a += b``,
 # ``np.dot(x, W) + b``) into its own kernel, which multiplies the cold-compile time by ~4.
+# They take C-contiguous arrays only (a column block is copied by :func:`_put_cols` and
+# :func:`_add_cols`), so each is compiled once.
 
 
 @jit
@@ -207,13 +206,6 @@ def _iadd2(out, x):
 
 
 @jit
-def _iadd3(out, x):
-    """out (P, R, N) += x (P, R, N)."""
-    for p in range(out.shape[0]):
-        _iadd2(out[p], x[p])
-
-
-@jit
 def _copy1(out, x):
     """out (N,) = x (N,)."""
     for j in range(out.shape[0]):
@@ -230,31 +222,51 @@ def _copy2(out, x):
 
 
 @jit
-def _copy3(out, x):
-    """out (P, R, N) = x (P, R, N)."""
-    for p in range(out.shape[0]):
-        _copy2(out[p], x[p])
+def _put_cols(out, j0, x):
+    """out[:, j0:j0+N] = x: a column block of out (R, M) from x (R, N)."""
+    R, N = x.shape
+    for i in range(R):
+        for j in range(N):
+            out[i, j0 + j] = x[i, j]
 
 
 @jit
-def _affine(x, W, b):
-    """x W + b: (R, N) from x (R, M), W (M, N), b (N,)."""
-    y = np.dot(x, W)
+def _add_cols(out, x, j0):
+    """out (R, N) += x[:, j0:j0+N]: a column block of x (R, M)."""
+    R, N = out.shape
+    for i in range(R):
+        for j in range(N):
+            out[i, j] += x[i, j0 + j]
+
+
+@jit
+def _part(buf, rows, cols):
+    """The first rows·cols entries of a scratch vector as a (rows, cols) matrix."""
+    return buf[:rows * cols].reshape((rows, cols))
+
+
+@jit
+def _affine(x, W, b, y):
+    """y = x W + b: y (R, N) from x (R, M), W (M, N), b (N,)."""
+    np.dot(x, W, y)
     R, N = y.shape
     for i in range(R):
         for j in range(N):
             y[i, j] += b[j]
-    return y
 
 
 # ---------------------------------------------------------------------------- encoder
 # Forward and backward are one function each, the two directions a loop inside it: every
 # jitted function called from another one is compiled (and optimised by LLVM) once on its
 # own and again inside each caller, so a shallow call tree compiles several times faster.
+# Every array they write comes from the caller (views of an engine.seq2seq.workspace.Work):
+# passing the Work tuple itself down would copy its ~40 arrays into every call and made the
+# compile ~15 % slower.
 
 
 @jit
-def _encode(theta, offs, dims, src, src_len, X, Hs, cache, Ann, C):
+def _encode(theta, offs, dims, src, src_len, X, Hs, cache, Ann, C, gx, gh, ex_in, ex_out,
+            ex_bits):
     """Run the encoder; fill the annotations the decoder reads.
 
     X (S, B, e): X_t = E_x[src[:, t]], the embedding of each source token.
@@ -268,6 +280,7 @@ def _encode(theta, offs, dims, src, src_len, X, Hs, cache, Ann, C):
         unidirectional   H_i = →h_i                       (dA = d)
         bidirectional    H_i = [→h_i ; ←h_i]              (dA = 2d, Bahdanau et al. 2014)
     C (B, dA): the fixed context, C = H_T = →h_T (or [→h_T ; ←h_1]).
+    gx, gh (B, G d) and ex_* (≥ 2·B·d) are scratch.
     """
     e, d, cell, bi = dims[D_E], dims[D_H], dims[D_CELL], dims[D_BI]
     G = 3 if cell == GRU else 1
@@ -289,47 +302,48 @@ def _encode(theta, offs, dims, src, src_len, X, Hs, cache, Ann, C):
             t = S - 1 - k if r else k
             prev = t + 1 if r else t
             new = t if r else t + 1
-            gx = _affine(X[t], Wx, bx)                  # (B, G d)  W_HX X_t + b
-            gh = _affine(H[prev], Wh, bh)               # (B, G d)  W_HH H_{t-1}
-            _cell_forward(cell, gx, gh, H[prev], H[new], c[0, t], c[1, t], c[2, t], c[3, t])
+            _affine(X[t], Wx, bx, gx)                   # (B, G d)  W_HX X_t + b
+            _affine(H[prev], Wh, bh, gh)                # (B, G d)  W_HH H_{t-1}
+            _cell_forward(cell, gx, gh, H[prev], H[new], c[0, t], c[1, t], c[2, t], c[3, t],
+                          ex_in, ex_out, ex_bits)
             for b in range(B):
                 if t >= src_len[b]:                     # padding: keep the state unchanged
                     _copy1(H[new, b], H[prev, b])
     Ann[0] = 0.0
-    _copy3(Ann[1:, :, :d], Hs[0, 1:])
-    _copy2(C[:, :d], Hs[0, S])
+    for i in range(S):
+        _put_cols(Ann[i + 1], COL0, Hs[0, i + 1])
+        if bi:
+            _put_cols(Ann[i + 1], d, Hs[1, i])
+    _put_cols(C, COL0, Hs[0, S])
     if bi:
-        _copy3(Ann[1:, :, d:], Hs[1, :S])
-        _copy2(C[:, d:], Hs[1, 0])
+        _put_cols(C, d, Hs[1, 0])
 
 
 @jit
-def _encode_backward(theta, offs, dims, src, src_len, X, Hs, cache, dAnn, dC, ds0, grad):
+def _encode_backward(theta, offs, dims, src, src_len, X, Hs, cache, dAnn, dC, ds0, grad,
+                     dX, dH, dh, dh_cell, carry, dgx, dgh, dh_prev, prod):
     """Backward of :func:`_encode`: dAnn (S+1, B, dA), dC (B, dA) and dL/ds_0 (B, d) → grad.
 
     BPTT through each direction, the forward steps in reverse order; dH (S+1, B, d) holds
-    dL/dH of that direction from the decoder side, dX (S, B, e) collects dL/dX_t.
+    dL/dH of that direction from the decoder side, dX (S, B, e) collects dL/dX_t. dh,
+    dh_cell, carry, dh_prev (B, d), dgx, dgh (B, G d) and prod (≥ d·G·d, B·d, e·G·d,
+    B·e entries) are scratch.
     """
     V, e, d, cell, bi = dims[D_V], dims[D_E], dims[D_H], dims[D_CELL], dims[D_BI]
     G = 3 if cell == GRU else 1
     B, S = src.shape
-    dX = np.zeros((S, B, e))
-    dH = np.zeros((S + 1, B, d))
-    dh = np.empty((B, d))
-    dh_cell = np.empty((B, d))
-    carry = np.empty((B, d))
-    dgx = np.empty((B, G * d))
-    dgh = np.empty((B, G * d))
-    dh_prev = np.empty((B, d))
+    dX[:] = 0.0
     for r in range(1 + bi):
         dH[:] = 0.0
         if r == 0:
-            _iadd3(dH[1:], dAnn[1:, :, :d])
-            _iadd2(dH[S], dC[:, :d])
+            for i in range(S):
+                _add_cols(dH[i + 1], dAnn[i + 1], COL0)
+            _add_cols(dH[S], dC, COL0)
             _iadd2(dH[S], ds0)                          # s_0 = →h_T
         else:
-            _iadd3(dH[:S], dAnn[1:, :, d:])
-            _iadd2(dH[0], dC[:, d:])
+            for i in range(S):
+                _add_cols(dH[i], dAnn[i + 1], d)
+            _add_cols(dH[0], dC, d)
         slot = ENC_WX if r == 0 else ENC_WX_B
         Wx = _mat(theta, offs, slot, e, G * d)
         Wh = _mat(theta, offs, slot + 1, d, G * d)
@@ -354,12 +368,20 @@ def _encode_backward(theta, offs, dims, src, src_len, X, Hs, cache, dAnn, dC, ds
                     _copy1(carry[b], dh[b])
             _cell_backward(cell, dh_cell, H[prev], c[0, t], c[1, t], c[2, t], c[3, t],
                            dgx, dgh, dh_prev)
-            _iadd2(gWh, np.dot(H[prev].T, dgh))         # (d, G d)
+            P = _part(prod, d, G * d)
+            np.dot(H[prev].T, dgh, P)                   # (d, G d)
+            _iadd2(gWh, P)
             _add_colsum(gbh, dgh)
-            _iadd2(dh_prev, np.dot(dgh, Wh.T))          # (B, d)
-            _iadd2(gWx, np.dot(X[t].T, dgx))            # (e, G d)
+            P = _part(prod, B, d)
+            np.dot(dgh, Wh.T, P)                        # (B, d)
+            _iadd2(dh_prev, P)
+            P = _part(prod, e, G * d)
+            np.dot(X[t].T, dgx, P)                      # (e, G d)
+            _iadd2(gWx, P)
             _add_colsum(gbx, dgx)
-            _iadd2(dX[t], np.dot(dgx, Wx.T))            # (B, e)
+            P = _part(prod, B, e)
+            np.dot(dgx, Wx.T, P)                        # (B, e)
+            _iadd2(dX[t], P)
             _copy2(dh, dh_prev)                         # (the initial state is 0: no parameter)
             _iadd2(dh, carry)
     gE = _mat(grad, offs, ENC_EMBED, V, e)
@@ -372,18 +394,17 @@ def _encode_backward(theta, offs, dims, src, src_len, X, Hs, cache, dAnn, dC, ds
 
 
 @jit
-def _attend(Wq, v, s_prev, Ann, K, src_len, q, U, alpha, ctx):
+def _attend(Wq, v, s_prev, Ann, K, src_len, q, U, alpha, ctx, ex_in, ex_out, ex_bits):
     """Bahdanau attention for one decoder step (query s_{t-1}, keys and values H_i).
 
     q = s_{t-1} W_q (B, a); U[b, i] = tanh(q_b + K[i, b]) (B, S, a); e_bi = v·U[b, i];
     α = softmax over the first src_len[b] positions (0 beyond); C_t = Σ_i α_bi H_i (B, dA).
+    ex_* are scratch vectors of ≥ S·a entries.
     """
     B, S, a = U.shape
     dA = ctx.shape[1]
-    _copy2(q, np.dot(s_prev, Wq))                   # (B, a)
-    t = np.empty(S * a)
-    ev = np.empty(S * a)
-    bits = np.empty(S * a, np.int64)
+    np.dot(s_prev, Wq, q)                           # (B, a)
+    t, ev, bits = ex_in, ex_out, ex_bits
     for b in range(B):
         L = src_len[b]
         for i in range(L):
@@ -418,11 +439,15 @@ def _attend(Wq, v, s_prev, Ann, K, src_len, q, U, alpha, ctx):
 
 
 @jit
-def _attend_backward(Wq, v, s_prev, Ann, src_len, U, alpha, dctx, dq, dK, dAnn, gWq, gv, ds_prev):
-    """Backward of :func:`_attend`: dC_t (B, dA) → dK (S, B, a), dAnn, gW_q, gv, ds_{t-1}."""
+def _attend_backward(Wq, v, s_prev, Ann, src_len, U, alpha, dctx, dq, dK, dAnn, gWq, gv,
+                     ds_prev, dalpha, prod):
+    """Backward of :func:`_attend`: dC_t (B, dA) → dK (S, B, a), dAnn, gW_q, gv, ds_{t-1}.
+
+    dalpha (≥ S,) and prod (≥ B·d and d·a entries) are scratch.
+    """
     B, S, a = U.shape
     dA = dctx.shape[1]
-    dalpha = np.empty(S)
+    d = s_prev.shape[1]
     for b in range(B):
         L = src_len[b]
         dot = 0.0
@@ -444,18 +469,23 @@ def _attend_backward(Wq, v, s_prev, Ann, src_len, U, alpha, dctx, dq, dK, dAnn, 
                 dpre = de * v[k] * (1.0 - u * u)
                 dq[b, k] += dpre
                 dK[i, b, k] += dpre
-    _iadd2(gWq, np.dot(s_prev.T, dq))               # (d, a)
-    _iadd2(ds_prev, np.dot(dq, Wq.T))               # (B, d)
+    P = _part(prod, d, a)
+    np.dot(s_prev.T, dq, P)                         # (d, a)
+    _iadd2(gWq, P)
+    P = _part(prod, B, d)
+    np.dot(dq, Wq.T, P)                             # (B, d)
+    _iadd2(ds_prev, P)
 
 
 @jit
-def _decoder_step(theta, offs, dims, s_prev, tokens, Ann, K, C, src_len,
-                  Y, ctx, q, U, alpha, s_new, r, z, n, ghn, logp):
+def _decoder_step(theta, offs, dims, s_prev, tokens, Ann, K, C, src_len, Y, ctx, q, U,
+                  alpha, s_new, r, z, n, ghn, logp, gx, gh, gc, logits, ex_in, ex_out, ex_bits):
     """One decoder step for a batch: previous state s_prev (B, d), input tokens (B,).
 
     Fills Y (B, e), the context ctx (B, dA), the attention caches q (B, a), U (B, S, a),
     α (B, S), s_new (B, d), the gate caches and logp (B, V) = log_softmax(s_new W_O + b_O).
-    The fixed-context decoder uses ctx = C at every step.
+    The fixed-context decoder uses ctx = C at every step. gx, gh, gc (B, G d), logits
+    (B, V) and ex_* (≥ 2·B·d and S·a entries) are scratch.
     """
     V, e, d, A, cell, attn = dims[D_V], dims[D_E], dims[D_H], dims[D_A], dims[D_CELL], dims[D_ATTN]
     G = 3 if cell == GRU else 1
@@ -474,44 +504,46 @@ def _decoder_step(theta, offs, dims, s_prev, tokens, Ann, K, C, src_len,
     if attn:
         Wq = _mat(theta, offs, ATT_WQ, d, A)
         v = _vec(theta, offs, ATT_V)
-        _attend(Wq, v, s_prev, Ann, K, src_len, q, U, alpha, ctx)
+        _attend(Wq, v, s_prev, Ann, K, src_len, q, U, alpha, ctx, ex_in, ex_out, ex_bits)
     else:
         _copy2(ctx, C)                              # C = H_T, the same at every step
-    gx = _affine(Y, Wy, bx)                         # (B, G d)  W_HY Y + W_HC C + b
-    _iadd2(gx, np.dot(ctx, Wc))
-    gh = _affine(s_prev, Wh, bh)                    # (B, G d)  W_HH H_{t-1}
-    _cell_forward(cell, gx, gh, s_prev, s_new, r, z, n, ghn)
-    logits = _affine(s_new, Wo, bo)                 # (B, V)
+    _affine(Y, Wy, bx, gx)                          # (B, G d)  W_HY Y + W_HC C + b
+    np.dot(ctx, Wc, gc)
+    _iadd2(gx, gc)
+    _affine(s_prev, Wh, bh, gh)                     # (B, G d)  W_HH H_{t-1}
+    _cell_forward(cell, gx, gh, s_prev, s_new, r, z, n, ghn, ex_in, ex_out, ex_bits)
+    _affine(s_new, Wo, bo, logits)                  # (B, V)
     for b in range(B):                              # log-softmax per row
         m = -np.inf
-        for w in range(V):
-            if logits[b, w] > m:
-                m = logits[b, w]
+        for k in range(V):
+            if logits[b, k] > m:
+                m = logits[b, k]
         total = 0.0
-        for w in range(V):
-            total += math.exp(logits[b, w] - m)
+        for k in range(V):
+            total += math.exp(logits[b, k] - m)
         lse = m + math.log(total)
-        for w in range(V):
-            logp[b, w] = logits[b, w] - lse
+        for k in range(V):
+            logp[b, k] = logits[b, k] - lse
 
 
 @jit
-def _keys(theta, offs, dims, Ann):
-    """K = H W_k for every source position: (S, B, a), computed once per batch."""
+def _keys(theta, offs, dims, Ann, K):
+    """K = H W_k for every source position: (S, B, a) from Ann (S+1, B, dA), computed once
+    per batch (left alone by the fixed-context decoder)."""
+    if not dims[D_ATTN]:
+        return
     A = dims[D_A]
     S, B, dA = Ann.shape[0] - 1, Ann.shape[1], Ann.shape[2]
-    if not dims[D_ATTN]:
-        return np.zeros((S, B, 1))
     Wk = _mat(theta, offs, ATT_WK, dA, A)
-    return np.dot(Ann[1:].reshape((S * B, dA)), Wk).reshape((S, B, A))
+    np.dot(Ann[1:].reshape((S * B, dA)), Wk, K.reshape((S * B, A)))
 
 
 @jit
 def _argmax(row):
     best = 0
-    for w in range(1, row.shape[0]):
-        if row[w] > row[best]:
-            best = w
+    for k in range(1, row.shape[0]):
+        if row[k] > row[best]:
+            best = k
     return best
 
 
@@ -519,8 +551,8 @@ def _argmax(row):
 
 
 @jit
-def _loss_and_grad(theta, offs, dims, src, src_len, tgt, tgt_len, coins, ratio,
-                   want_grad, grad, dec_in, pred, Al):
+def _loss_and_grad(theta, offs, dims, src, src_len, tgt, tgt_len, ratio, want_grad,
+                   dec_in, pred, w):
     """Forward (with teacher forcing) and, if want_grad, backward through time.
 
     With ratio 0 and want_grad False this is free-running greedy decoding (each step's
@@ -530,12 +562,12 @@ def _loss_and_grad(theta, offs, dims, src, src_len, tgt, tgt_len, coins, ratio,
     Args (B sequences, S source and T target positions):
         src (B, S), src_len (B,): source tokens and lengths (≥ 1).
         tgt (B, T), tgt_len (B,): targets, ending with EOS; positions ≥ tgt_len are padding.
-        coins (T, B) in [0, 1): step t > 0 feeds the ground truth tgt[b, t-1] when
-            coins[t, b] < ratio, else the model's own argmax prediction from step t-1.
-        grad (P,): receives dL/dθ (overwritten) when want_grad.
+        ratio: step t > 0 feeds the ground truth tgt[b, t-1] when w.coins[t, b] < ratio
+            (draws in [0, 1)), else the model's own argmax prediction from step t-1.
         dec_in (B, T), pred (B, T): receive the decoder inputs used and the argmax outputs.
-        Al (T, B, S), zeros: receives the attention weights α of every step (left zero by
-            the fixed-context decoder).
+        w: the workspace views for this batch (:class:`engine.seq2seq.workspace.Work`);
+            w.grad (P,) receives dL/dθ when want_grad, w.Al (T, B, S) the attention
+            weights α of every step (zero for the fixed-context decoder).
 
     Returns:
         L = (1/B) Σ_b Σ_{t < tgt_len[b]} -log P(tgt[b, t]): cross-entropy summed over steps,
@@ -547,40 +579,33 @@ def _loss_and_grad(theta, offs, dims, src, src_len, tgt, tgt_len, coins, ratio,
     dA = 2 * d if bi else d
     B, S = src.shape
     T = tgt.shape[1]
-    Aa = A if attn else 1
 
     # ---- encoder forward
-    X = np.empty((S, B, e))
-    Hs = np.empty((1 + bi, S + 1, B, d))
-    cache = np.zeros((1 + bi, 4, S, B, d))
-    Ann = np.empty((S + 1, B, dA))
-    C = np.empty((B, dA))
-    _encode(theta, offs, dims, src, src_len, X, Hs, cache, Ann, C)
-    K = _keys(theta, offs, dims, Ann)               # (S, B, a)
+    w.cache[:] = 0.0
+    _encode(theta, offs, dims, src, src_len, w.X, w.Hs, w.cache, w.Ann, w.C, w.gx, w.gh,
+            w.ex_in, w.ex_out, w.ex_bits)
+    _keys(theta, offs, dims, w.Ann, w.K)            # (S, B, a)
 
     # ---- decoder forward, one step at a time (the input of step t may be step t-1's output)
-    Y = np.empty((T, B, e))
-    Cx = np.empty((T, B, dA))
-    Qa = np.empty((T, B, Aa))
-    U = np.empty((T, B, S, Aa)) if attn else np.empty((T, B, 1, 1))
-    Sd = np.empty((T + 1, B, d))
-    dc = np.zeros((4, T, B, d))                     # decoder gate caches r, z, n, gh_n
-    LP = np.empty((T, B, V))
-    tokens = np.empty(B, np.int64)
-    _copy2(Sd[0], Hs[0, S])                         # the decoder starts from H_T
+    w.dc[:] = 0.0                                   # decoder gate caches r, z, n, gh_n
+    if not attn:
+        w.Al[:] = 0.0
+    tokens, LP = w.tokens, w.LP
+    _copy2(w.Sd[0], w.Hs[0, S])                     # the decoder starts from H_T
     loss = 0.0
     for t in range(T):
         for b in range(B):
             if t == 0:
                 tokens[b] = BOS
-            elif coins[t, b] < ratio:               # teacher forcing: the ground truth
+            elif w.coins[t, b] < ratio:             # teacher forcing: the ground truth
                 tokens[b] = tgt[b, t - 1]
             else:                                   # free running: the model's own guess
                 tokens[b] = pred[b, t - 1]
             dec_in[b, t] = tokens[b]
-        _decoder_step(theta, offs, dims, Sd[t], tokens, Ann, K, C, src_len,
-                      Y[t], Cx[t], Qa[t], U[t], Al[t], Sd[t + 1],
-                      dc[0, t], dc[1, t], dc[2, t], dc[3, t], LP[t])
+        _decoder_step(theta, offs, dims, w.Sd[t], tokens, w.Ann, w.K, w.C, src_len,
+                      w.Y[t], w.Cx[t], w.Qa[t], w.U[t], w.Al[t], w.Sd[t + 1],
+                      w.dc[0, t], w.dc[1, t], w.dc[2, t], w.dc[3, t], LP[t],
+                      w.gx, w.gh, w.gc, w.logits, w.ex_in, w.ex_out, w.ex_bits)
         for b in range(B):
             pred[b, t] = _argmax(LP[t, b])
             if t < tgt_len[b]:
@@ -590,6 +615,7 @@ def _loss_and_grad(theta, offs, dims, src, src_len, tgt, tgt_len, coins, ratio,
         return loss
 
     # ---- decoder backward
+    grad = w.grad
     grad[:] = 0.0
     Ed_g = _mat(grad, offs, DEC_EMBED, V, e)
     Wy = _mat(theta, offs, DEC_WY, e, G * d)
@@ -603,103 +629,82 @@ def _loss_and_grad(theta, offs, dims, src, src_len, tgt, tgt_len, coins, ratio,
     gbh = _vec(grad, offs, DEC_BH)
     gWo = _mat(grad, offs, OUT_W, d, V)
     gbo = _vec(grad, offs, OUT_B)
-    dAnn = np.zeros((S + 1, B, dA))
-    dK = np.zeros((S, B, Aa))
-    dC = np.zeros((B, dA))                          # fixed context: Σ_t dL/dC_t
-    ds = np.zeros((B, d))                           # dL/dSd[t+1] from later steps
-    dlog = np.empty((B, V))
-    dgx = np.empty((B, G * d))
-    dgh = np.empty((B, G * d))
-    ds_prev = np.empty((B, d))
-    dq = np.empty((B, Aa))
+    dAnn, dK, dC, ds, dlog = w.dAnn, w.dK, w.dC, w.ds, w.dlog
+    dgx, dgh, ds_prev, prod = w.dgx, w.dgh, w.ds_prev, w.prod
+    dAnn[:] = 0.0
+    dK[:] = 0.0
+    dC[:] = 0.0                                     # fixed context: Σ_t dL/dC_t
+    ds[:] = 0.0                                     # dL/dSd[t+1] from later steps
     inv_b = 1.0 / B
-    if attn:
-        Wq = _mat(theta, offs, ATT_WQ, d, A)
-        v = _vec(theta, offs, ATT_V)
-        gWq = _mat(grad, offs, ATT_WQ, d, A)
-        gv = _vec(grad, offs, ATT_V)
-    else:
-        Wq = np.zeros((d, 1))
-        v = np.zeros(1)
-        gWq = np.zeros((d, 1))
-        gv = np.zeros(1)
+    nq = d if attn else 0                           # the fixed decoder has no attention
+    Wq = _mat(theta, offs, ATT_WQ, nq, A)
+    v = _vec(theta, offs, ATT_V)
+    gWq = _mat(grad, offs, ATT_WQ, nq, A)
+    gv = _vec(grad, offs, ATT_V)
     for t in range(T - 1, -1, -1):
         for b in range(B):                          # dL/dz = P - onehot(y), per sequence / B
             if t < tgt_len[b]:
-                for w in range(V):
-                    dlog[b, w] = math.exp(LP[t, b, w]) * inv_b
+                for k in range(V):
+                    dlog[b, k] = math.exp(LP[t, b, k]) * inv_b
                 dlog[b, tgt[b, t]] -= inv_b
             else:
                 dlog[b, :] = 0.0
-        _iadd2(gWo, np.dot(Sd[t + 1].T, dlog))      # (d, V)
+        P = _part(prod, d, V)
+        np.dot(w.Sd[t + 1].T, dlog, P)              # (d, V)
+        _iadd2(gWo, P)
         _add_colsum(gbo, dlog)
-        _iadd2(ds, np.dot(dlog, Wo.T))              # (B, d)
-        _cell_backward(cell, ds, Sd[t], dc[0, t], dc[1, t], dc[2, t], dc[3, t], dgx, dgh, ds_prev)
-        _iadd2(gWh, np.dot(Sd[t].T, dgh))
+        P = _part(prod, B, d)
+        np.dot(dlog, Wo.T, P)                       # (B, d)
+        _iadd2(ds, P)
+        _cell_backward(cell, ds, w.Sd[t], w.dc[0, t], w.dc[1, t], w.dc[2, t], w.dc[3, t],
+                       dgx, dgh, ds_prev)
+        P = _part(prod, d, G * d)
+        np.dot(w.Sd[t].T, dgh, P)                   # (d, G d)
+        _iadd2(gWh, P)
         _add_colsum(gbh, dgh)
-        _iadd2(ds_prev, np.dot(dgh, Wh.T))
-        _iadd2(gWy, np.dot(Y[t].T, dgx))
+        P = _part(prod, B, d)
+        np.dot(dgh, Wh.T, P)                        # (B, d)
+        _iadd2(ds_prev, P)
+        P = _part(prod, e, G * d)
+        np.dot(w.Y[t].T, dgx, P)                    # (e, G d)
+        _iadd2(gWy, P)
         _add_colsum(gbx, dgx)
-        dY = np.dot(dgx, Wy.T)                      # (B, e)
+        P = _part(prod, B, e)
+        np.dot(dgx, Wy.T, P)                        # (B, e)  dL/dY_t
         for b in range(B):
-            _iadd1(Ed_g[dec_in[b, t]], dY[b])
-        _iadd2(gWc, np.dot(Cx[t].T, dgx))
-        dctx = np.dot(dgx, Wc.T)                    # (B, dA)
+            _iadd1(Ed_g[dec_in[b, t]], P[b])
+        P = _part(prod, dA, G * d)
+        np.dot(w.Cx[t].T, dgx, P)                   # (dA, G d)
+        _iadd2(gWc, P)
+        np.dot(dgx, Wc.T, w.dctx)                   # (B, dA)
         if attn:
-            _attend_backward(Wq, v, Sd[t], Ann, src_len, U[t], Al[t], dctx, dq, dK, dAnn,
-                             gWq, gv, ds_prev)
+            _attend_backward(Wq, v, w.Sd[t], w.Ann, src_len, w.U[t], w.Al[t], w.dctx, w.dq,
+                             dK, dAnn, gWq, gv, ds_prev, w.dalpha, prod)
         else:
-            _iadd2(dC, dctx)
+            _iadd2(dC, w.dctx)
         _copy2(ds, ds_prev)
     if attn:                                        # K = H W_k
         Wk = _mat(theta, offs, ATT_WK, dA, A)
         gWk = _mat(grad, offs, ATT_WK, dA, A)
-        H2 = Ann[1:].reshape((S * B, dA))
+        H2 = w.Ann[1:].reshape((S * B, dA))
         dK2 = dK.reshape((S * B, A))
-        _iadd2(gWk, np.dot(H2.T, dK2))
-        _iadd3(dAnn[1:], np.dot(dK2, Wk.T).reshape((S, B, dA)))
+        P = _part(prod, dA, A)
+        np.dot(H2.T, dK2, P)                        # (dA, a)
+        _iadd2(gWk, P)
+        P = _part(prod, S * B, dA)
+        np.dot(dK2, Wk.T, P)                        # (S B, dA)
+        _iadd2(dAnn[1:].reshape((S * B, dA)), P)
 
     # ---- encoder backward (ds is now dL/ds_0, and s_0 = →h_T)
-    _encode_backward(theta, offs, dims, src, src_len, X, Hs, cache, dAnn, dC, ds, grad)
+    _encode_backward(theta, offs, dims, src, src_len, w.X, w.Hs, w.cache, dAnn, dC, ds, grad,
+                     w.dX, w.dH, w.dh, w.dh_cell, w.carry, dgx, dgh, ds_prev, prod)
     return loss
 
 
 # ---------------------------------------------------------------------------- inference
-
-
-@jit
-def _prepare_decoding(theta, offs, dims, src, src_len):
-    """Annotations (S+1, B, dA), keys (S, B, a), fixed context C (B, dA) and s_0 (B, d)."""
-    e, d, bi = dims[D_E], dims[D_H], dims[D_BI]
-    dA = 2 * d if bi else d
-    B, S = src.shape
-    X = np.empty((S, B, e))
-    Hs = np.empty((1 + bi, S + 1, B, d))
-    cache = np.empty((1 + bi, 4, S, B, d))
-    Ann = np.empty((S + 1, B, dA))
-    C = np.empty((B, dA))
-    _encode(theta, offs, dims, src, src_len, X, Hs, cache, Ann, C)
-    return Ann, _keys(theta, offs, dims, Ann), C, Hs[0, S].copy()
-
-
-@jit
-def _step(theta, offs, dims, s_prev, tokens, Ann, K, C, src_len):
-    """One decoding step: (s_{t-1} (B, d), tokens (B,)) → (log P (B, V), s_t (B, d), α (B, S))."""
-    V, e, d, A, attn = dims[D_V], dims[D_E], dims[D_H], dims[D_A], dims[D_ATTN]
-    B = s_prev.shape[0]
-    S = Ann.shape[0] - 1
-    Aa = A if attn else 1
-    Y = np.empty((B, e))
-    ctx = np.empty((B, C.shape[1]))
-    q = np.empty((B, Aa))
-    U = np.empty((B, S, Aa)) if attn else np.empty((B, 1, 1))
-    al = np.zeros((B, S))
-    s_new = np.empty((B, d))
-    gates = np.empty((4, B, d))
-    lp = np.empty((B, V))
-    _decoder_step(theta, offs, dims, s_prev, tokens, Ann, K, C, src_len,
-                  Y, ctx, q, U, al, s_new, gates[0], gates[1], gates[2], gates[3], lp)
-    return lp, s_new, al
+# The step model of :mod:`engine.seq2seq.decode` calls :func:`_encode`, :func:`_keys` and
+# :func:`_decoder_step` directly (B = 1, T = 1 views of its own workspace), with the types
+# the training pass compiled them for: it needs no kernel of its own.
 
 
 # ---------------------------------------------------------------------------- optimiser

@@ -15,6 +15,7 @@ import numpy as np
 from engine._validate import as_int, check_positive_int
 from engine.seq2seq import _kernels as K
 from engine.seq2seq.model import Seq2Seq
+from engine.seq2seq.workspace import Workspace
 
 
 def _sources(model: Seq2Seq, src: object, src_len: object | None) -> tuple[np.ndarray, np.ndarray]:
@@ -33,7 +34,8 @@ def _sources(model: Seq2Seq, src: object, src_len: object | None) -> tuple[np.nd
 
 
 def greedy_decode(model: Seq2Seq, src: object, steps: int, src_len: object | None = None,
-                  keep_attention: bool = False) -> tuple[np.ndarray, np.ndarray | None]:
+                  keep_attention: bool = False,
+                  workspace: Workspace | None = None) -> tuple[np.ndarray, np.ndarray | None]:
     """Free-running greedy decoding of ``steps`` tokens for a batch of sources.
 
     Args:
@@ -42,6 +44,7 @@ def greedy_decode(model: Seq2Seq, src: object, steps: int, src_len: object | Non
         steps: how many tokens to generate (EOS does not stop it; compare up to your length).
         src_len: (B,) real lengths, default S for all.
         keep_attention: also return the attention weights.
+        workspace: where the pass keeps its work arrays (a fresh one if None).
 
     Returns:
         (tokens (B, steps), α (B, steps, S) or None). For the fixed-context model α is
@@ -55,13 +58,13 @@ def greedy_decode(model: Seq2Seq, src: object, steps: int, src_len: object | Non
     # only feed its (unused) loss
     tgt = np.zeros((B, steps), np.int64)
     tgt_len = np.full(B, steps, np.int64)
-    coins = np.zeros((steps, B))
+    w = (workspace if workspace is not None else Workspace()).work(model.config, B, S, steps)
+    w.coins[:] = 0.0
     dec_in = np.zeros((B, steps), np.int64)
     pred = np.zeros((B, steps), np.int64)
-    alpha = np.zeros((steps, B, S))                 # (T, B, S)
-    K._loss_and_grad(model.theta, model._offs, model._dims, s, lens, tgt, tgt_len, coins, 0.0,
-                     False, np.empty(0), dec_in, pred, alpha)
-    return pred, (np.ascontiguousarray(alpha.transpose(1, 0, 2)) if keep_attention else None)
+    K._loss_and_grad(model.theta, model._offs, model._dims, s, lens, tgt, tgt_len, 0.0,
+                     False, dec_in, pred, w)
+    return pred, (w.Al.transpose(1, 0, 2).copy() if keep_attention else None)  # (B, T, S)
 
 
 @dataclass(frozen=True)
@@ -93,19 +96,28 @@ class Seq2SeqStepModel:
         self.eos_token = eos_token
         self._theta, self._offs, self._dims = model.theta.copy(), model._offs, model._dims
         self._lens = lens
-        self._ann, self._keys, self._ctx, s0 = K._prepare_decoding(self._theta, self._offs,
-                                                                   self._dims, s, lens)
-        self.initial_state = DecoderState(s0[0].copy(), np.zeros(s.shape[1]))
+        # one workspace for the whole decoding (B = 1, T = 1): the encoder's annotations and
+        # keys stay in it, each step overwrites the decoder's part
+        w = self._work = Workspace().work(model.config, 1, s.shape[1], 1)
+        K._encode(self._theta, self._offs, self._dims, s, lens, w.X, w.Hs, w.cache, w.Ann, w.C,
+                  w.gx, w.gh, w.ex_in, w.ex_out, w.ex_bits)
+        K._keys(self._theta, self._offs, self._dims, w.Ann, w.K)
+        w.Al[:] = 0.0                               # stays 0 for the fixed-context model
+        self.initial_state = DecoderState(w.Hs[0, s.shape[1], 0].copy(), np.zeros(s.shape[1]))
 
     def step(self, state: DecoderState, token: int) -> tuple[np.ndarray, DecoderState]:
         """Feed ``token`` after ``state``; log P(next) (V,) and the new state."""
         tok = int(token)
         if not 0 <= tok < len(self.vocab):
             raise ValueError(f"token: expected an id in [0, {len(self.vocab)}), got {tok}")
-        lp, s_new, al = K._step(self._theta, self._offs, self._dims, state.hidden[None, :],
-                                np.array([tok], np.int64), self._ann, self._keys, self._ctx,
-                                self._lens)
-        return lp[0], DecoderState(s_new[0], al[0])
+        w = self._work
+        w.Sd[0, 0] = state.hidden                   # s_{t-1}
+        w.tokens[0] = tok
+        K._decoder_step(self._theta, self._offs, self._dims, w.Sd[0], w.tokens, w.Ann, w.K, w.C,
+                        self._lens, w.Y[0], w.Cx[0], w.Qa[0], w.U[0], w.Al[0], w.Sd[1],
+                        w.dc[0, 0], w.dc[1, 0], w.dc[2, 0], w.dc[3, 0], w.LP[0],
+                        w.gx, w.gh, w.gc, w.logits, w.ex_in, w.ex_out, w.ex_bits)
+        return w.LP[0, 0].copy(), DecoderState(w.Sd[1, 0].copy(), w.Al[0, 0].copy())
 
 
 def step_function(model: Seq2Seq, src: object, vocab: tuple[str, ...] | None = None,

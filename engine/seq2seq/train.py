@@ -8,8 +8,6 @@ The teacher-forcing ratio mixes ground truth and the model's own predictions per
 
 from __future__ import annotations
 
-import ctypes
-import sys
 from dataclasses import dataclass
 
 import numpy as np
@@ -17,6 +15,7 @@ import numpy as np
 from engine._validate import as_int, check_scalar
 from engine.seq2seq import _kernels as K
 from engine.seq2seq.model import Seq2Seq
+from engine.seq2seq.workspace import Work, Workspace
 
 
 @dataclass(frozen=True)
@@ -75,41 +74,28 @@ class StepResult:
     grad_norm: float = float("nan")
 
 
-_heap_kept = False
-
-
-def keep_freed_memory() -> None:
-    """Ask glibc's malloc to keep freed memory for reuse instead of handing it back at once.
-
-    A training step allocates and frees ~10 MB of work arrays. With glibc's defaults the top
-    of the heap is returned to the system after each step and the next step faults every page
-    in and has it zeroed again: ~2,250 page faults per step of the bottleneck lab, ~18 % of
-    its CPU time (measured). Fixed thresholds (allocations below 32 MB from the heap, trimmed
-    only when more than 128 MB are free at its top) keep those pages in the process. Results
-    do not change; a no-op where the C library is not glibc. Called on the first training
-    step; it lasts for the process.
-    """
-    global _heap_kept
-    if _heap_kept or not sys.platform.startswith("linux"):
-        return
-    _heap_kept = True
-    try:
-        mallopt = ctypes.CDLL(None).mallopt
-    except (OSError, AttributeError):  # not glibc (e.g. musl): keep its defaults
-        return
-    M_TRIM_THRESHOLD, M_MMAP_THRESHOLD = -1, -3
-    mallopt(M_MMAP_THRESHOLD, 32 << 20)
-    mallopt(M_TRIM_THRESHOLD, 128 << 20)
-
-
-def _coins(T: int, B: int, rng: np.random.Generator | int | None) -> np.ndarray:
+def _forward_backward(model: Seq2Seq, batch: Batch, teacher_forcing_ratio: float,
+                      rng: np.random.Generator | int | None, want_grad: bool,
+                      workspace: Workspace | None) -> tuple[StepResult, Work]:
+    """The checked pass behind :func:`loss_and_grad` and :func:`train_step`; the gradient
+    is left in the returned work views (``work.grad``)."""
+    b = check_batch(batch, model.config.vocab_size)
+    ratio = check_scalar(teacher_forcing_ratio, "teacher_forcing_ratio", low=0.0, high=1.0)
+    B, T = b.tgt.shape
+    ws = workspace if workspace is not None else Workspace()
+    w = ws.work(model.config, B, b.src.shape[1], T)
     gen = rng if isinstance(rng, np.random.Generator) else np.random.default_rng(rng)
-    return gen.random((T, B))
+    gen.random(out=w.coins)                         # (T, B), the draws of gen.random((T, B))
+    dec_in = np.zeros((B, T), np.int64)
+    pred = np.zeros((B, T), np.int64)
+    loss = K._loss_and_grad(model.theta, model._offs, model._dims, b.src, b.src_len, b.tgt,
+                            b.tgt_len, ratio, want_grad, dec_in, pred, w)
+    return StepResult(float(loss), dec_in, pred), w
 
 
 def loss_and_grad(model: Seq2Seq, batch: Batch, teacher_forcing_ratio: float = 1.0,
-                  rng: np.random.Generator | int | None = 0,
-                  want_grad: bool = True) -> tuple[StepResult, np.ndarray | None]:
+                  rng: np.random.Generator | int | None = 0, want_grad: bool = True,
+                  workspace: Workspace | None = None) -> tuple[StepResult, np.ndarray | None]:
     """Forward pass, and backward through time when ``want_grad``.
 
     Args:
@@ -120,22 +106,14 @@ def loss_and_grad(model: Seq2Seq, batch: Batch, teacher_forcing_ratio: float = 1
             drawn independently per sequence and step from ``rng``.
         rng: a Generator or seed for those draws.
         want_grad: compute dL/dθ too.
+        workspace: where the pass keeps its work arrays (a fresh one if None); reuse one
+            across calls to stop each call allocating them.
 
     Returns:
-        (result, grad): grad is a flat array shaped like ``model.theta`` (None without it).
+        (result, grad): grad is a new flat array shaped like ``model.theta`` (None without it).
     """
-    b = check_batch(batch, model.config.vocab_size)
-    ratio = check_scalar(teacher_forcing_ratio, "teacher_forcing_ratio", low=0.0, high=1.0)
-    keep_freed_memory()
-    B, T = b.tgt.shape
-    coins = _coins(T, B, rng)
-    grad = np.empty_like(model.theta)
-    dec_in = np.zeros((B, T), np.int64)
-    pred = np.zeros((B, T), np.int64)
-    alpha = np.zeros((T, B, b.src.shape[1]))
-    loss = K._loss_and_grad(model.theta, model._offs, model._dims, b.src, b.src_len, b.tgt,
-                            b.tgt_len, coins, ratio, want_grad, grad, dec_in, pred, alpha)
-    return StepResult(float(loss), dec_in, pred), (grad if want_grad else None)
+    res, w = _forward_backward(model, batch, teacher_forcing_ratio, rng, want_grad, workspace)
+    return res, (w.grad.copy() if want_grad else None)
 
 
 class Adam:
@@ -168,8 +146,12 @@ class Adam:
 
 
 def train_step(model: Seq2Seq, optimizer: Adam, batch: Batch, teacher_forcing_ratio: float = 1.0,
-               rng: np.random.Generator | int | None = 0) -> StepResult:
-    """One step: loss and gradient on ``batch``, clip, Adam update of ``model.theta``."""
-    res, grad = loss_and_grad(model, batch, teacher_forcing_ratio, rng)
-    norm = optimizer.step(model.theta, grad)
+               rng: np.random.Generator | int | None = 0,
+               workspace: Workspace | None = None) -> StepResult:
+    """One step: loss and gradient on ``batch``, clip, Adam update of ``model.theta``.
+
+    A training loop passes the same ``workspace`` to every step (one per thread), so no
+    step allocates its work arrays."""
+    res, w = _forward_backward(model, batch, teacher_forcing_ratio, rng, True, workspace)
+    norm = optimizer.step(model.theta, w.grad)
     return StepResult(res.loss, res.decoder_inputs, res.predictions, norm)

@@ -1,0 +1,151 @@
+"""The training pass's work arrays, allocated once and reused by every step.
+
+A training step of the lab's model writes ~10 MB of intermediate arrays (encoder states,
+gate caches, attention's tanh values, their gradients). Allocating them afresh at every
+step made glibc hand the memory back to the system after each step and the next step
+fault every page in and have it zeroed again (~2,250 page faults per step of the
+bottleneck lab, ~18 % of its CPU time). A :class:`Workspace` keeps one buffer instead:
+each pass takes named views of it (:class:`Work`) shaped for its batch, and the kernels
+write into those, so a step allocates nothing large.
+
+One workspace serves one pass at a time: each thread that trains needs its own (the lab
+gives each model's training loop one).
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+
+from engine.seq2seq.model import Seq2SeqConfig
+
+
+class Work(NamedTuple):
+    """Views of a workspace for one batch: B sequences, S source and T target positions.
+
+    Sizes from the config: e, d, V; dA = d (or 2d, bidirectional); G·d = 3d (GRU) or d;
+    a' = a with attention, 1 for the fixed context (whose attention arrays are unused).
+    The kernels overwrite every array before reading it, or zero it first.
+    """
+
+    # encoder forward
+    X: np.ndarray        # (S, B, e)              X_t = E_x[src[:, t]]
+    Hs: np.ndarray       # (1 + bi, S + 1, B, d)  the states of each direction
+    cache: np.ndarray    # (1 + bi, 4, S, B, d)   r, z, n, gh_n of every encoder step
+    Ann: np.ndarray      # (S + 1, B, dA)         Ann[i + 1] = H_i
+    C: np.ndarray        # (B, dA)                the fixed context
+    K: np.ndarray        # (S, B, a')             keys H_i W_k
+    # decoder forward, every step kept for the backward pass
+    Y: np.ndarray        # (T, B, e)              input embeddings
+    Cx: np.ndarray       # (T, B, dA)             contexts C_t
+    Qa: np.ndarray       # (T, B, a')             queries s_{t-1} W_q
+    U: np.ndarray        # (T, B, S, a')          tanh(q + K_i)   ((T, B, 1, 1) if fixed)
+    Sd: np.ndarray       # (T + 1, B, d)          decoder states s_t
+    dc: np.ndarray       # (4, T, B, d)           decoder gate caches
+    LP: np.ndarray       # (T, B, V)              log-probabilities
+    Al: np.ndarray       # (T, B, S)              attention weights α
+    coins: np.ndarray    # (T, B)                 teacher-forcing draws
+    tokens: np.ndarray   # (B,) int64             the current decoder input
+    # scratch of one recurrence step
+    gx: np.ndarray       # (B, G d)               input side of the gates
+    gh: np.ndarray       # (B, G d)               recurrent side of the gates
+    gc: np.ndarray       # (B, G d)               C_t W_HC
+    logits: np.ndarray   # (B, V)
+    ex_in: np.ndarray    # (N,)                   exponentials of a step: N = max(2Bd, Sa')
+    ex_out: np.ndarray   # (N,)
+    ex_bits: np.ndarray  # (N,) int64
+    # backward
+    grad: np.ndarray     # (P,)                   dL/dθ
+    dAnn: np.ndarray     # (S + 1, B, dA)
+    dK: np.ndarray       # (S, B, a')
+    dC: np.ndarray       # (B, dA)
+    ds: np.ndarray       # (B, d)
+    ds_prev: np.ndarray  # (B, d)
+    dlog: np.ndarray     # (B, V)
+    dgx: np.ndarray      # (B, G d)
+    dgh: np.ndarray      # (B, G d)
+    dq: np.ndarray       # (B, a')
+    dctx: np.ndarray     # (B, dA)
+    dalpha: np.ndarray   # (S,)
+    dX: np.ndarray       # (S, B, e)
+    dH: np.ndarray       # (S + 1, B, d)
+    dh: np.ndarray       # (B, d)
+    dh_cell: np.ndarray  # (B, d)
+    carry: np.ndarray    # (B, d)
+    prod: np.ndarray     # (M,)                   a matrix product used at once (the largest)
+
+
+def work_shapes(config: Seq2SeqConfig, B: int, S: int, T: int) -> dict[str, tuple[int, ...]]:
+    """The shape of every field of :class:`Work`, in field order."""
+    e, d, V, A = config.embed_dim, config.hidden_dim, config.vocab_size, config.attn_dim
+    Gd = config.gates * d
+    dA = config.annotation_dim
+    bi = 1 if config.bidirectional else 0
+    att = config.decoder == "attention"
+    Aa = A if att else 1
+    n_ex = max(2 * B * d, S * Aa)
+    n_prod = max(d * V, B * d, d * Gd, e * Gd, B * e, dA * Gd, B * dA, d * Aa, dA * Aa,
+                 S * B * dA)
+    shapes = {
+        "X": (S, B, e), "Hs": (1 + bi, S + 1, B, d), "cache": (1 + bi, 4, S, B, d),
+        "Ann": (S + 1, B, dA), "C": (B, dA), "K": (S, B, Aa),
+        "Y": (T, B, e), "Cx": (T, B, dA), "Qa": (T, B, Aa),
+        "U": (T, B, S, Aa) if att else (T, B, 1, 1), "Sd": (T + 1, B, d), "dc": (4, T, B, d),
+        "LP": (T, B, V), "Al": (T, B, S), "coins": (T, B), "tokens": (B,),
+        "gx": (B, Gd), "gh": (B, Gd), "gc": (B, Gd), "logits": (B, V),
+        "ex_in": (n_ex,), "ex_out": (n_ex,), "ex_bits": (n_ex,),
+        "grad": (config.n_params,), "dAnn": (S + 1, B, dA), "dK": (S, B, Aa), "dC": (B, dA),
+        "ds": (B, d), "ds_prev": (B, d), "dlog": (B, V), "dgx": (B, Gd), "dgh": (B, Gd),
+        "dq": (B, Aa), "dctx": (B, dA), "dalpha": (S,), "dX": (S, B, e), "dH": (S + 1, B, d),
+        "dh": (B, d), "dh_cell": (B, d), "carry": (B, d), "prod": (n_prod,),
+    }
+    assert tuple(shapes) == Work._fields
+    return shapes
+
+
+_INT_FIELDS = frozenset({"tokens", "ex_bits"})
+_MAX_VIEWS = 512  # batch shapes remembered (the lab's stream has a few hundred at most)
+
+
+class Workspace:
+    """One buffer for the work arrays of a model's training (or decoding) passes.
+
+    :meth:`work` hands out views shaped for a batch; the buffer grows (by half again, at
+    least) when a batch needs more, so a run of varied batch shapes settles on a few sizes.
+    Views for a shape already seen are reused as they are.
+    """
+
+    def __init__(self) -> None:
+        self._buffer = np.empty(0)
+        self._views: dict[tuple, Work] = {}
+
+    @property
+    def nbytes(self) -> int:
+        """Bytes held."""
+        return self._buffer.nbytes
+
+    def work(self, config: Seq2SeqConfig, B: int, S: int, T: int) -> Work:
+        """Views of the buffer for a batch of B sequences, S source and T target positions."""
+        key = (config, B, S, T)
+        views = self._views.get(key)
+        if views is not None:
+            return views
+        shapes = work_shapes(config, B, S, T)
+        sizes = [int(np.prod(s)) for s in shapes.values()]
+        need = sum(sizes)
+        if need > self._buffer.size:
+            self._buffer = np.empty(max(need, self._buffer.size * 3 // 2))
+            self._views.clear()                     # views of the old buffer
+        arrays, at = [], 0
+        for (name, shape), n in zip(shapes.items(), sizes):
+            part = self._buffer[at:at + n]
+            if name in _INT_FIELDS:
+                part = part.view(np.int64)          # same 8-byte items
+            arrays.append(part.reshape(shape))
+            at += n
+        views = Work(*arrays)
+        if len(self._views) >= _MAX_VIEWS:           # many shapes: keep the newest only
+            self._views.clear()
+        self._views[key] = views
+        return views
