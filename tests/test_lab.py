@@ -145,6 +145,19 @@ def test_bottleneck_reports_both_models_per_bucket_and_progress(parallel):
     assert not res.interrupted
 
 
+def test_bottleneck_trains_the_same_models_in_threads_as_one_after_the_other():
+    # the attention run cuts its batches in two (and takes the fixed run's core when that
+    # one is done): the numbers must not depend on that, nor on the timing
+    s = tiny_bottleneck()
+    s = replace(s, train=replace(s.train, steps=12))
+    serial, threads = (lab.bottleneck(replace(s, parallel=p)) for p in (False, True))
+    for name in ("attention", "fixed"):
+        np.testing.assert_array_equal(serial.runs[name].model.theta,
+                                      threads.runs[name].model.theta)
+        assert serial.runs[name].curve == threads.runs[name].curve
+        assert serial.runs[name].accuracy == threads.runs[name].accuracy
+
+
 def test_should_stop_ends_training_early_and_keeps_the_partial_result():
     calls = {"n": 0}
 

@@ -81,3 +81,56 @@ def test_work_shapes_follow_the_config():
     assert shapes["U"] == (7, 2, 6, 5) and shapes["gx"] == (2, 12)
     fixed = work_shapes(Seq2SeqConfig(vocab_size=V, decoder="fixed", cell="rnn"), B=2, S=6, T=7)
     assert fixed["U"] == (7, 2, 1, 1) and fixed["gx"] == (2, 64)
+
+
+def sub_batch(b: Batch, lo: int, hi: int) -> Batch:
+    return Batch(b.src[lo:hi], b.src_len[lo:hi], b.tgt[lo:hi], b.tgt_len[lo:hi])
+
+
+@pytest.mark.parametrize("decoder", ["attention", "fixed"])
+def test_a_batch_split_into_parts_adds_up_to_the_whole_batch(decoder):
+    cfg = Seq2SeqConfig(vocab_size=V, embed_dim=3, hidden_dim=4, attn_dim=3, decoder=decoder,
+                        bidirectional=True)
+    model = Seq2Seq.init(cfg, seed=2)
+    b = batch(np.random.default_rng(3), [4, 2, 5, 3, 6])
+    whole, g_whole = loss_and_grad(model, b, 1.0, 0)
+    got, g_got = loss_and_grad(model, b, 1.0, 0, parts=2)   # rows 0-1 and 2-4
+    # each part on its own is a batch whose loss is a mean over its own rows
+    (a, g_a), (c, g_c) = (loss_and_grad(model, sub_batch(b, lo, hi), 1.0, 0)
+                          for lo, hi in ((0, 2), (2, 5)))
+    np.testing.assert_allclose(got.loss, (2 * a.loss + 3 * c.loss) / 5, rtol=1e-14)
+    np.testing.assert_allclose(g_got, (2 * g_a + 3 * g_c) / 5, rtol=1e-12, atol=1e-15)
+    np.testing.assert_allclose(got.loss, whole.loss, rtol=1e-14)
+    np.testing.assert_allclose(g_got, g_whole, rtol=1e-12, atol=1e-15)
+    np.testing.assert_array_equal(got.predictions, whole.predictions)
+    np.testing.assert_array_equal(got.decoder_inputs, whole.decoder_inputs)
+
+
+def test_parts_give_the_same_bits_with_or_without_a_pool_and_teacher_forcing_draws_match():
+    from concurrent.futures import ThreadPoolExecutor
+
+    cfg = Seq2SeqConfig(vocab_size=V, embed_dim=3, hidden_dim=4, attn_dim=3)
+    b = batch(np.random.default_rng(4), [4, 2, 5, 3, 6, 2, 3])
+    whole, _ = loss_and_grad(Seq2Seq.init(cfg, seed=2), b, 0.5, 0)
+    models = [Seq2Seq.init(cfg, seed=2) for _ in range(2)]
+    opts = [Adam(cfg.n_params) for _ in range(2)]
+    works = [Workspace(), Workspace()]
+    with ThreadPoolExecutor(2) as pool:
+        for k in range(3):
+            serial = train_step(models[0], opts[0], b, 0.5, k, works[0], parts=3)
+            pooled = train_step(models[1], opts[1], b, 0.5, k, works[1], parts=3, pool=pool)
+            assert serial.loss == pooled.loss and serial.grad_norm == pooled.grad_norm
+            np.testing.assert_array_equal(models[0].theta, models[1].theta)
+            np.testing.assert_array_equal(serial.decoder_inputs, pooled.decoder_inputs)
+            if k == 0:                              # the same model and draws as one pass
+                np.testing.assert_array_equal(serial.decoder_inputs, whole.decoder_inputs)
+    assert works[1].nbytes > works[1].work(cfg, 2, 6, 6)[0].nbytes   # one buffer per part
+
+
+def test_parts_are_checked():
+    cfg = Seq2SeqConfig(vocab_size=V, embed_dim=3, hidden_dim=4, attn_dim=3)
+    b = batch(np.random.default_rng(0), [3, 2])
+    with pytest.raises(ValueError, match="parts"):
+        loss_and_grad(Seq2Seq.init(cfg, seed=0), b, parts=0)
+    res, _ = loss_and_grad(Seq2Seq.init(cfg, seed=0), b, parts=5)  # more parts than rows
+    assert res.predictions.shape == (2, 3)

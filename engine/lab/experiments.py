@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import FIRST_COMPLETED, Executor, Future, ThreadPoolExecutor, wait
 from dataclasses import asdict, dataclass, replace
 
 import numpy as np
@@ -77,11 +77,14 @@ class BottleneckResult:
 
 def _train_and_evaluate(model: Seq2Seq, tr: TrainSettings, test, exclude: set[bytes],
                         on_progress: ProgressFn | None, should_stop: StopFn | None,
-                        experiment: str, run: str, t0: float) -> TrainResult:
-    """Train ``model``, then score it on ``test``, reporting "evaluate" and "done" events.
-    A stop request ends the evaluation too (between length buckets)."""
+                        experiment: str, run: str, t0: float, parts: int = 1,
+                        spare: Callable[[], Executor | None] | None = None) -> TrainResult:
+    """Train ``model`` (``parts``, ``spare`` as in :func:`train_model`), then score it on
+    ``test``, reporting "evaluate" and "done" events. A stop request ends the evaluation too
+    (between length buckets)."""
     res = train_model(model, tr, exclude=exclude, on_progress=on_progress,
-                      should_stop=should_stop, experiment=experiment, run=run)
+                      should_stop=should_stop, experiment=experiment, run=run, parts=parts,
+                      spare=spare)
 
     def report(phase: str) -> None:
         if on_progress is not None:
@@ -95,13 +98,54 @@ def _train_and_evaluate(model: Seq2Seq, tr: TrainSettings, test, exclude: set[by
     return res
 
 
-def _run_many(jobs: dict[str, Callable[[], TrainResult]], parallel: bool) -> dict[str, TrainResult]:
+# A job trains one model: job(parts, spare) -> its result (see train_model's arguments).
+Job = Callable[[int, Callable[[], Executor | None] | None], TrainResult]
+
+
+class _SpareCore:
+    """The core a finished job leaves free: None until :meth:`free`, then a one-thread pool
+    that runs with BLAS on one thread (as the training loops do)."""
+
+    def __init__(self, pool: Executor) -> None:
+        self._pool = pool
+        self._free = False
+
+    def free(self) -> None:
+        self._free = True
+
+    def __call__(self) -> Executor | None:
+        return self._pool if self._free else None
+
+
+class _BlasGuardedPool(ThreadPoolExecutor):
+    """A thread pool whose tasks run inside :data:`engine._blas.single_threaded_blas`."""
+
+    def submit(self, fn: Callable, /, *args: object, **kwargs: object) -> Future:
+        def guarded() -> object:
+            with single_threaded_blas():
+                return fn(*args, **kwargs)
+        return super().submit(guarded)
+
+
+def _run_many(jobs: dict[str, Job], parallel: bool, split: str | None = None) -> dict[str, TrainResult]:
     """Run training jobs one after the other, or two at a time in threads (the kernels
-    release the GIL, so two models train on two cores)."""
+    release the GIL, so two models train on two cores).
+
+    ``split`` names the slowest job: it cuts every batch in two (``parts=2``, in both modes,
+    so its numbers do not depend on ``parallel`` or on timing), and once the other job has
+    finished, the second half of each of its batches runs on the core that job left.
+    """
+    def parts(name: str) -> int:
+        return 2 if name == split else 1
+
     if not parallel or len(jobs) == 1:
-        return {name: job() for name, job in jobs.items()}
-    with ThreadPoolExecutor(max_workers=2, thread_name_prefix="lab") as pool:
-        futures = {name: pool.submit(job) for name, job in jobs.items()}
+        return {name: job(parts(name), None) for name, job in jobs.items()}
+    with ThreadPoolExecutor(max_workers=2, thread_name_prefix="lab") as pool, \
+            _BlasGuardedPool(max_workers=1, thread_name_prefix="lab-spare") as helper:
+        spare = _SpareCore(helper)
+        futures = {name: pool.submit(job, parts(name), spare) for name, job in jobs.items()}
+        wait(futures.values(), return_when=FIRST_COMPLETED)
+        spare.free()
         return {name: fut.result() for name, fut in futures.items()}
 
 
@@ -121,14 +165,16 @@ def bottleneck(settings: BottleneckSettings = BottleneckSettings(), *,
     exclude = test.exclusion()
     t0 = time.perf_counter()
 
-    def job(decoder: str) -> Callable[[], TrainResult]:
-        def run() -> TrainResult:
+    def job(decoder: str) -> Job:
+        def run(parts: int, spare: Callable[[], Executor | None] | None) -> TrainResult:
             model = Seq2Seq.init(settings.model_config(decoder), seed=tr.seed)
             return _train_and_evaluate(model, tr, test, exclude, on_progress, should_stop,
-                                       "bottleneck", decoder, t0)
+                                       "bottleneck", decoder, t0, parts, spare)
         return run
 
-    runs = _run_many({"attention": job("attention"), "fixed": job("fixed")}, settings.parallel)
+    # attention's steps cost about twice the fixed context's: it takes the freed core
+    runs = _run_many({"attention": job("attention"), "fixed": job("fixed")}, settings.parallel,
+                     split="attention")
     return BottleneckResult(settings, buckets, runs, time.perf_counter() - t0,
                             any(r.interrupted for r in runs.values()))
 
@@ -191,13 +237,13 @@ def teacher_forcing(settings: TeacherForcingSettings = TeacherForcingSettings(),
     exclude = test.exclusion()
     t0 = time.perf_counter()
 
-    def job(ratio: float) -> Callable[[], TrainResult]:
-        def run() -> TrainResult:
+    def job(ratio: float) -> Job:
+        def run(parts: int, spare: Callable[[], Executor | None] | None) -> TrainResult:
             model = Seq2Seq.init(settings.model_config(), seed=tr.seed)
             label = ratio_label(ratio)
             return _train_and_evaluate(model, replace(tr, teacher_forcing_ratio=ratio), test,
                                        exclude, on_progress, should_stop, "teacher-forcing",
-                                       label, t0)
+                                       label, t0, parts, spare)
         return run
 
     names = {ratio_label(r): r for r in settings.ratios}

@@ -8,6 +8,7 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Callable
+from concurrent.futures import Executor
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -158,7 +159,8 @@ def learning_rate(settings: TrainSettings, step: int) -> float:
 def train_model(model: Seq2Seq, settings: TrainSettings, *, exclude: set[bytes] | None = None,
                 on_progress: ProgressFn | None = None, should_stop: StopFn | None = None,
                 experiment: str = "train", run: str = "model",
-                report_every: int = 10) -> TrainResult:
+                report_every: int = 10, parts: int = 1,
+                spare: Callable[[], Executor | None] | None = None) -> TrainResult:
     """Train ``model`` in place with Adam on freshly generated batches of ``settings.task``.
 
     Args:
@@ -169,6 +171,10 @@ def train_model(model: Seq2Seq, settings: TrainSettings, *, exclude: set[bytes] 
             every ``report_every`` steps and at the end.
         should_stop: polled every step; True stops training (the result is marked).
         experiment, run: labels copied into the progress events.
+        parts: split each batch's rows into this many blocks (see
+            :func:`engine.seq2seq.train_step`); the run's numbers depend on ``parts`` only.
+        spare: polled every step; an executor it returns runs the blocks after the first
+            (a core another job has left free), None runs them on this thread.
 
     Returns:
         :class:`TrainResult` (no evaluation; see :func:`evaluate`).
@@ -188,7 +194,8 @@ def train_model(model: Seq2Seq, settings: TrainSettings, *, exclude: set[bytes] 
             lens = bucketed_lengths(rng, settings.batch_size, settings.min_len, settings.max_len,
                                     settings.bucket_width)
             batch = make_batch(settings.task, lens, rng, exclude)
-            res = train_step(model, opt, batch, settings.teacher_forcing_ratio, rng, work)
+            res = train_step(model, opt, batch, settings.teacher_forcing_ratio, rng, work, parts,
+                             spare() if spare is not None else None)
             loss = res.loss * batch.size / batch.n_tokens
             if not math.isfinite(loss):
                 raise FloatingPointError(f"{run}: the loss became {loss} at step {step + 1}; "

@@ -551,7 +551,7 @@ def _argmax(row):
 
 
 @jit
-def _loss_and_grad(theta, offs, dims, src, src_len, tgt, tgt_len, ratio, want_grad,
+def _loss_and_grad(theta, offs, dims, src, src_len, tgt, tgt_len, ratio, want_grad, n_seq,
                    dec_in, pred, w):
     """Forward (with teacher forcing) and, if want_grad, backward through time.
 
@@ -564,14 +564,17 @@ def _loss_and_grad(theta, offs, dims, src, src_len, tgt, tgt_len, ratio, want_gr
         tgt (B, T), tgt_len (B,): targets, ending with EOS; positions ≥ tgt_len are padding.
         ratio: step t > 0 feeds the ground truth tgt[b, t-1] when w.coins[t, b] < ratio
             (draws in [0, 1)), else the model's own argmax prediction from step t-1.
+        n_seq: the number of sequences the loss is averaged over: B, or the whole batch's
+            size when these B rows are one part of it (the parts' losses and gradients
+            then add up to the whole batch's).
         dec_in (B, T), pred (B, T): receive the decoder inputs used and the argmax outputs.
         w: the workspace views for this batch (:class:`engine.seq2seq.workspace.Work`);
             w.grad (P,) receives dL/dθ when want_grad, w.Al (T, B, S) the attention
             weights α of every step (zero for the fixed-context decoder).
 
     Returns:
-        L = (1/B) Σ_b Σ_{t < tgt_len[b]} -log P(tgt[b, t]): cross-entropy summed over steps,
-        averaged over the batch; padding ignored.
+        L = (1/n_seq) Σ_b Σ_{t < tgt_len[b]} -log P(tgt[b, t]): cross-entropy summed over
+        steps, averaged over the batch; padding ignored.
     """
     V, e, d, A, cell, attn = dims[D_V], dims[D_E], dims[D_H], dims[D_A], dims[D_CELL], dims[D_ATTN]
     G = 3 if cell == GRU else 1
@@ -610,7 +613,7 @@ def _loss_and_grad(theta, offs, dims, src, src_len, tgt, tgt_len, ratio, want_gr
             pred[b, t] = _argmax(LP[t, b])
             if t < tgt_len[b]:
                 loss -= LP[t, b, tgt[b, t]]         # L_t = -log P(y_t)
-    loss /= B
+    loss /= n_seq
     if not want_grad:
         return loss
 
@@ -635,14 +638,14 @@ def _loss_and_grad(theta, offs, dims, src, src_len, tgt, tgt_len, ratio, want_gr
     dK[:] = 0.0
     dC[:] = 0.0                                     # fixed context: Σ_t dL/dC_t
     ds[:] = 0.0                                     # dL/dSd[t+1] from later steps
-    inv_b = 1.0 / B
+    inv_b = 1.0 / n_seq
     nq = d if attn else 0                           # the fixed decoder has no attention
     Wq = _mat(theta, offs, ATT_WQ, nq, A)
     v = _vec(theta, offs, ATT_V)
     gWq = _mat(grad, offs, ATT_WQ, nq, A)
     gv = _vec(grad, offs, ATT_V)
     for t in range(T - 1, -1, -1):
-        for b in range(B):                          # dL/dz = P - onehot(y), per sequence / B
+        for b in range(B):                          # dL/dz = P - onehot(y), per sequence / n_seq
             if t < tgt_len[b]:
                 for k in range(V):
                     dlog[b, k] = math.exp(LP[t, b, k]) * inv_b

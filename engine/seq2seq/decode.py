@@ -63,7 +63,7 @@ def greedy_decode(model: Seq2Seq, src: object, steps: int, src_len: object | Non
     dec_in = np.zeros((B, steps), np.int64)
     pred = np.zeros((B, steps), np.int64)
     K._loss_and_grad(model.theta, model._offs, model._dims, s, lens, tgt, tgt_len, 0.0,
-                     False, dec_in, pred, w)
+                     False, B, dec_in, pred, w)
     return pred, (w.Al.transpose(1, 0, 2).copy() if keep_attention else None)  # (B, T, S)
 
 

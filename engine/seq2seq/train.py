@@ -8,11 +8,12 @@ The teacher-forcing ratio mixes ground truth and the model's own predictions per
 
 from __future__ import annotations
 
+from concurrent.futures import Executor
 from dataclasses import dataclass
 
 import numpy as np
 
-from engine._validate import as_int, check_scalar
+from engine._validate import as_int, check_positive_int, check_scalar
 from engine.seq2seq import _kernels as K
 from engine.seq2seq.model import Seq2Seq
 from engine.seq2seq.workspace import Work, Workspace
@@ -76,26 +77,58 @@ class StepResult:
 
 def _forward_backward(model: Seq2Seq, batch: Batch, teacher_forcing_ratio: float,
                       rng: np.random.Generator | int | None, want_grad: bool,
-                      workspace: Workspace | None) -> tuple[StepResult, Work]:
-    """The checked pass behind :func:`loss_and_grad` and :func:`train_step`; the gradient
-    is left in the returned work views (``work.grad``)."""
+                      workspace: Workspace | None, parts: int = 1,
+                      pool: Executor | None = None) -> tuple[StepResult, np.ndarray]:
+    """The checked pass behind :func:`loss_and_grad` and :func:`train_step`.
+
+    With ``parts`` > 1 the batch's rows are cut into that many blocks, each block's loss and
+    gradient is computed on its own (averaged over the whole batch), and they are added in
+    block order: the same numbers whether the blocks ran one after the other or some of them
+    on ``pool``'s threads. Returns the result and the gradient, which stays in the
+    workspace (read it before the next pass).
+    """
     b = check_batch(batch, model.config.vocab_size)
     ratio = check_scalar(teacher_forcing_ratio, "teacher_forcing_ratio", low=0.0, high=1.0)
     B, T = b.tgt.shape
+    S = b.src.shape[1]
+    check_positive_int(parts, "parts")
+    parts = min(parts, B)
     ws = workspace if workspace is not None else Workspace()
-    w = ws.work(model.config, B, b.src.shape[1], T)
     gen = rng if isinstance(rng, np.random.Generator) else np.random.default_rng(rng)
-    gen.random(out=w.coins)                         # (T, B), the draws of gen.random((T, B))
     dec_in = np.zeros((B, T), np.int64)
     pred = np.zeros((B, T), np.int64)
-    loss = K._loss_and_grad(model.theta, model._offs, model._dims, b.src, b.src_len, b.tgt,
-                            b.tgt_len, ratio, want_grad, dec_in, pred, w)
-    return StepResult(float(loss), dec_in, pred), w
+    if parts == 1:
+        w = ws.work(model.config, B, S, T)
+        gen.random(out=w.coins)                     # (T, B), the draws of gen.random((T, B))
+        loss = K._loss_and_grad(model.theta, model._offs, model._dims, b.src, b.src_len, b.tgt,
+                                b.tgt_len, ratio, want_grad, B, dec_in, pred, w)
+        return StepResult(float(loss), dec_in, pred), w.grad
+    coins = gen.random((T, B))                      # the same draws, cut by rows below
+    rows = [B * k // parts for k in range(parts + 1)]
+
+    def run(k: int) -> tuple[float, Work]:
+        lo, hi = rows[k], rows[k + 1]
+        w = ws.part(k).work(model.config, hi - lo, S, T)
+        w.coins[...] = coins[:, lo:hi]
+        loss = K._loss_and_grad(model.theta, model._offs, model._dims, b.src[lo:hi],
+                                b.src_len[lo:hi], b.tgt[lo:hi], b.tgt_len[lo:hi], ratio,
+                                want_grad, B, dec_in[lo:hi], pred[lo:hi], w)
+        return float(loss), w
+
+    later = [pool.submit(run, k) for k in range(1, parts)] if pool is not None else []
+    done = [run(0)] + ([f.result() for f in later] if later else [run(k) for k in range(1, parts)])
+    loss, grad = done[0][0], done[0][1].grad
+    for part_loss, w in done[1:]:                   # in block order: reproducible sums
+        loss += part_loss
+        if want_grad:
+            grad += w.grad
+    return StepResult(loss, dec_in, pred), grad
 
 
 def loss_and_grad(model: Seq2Seq, batch: Batch, teacher_forcing_ratio: float = 1.0,
                   rng: np.random.Generator | int | None = 0, want_grad: bool = True,
-                  workspace: Workspace | None = None) -> tuple[StepResult, np.ndarray | None]:
+                  workspace: Workspace | None = None, parts: int = 1,
+                  pool: Executor | None = None) -> tuple[StepResult, np.ndarray | None]:
     """Forward pass, and backward through time when ``want_grad``.
 
     Args:
@@ -108,12 +141,18 @@ def loss_and_grad(model: Seq2Seq, batch: Batch, teacher_forcing_ratio: float = 1
         want_grad: compute dL/dθ too.
         workspace: where the pass keeps its work arrays (a fresh one if None); reuse one
             across calls to stop each call allocating them.
+        parts: cut the batch's rows into this many blocks and add their gradients in
+            block order (the same sum as one pass up to rounding; the same bits for any
+            ``pool``).
+        pool: an executor that runs blocks 1, 2, … while this thread runs block 0 (e.g.
+            on a core another job left free); None runs them one after the other.
 
     Returns:
         (result, grad): grad is a new flat array shaped like ``model.theta`` (None without it).
     """
-    res, w = _forward_backward(model, batch, teacher_forcing_ratio, rng, want_grad, workspace)
-    return res, (w.grad.copy() if want_grad else None)
+    res, grad = _forward_backward(model, batch, teacher_forcing_ratio, rng, want_grad, workspace,
+                                  parts, pool)
+    return res, (grad.copy() if want_grad else None)
 
 
 class Adam:
@@ -147,11 +186,14 @@ class Adam:
 
 def train_step(model: Seq2Seq, optimizer: Adam, batch: Batch, teacher_forcing_ratio: float = 1.0,
                rng: np.random.Generator | int | None = 0,
-               workspace: Workspace | None = None) -> StepResult:
+               workspace: Workspace | None = None, parts: int = 1,
+               pool: Executor | None = None) -> StepResult:
     """One step: loss and gradient on ``batch``, clip, Adam update of ``model.theta``.
 
-    A training loop passes the same ``workspace`` to every step (one per thread), so no
-    step allocates its work arrays."""
-    res, w = _forward_backward(model, batch, teacher_forcing_ratio, rng, True, workspace)
-    norm = optimizer.step(model.theta, w.grad)
+    A training loop passes the same ``workspace`` to every step (one per training loop), so
+    no step allocates its work arrays. ``parts`` and ``pool`` as in :func:`loss_and_grad`:
+    a run with a fixed ``parts`` is reproducible whether or not a step had a ``pool``."""
+    res, grad = _forward_backward(model, batch, teacher_forcing_ratio, rng, True, workspace,
+                                  parts, pool)
+    norm = optimizer.step(model.theta, grad)
     return StepResult(res.loss, res.decoder_inputs, res.predictions, norm)

@@ -9,7 +9,8 @@ each pass takes named views of it (:class:`Work`) shaped for its batch, and the 
 write into those, so a step allocates nothing large.
 
 One workspace serves one pass at a time: each thread that trains needs its own (the lab
-gives each model's training loop one).
+gives each model's training loop one, and a step split into parts gives each part its own,
+:meth:`Workspace.part`).
 """
 
 from __future__ import annotations
@@ -119,11 +120,20 @@ class Workspace:
     def __init__(self) -> None:
         self._buffer = np.empty(0)
         self._views: dict[tuple, Work] = {}
+        self._parts: list[Workspace] = []
+
+    def part(self, k: int) -> Workspace:
+        """The workspace of part k of a batch split into parts (part 0 is this one)."""
+        if k == 0:
+            return self
+        while len(self._parts) < k:
+            self._parts.append(Workspace())
+        return self._parts[k - 1]
 
     @property
     def nbytes(self) -> int:
-        """Bytes held."""
-        return self._buffer.nbytes
+        """Bytes held (its parts' included)."""
+        return self._buffer.nbytes + sum(p.nbytes for p in self._parts)
 
     def work(self, config: Seq2SeqConfig, B: int, S: int, T: int) -> Work:
         """Views of the buffer for a batch of B sequences, S source and T target positions."""
