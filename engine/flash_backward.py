@@ -99,7 +99,7 @@ def _flash_backward_kernel(Q, K, Kt, Vt, dO, lse2, Dr, scale, scale2, causal, ke
             P = p[:bq, :bk]
             dS = dp[:bq, :bk]
             _gemm(Q[b, i0:i1], Kt[b, kb, :, :bk], P, False, False, scale2, 0.0)  # S, base 2
-            _mask_tile(P, b, i0, bq, k0, bk, causal, key_ok, has_pad)
+            _mask_tile(p, b, i0, bq, k0, bk, causal, key_ok, has_pad)  # p: P's buffer, as the forward
             for i in range(bq):
                 _exp2_inplace(p[i], bk, lse2[b, i0 + i])   # P = 2^(S − lse₂) = exp(s − lse)
             _gemm(P, dO[b, i0:i1], gv[:bk], True, False, 1.0, 1.0)        # dV_j += Pᵀ dO_i

@@ -81,6 +81,12 @@ def _scores(x: object, name: str) -> np.ndarray:
     return arr
 
 
+# The kernels only read masks, and numba compiles a read-only array apart from a writable
+# one: every mask reaches _softmax_rows read-only (as engine.attention passes its own), so
+# softmax, masked_softmax and attention share one compiled copy per dtype.
+_NO_MASK = np.broadcast_to(np.zeros((1, 1), np.bool_), (1, 1))
+
+
 def _rows(arr: np.ndarray, axis: int) -> tuple[np.ndarray, tuple[int, ...]]:
     """Move ``axis`` last and flatten the rest: (R, N) view plus the moved shape."""
     if not -arr.ndim <= axis < arr.ndim:
@@ -105,7 +111,7 @@ def softmax(x: object, axis: int = -1, temperature: float = 1.0) -> np.ndarray:
     t = check_scalar(temperature, "temperature", low=0.0, low_open=True)
     rows, moved = _rows(arr, axis)
     out = np.empty_like(rows)
-    _softmax_rows(rows, np.zeros((1, 1), np.bool_), False, 1.0 / t, out)
+    _softmax_rows(rows, _NO_MASK, False, 1.0 / t, out)
     return np.moveaxis(out.reshape(moved), -1, axis)
 
 
@@ -155,6 +161,7 @@ def masked_softmax(scores: object, mask: object | None, axis: int = -1,
         ) from None
     rows, moved = _rows(arr, axis)
     mrows, _ = _rows(m, axis)
+    mrows = np.broadcast_to(mrows, mrows.shape)      # read-only, as engine.attention's masks
     out = np.empty_like(rows)
     _softmax_rows(rows, mrows, True, 1.0 / t, out)
     return np.moveaxis(out.reshape(moved), -1, axis)
