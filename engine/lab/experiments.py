@@ -98,16 +98,17 @@ def _train_and_evaluate(model: Seq2Seq, tr: TrainSettings, test, exclude: set[by
     return res
 
 
-# A job trains one model: job(parts, spare) -> its result (see train_model's arguments).
-Job = Callable[[int, Callable[[], Executor | None] | None], TrainResult]
+class SpareCore:
+    """The core a finished training job leaves free, for the one still running.
 
+    Called, it returns None until :meth:`free`, then a one-thread pool whose tasks run with
+    BLAS on one thread (as the training loops do); pass it as ``spare`` to
+    :func:`train_model` with ``parts`` > 1. Use it as a context manager (the pool's thread
+    ends on exit).
+    """
 
-class _SpareCore:
-    """The core a finished job leaves free: None until :meth:`free`, then a one-thread pool
-    that runs with BLAS on one thread (as the training loops do)."""
-
-    def __init__(self, pool: Executor) -> None:
-        self._pool = pool
+    def __init__(self) -> None:
+        self._pool = _BlasGuardedPool(max_workers=1, thread_name_prefix="lab-spare")
         self._free = False
 
     def free(self) -> None:
@@ -115,6 +116,12 @@ class _SpareCore:
 
     def __call__(self) -> Executor | None:
         return self._pool if self._free else None
+
+    def __enter__(self) -> SpareCore:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._pool.shutdown()
 
 
 class _BlasGuardedPool(ThreadPoolExecutor):
@@ -127,25 +134,18 @@ class _BlasGuardedPool(ThreadPoolExecutor):
         return super().submit(guarded)
 
 
-def _run_many(jobs: dict[str, Job], parallel: bool, split: str | None = None) -> dict[str, TrainResult]:
+def _run_many(jobs: dict[str, Callable[[], TrainResult]], parallel: bool,
+              spare: SpareCore | None = None) -> dict[str, TrainResult]:
     """Run training jobs one after the other, or two at a time in threads (the kernels
-    release the GIL, so two models train on two cores).
-
-    ``split`` names the slowest job: it cuts every batch in two (``parts=2``, in both modes,
-    so its numbers do not depend on ``parallel`` or on timing), and once the other job has
-    finished, the second half of each of its batches runs on the core that job left.
-    """
-    def parts(name: str) -> int:
-        return 2 if name == split else 1
-
+    release the GIL, so two models train on two cores). In threads, ``spare`` is set free
+    when the first job has finished, for a job that trains with it."""
     if not parallel or len(jobs) == 1:
-        return {name: job(parts(name), None) for name, job in jobs.items()}
-    with ThreadPoolExecutor(max_workers=2, thread_name_prefix="lab") as pool, \
-            _BlasGuardedPool(max_workers=1, thread_name_prefix="lab-spare") as helper:
-        spare = _SpareCore(helper)
-        futures = {name: pool.submit(job, parts(name), spare) for name, job in jobs.items()}
-        wait(futures.values(), return_when=FIRST_COMPLETED)
-        spare.free()
+        return {name: job() for name, job in jobs.items()}
+    with ThreadPoolExecutor(max_workers=2, thread_name_prefix="lab") as pool:
+        futures = {name: pool.submit(job) for name, job in jobs.items()}
+        if spare is not None:
+            wait(futures.values(), return_when=FIRST_COMPLETED)
+            spare.free()
         return {name: fut.result() for name, fut in futures.items()}
 
 
@@ -165,16 +165,19 @@ def bottleneck(settings: BottleneckSettings = BottleneckSettings(), *,
     exclude = test.exclusion()
     t0 = time.perf_counter()
 
-    def job(decoder: str) -> Job:
-        def run(parts: int, spare: Callable[[], Executor | None] | None) -> TrainResult:
+    def job(decoder: str, parts: int, spare: SpareCore | None) -> Callable[[], TrainResult]:
+        def run() -> TrainResult:
             model = Seq2Seq.init(settings.model_config(decoder), seed=tr.seed)
             return _train_and_evaluate(model, tr, test, exclude, on_progress, should_stop,
                                        "bottleneck", decoder, t0, parts, spare)
         return run
 
-    # attention's steps cost about twice the fixed context's: it takes the freed core
-    runs = _run_many({"attention": job("attention"), "fixed": job("fixed")}, settings.parallel,
-                     split="attention")
+    # attention's steps cost about twice the fixed context's: it cuts its batches in two
+    # (in both modes, so its numbers depend neither on `parallel` nor on timing), and once
+    # the fixed run is done, the second halves run on the core that run leaves
+    with SpareCore() as spare:
+        runs = _run_many({"attention": job("attention", 2, spare),
+                          "fixed": job("fixed", 1, None)}, settings.parallel, spare)
     return BottleneckResult(settings, buckets, runs, time.perf_counter() - t0,
                             any(r.interrupted for r in runs.values()))
 
@@ -237,13 +240,13 @@ def teacher_forcing(settings: TeacherForcingSettings = TeacherForcingSettings(),
     exclude = test.exclusion()
     t0 = time.perf_counter()
 
-    def job(ratio: float) -> Job:
-        def run(parts: int, spare: Callable[[], Executor | None] | None) -> TrainResult:
+    def job(ratio: float) -> Callable[[], TrainResult]:
+        def run() -> TrainResult:
             model = Seq2Seq.init(settings.model_config(), seed=tr.seed)
             label = ratio_label(ratio)
             return _train_and_evaluate(model, replace(tr, teacher_forcing_ratio=ratio), test,
                                        exclude, on_progress, should_stop, "teacher-forcing",
-                                       label, t0, parts, spare)
+                                       label, t0)
         return run
 
     names = {ratio_label(r): r for r in settings.ratios}
