@@ -1,7 +1,8 @@
 """The PyTorch twin of ``engine.transformer`` (for the tests and ``benchmarks/lab_transformer.py``).
 
 Built only from PyTorch's own modules — ``nn.Embedding``, ``nn.TransformerEncoder`` /
-``nn.TransformerDecoder`` of ``norm_first=True``, ``dropout=0``, ReLU layers with a final
+``nn.TransformerDecoder`` of ``norm_first=True``, ReLU layers with the config's ``dropout``
+(0 unless set; it acts in ``twin.train()`` mode only), with a final
 ``nn.LayerNorm`` each, ``nn.Linear`` — plus the same input rule E·√d + PE. Its state-dict
 names are those :func:`engine.transformer.torch_state_dict` produces, so
 ``twin.load_state_dict(torch_state_dict(model))`` gives both the same weights. torch is
@@ -29,9 +30,10 @@ def make_twin(cfg: Any) -> Any:
             super().__init__()
             self.src_embed = nn.Embedding(cfg.vocab_size, d)
             self.tgt_embed = nn.Embedding(cfg.vocab_size, d)
-            enc = nn.TransformerEncoderLayer(d, cfg.num_heads, cfg.d_ff, 0.0, batch_first=True,
+            p = getattr(cfg, "dropout", 0.0)
+            enc = nn.TransformerEncoderLayer(d, cfg.num_heads, cfg.d_ff, p, batch_first=True,
                                              norm_first=True)
-            dec = nn.TransformerDecoderLayer(d, cfg.num_heads, cfg.d_ff, 0.0, batch_first=True,
+            dec = nn.TransformerDecoderLayer(d, cfg.num_heads, cfg.d_ff, p, batch_first=True,
                                              norm_first=True)
             self.encoder = nn.TransformerEncoder(enc, cfg.num_encoder_layers, norm=nn.LayerNorm(d),
                                                  enable_nested_tensor=False)

@@ -16,6 +16,14 @@ queries, keys and values (B·L, d) are cut into h heads of d_head = d / h column
 attention kernel with scale 1/√d_head (forward: :func:`engine.attention._sdpa_blas`, which
 keeps the weights; backward: :func:`engine.attention_backward._sdpa_grad_blas`, which reads
 them); the heads' outputs are put side by side again and projected by W_O.
+
+Dropout (training only, ``drop`` a :class:`engine.transformer.dropout.Dropout`; None = no
+dropout, exactly the code path without it) sits where PyTorch's layers put it: on the
+attention weights inside each multi-head attention (O = (α ⊙ m) V), on each sublayer's output
+before the residual add (x ← x + m ⊙ Sublayer(LN(x))), and in the feed-forward block after
+the ReLU. With a mask the weighted sum and its backward are NumPy batched products
+(dV = (α ⊙ m)ᵀ dO, dα = (dO Vᵀ) ⊙ m, then the softmax's vector-Jacobian product), so dropout
+adds no compiled kernel and the kernels keep their one type each.
 """
 
 from __future__ import annotations
@@ -28,6 +36,7 @@ import numpy as np
 from engine.attention import _sdpa_blas
 from engine.attention_backward import _sdpa_grad_blas
 from engine.transformer import _kernels as K
+from engine.transformer.dropout import Dropout
 
 Params = dict[str, np.ndarray]
 
@@ -70,16 +79,19 @@ def layer_norm_backward(dy: np.ndarray, cache: tuple, g: np.ndarray, dx: np.ndar
 
 
 def heads_attention(P_q: np.ndarray, col_q: int, P_kv: np.ndarray, col_k: int, col_v: int,
-                    shape: Shape, mask: np.ndarray) -> tuple[np.ndarray, tuple]:
+                    shape: Shape, mask: np.ndarray,
+                    drop: np.ndarray | None = None) -> tuple[np.ndarray, tuple]:
     """Multi-head scaled dot-product attention on projected rows.
 
     Args:
         P_q: (B·L, ·) rows holding the queries in columns [col_q, col_q + d).
         P_kv: (B·S, ·) rows holding keys at [col_k, col_k + d) and values at [col_v, col_v + d).
         shape: the sizes; mask: (B·h, L, S) bool, True = may attend.
+        drop: (B·h, L, S) dropout mask of the weights (None: no dropout).
 
     Returns:
-        (o, cache): the heads side by side, o (B·L, d), and (Q, K, V, weights).
+        (o, cache): the heads side by side, o (B·L, d), and (Q, K, V, weights, drop); the
+        weights are the softmax's, before dropout.
     """
     B, L, S, H, dh = shape.B, shape.L, shape.S, shape.H, shape.d_head
     dt = P_q.dtype
@@ -92,50 +104,95 @@ def heads_attention(P_q: np.ndarray, col_q: int, P_kv: np.ndarray, col_k: int, c
     O = np.empty((B * H, L, dh), dt)                         # (B·h, L, d_head)
     W = np.empty((B * H, L, S), dt)                          # (B·h, L, S) attention weights
     _sdpa_blas(Q, Kh, Vh, mask, True, dt.type(1.0 / math.sqrt(dh)), O, W)
+    if drop is not None:
+        O = np.matmul(W * drop, Vh)                          # (B·h, L, d_head) = (α ⊙ m) V
     o = np.empty((B * L, shape.d), dt)                       # (B·L, d)
     K._heads(o, B, 0, H, O, False)
-    return o, (Q, Kh, Vh, W)
+    return o, (Q, Kh, Vh, W, drop)
 
 
 def heads_attention_backward(do: np.ndarray, cache: tuple, shape: Shape, dP_q: np.ndarray,
                              col_q: int, dP_kv: np.ndarray, col_k: int, col_v: int) -> None:
     """Backward of :func:`heads_attention`: writes dQ, dK, dV into their columns of
     dP_q (B·L, ·) and dP_kv (B·S, ·) given do (B·L, d)."""
-    Q, Kh, Vh, W = cache
+    Q, Kh, Vh, W, drop = cache
     B, H, dh = shape.B, shape.H, shape.d_head
+    scale = Q.dtype.type(1.0 / math.sqrt(dh))
     dO = np.empty_like(Q)                                    # (B·h, L, d_head)
     K._heads(do, B, 0, H, dO, True)
-    dQ = np.empty_like(Q)
-    dK = np.empty_like(Kh)
-    dV = np.empty_like(Vh)
-    dW = np.empty_like(W)                                    # ∂L/∂α (B·h, L, S), not needed after
-    _sdpa_grad_blas(Q, Kh, Vh, W, dO, Q.dtype.type(1.0 / math.sqrt(dh)), dQ, dK, dV, dW)
+    if drop is None:
+        dQ = np.empty_like(Q)
+        dK = np.empty_like(Kh)
+        dV = np.empty_like(Vh)
+        dW = np.empty_like(W)                                # ∂L/∂α (B·h, L, S), not needed after
+        _sdpa_grad_blas(Q, Kh, Vh, W, dO, scale, dQ, dK, dV, dW)
+    else:
+        dQ, dK, dV = dropped_attention_backward(Q, Kh, Vh, W, drop, dO, scale)
     K._heads(dP_q, B, col_q, H, dQ, False)
     K._heads(dP_kv, B, col_k, H, dK, False)
     K._heads(dP_kv, B, col_v, H, dV, False)
 
 
+def dropped_attention_backward(Q: np.ndarray, Kh: np.ndarray, Vh: np.ndarray, W: np.ndarray,
+                               drop: np.ndarray, dO: np.ndarray,
+                               scale: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """dQ, dK, dV of O = (α ⊙ m) V with α = softmax(scale · Q Kᵀ) (masked entries have α = 0),
+    given dO (B·h, L, d_head)."""
+    dV = np.matmul((W * drop).transpose(0, 2, 1), dO)        # (B·h, S, d_head) = (α ⊙ m)ᵀ dO
+    dW = np.matmul(dO, Vh.transpose(0, 2, 1)) * drop         # (B·h, L, S) ∂L/∂α = (dO Vᵀ) ⊙ m
+    ds = W * (dW - (W * dW).sum(axis=2, keepdims=True)) * scale   # (B·h, L, S) ∂L/∂(QKᵀ)
+    return np.matmul(ds, Kh), np.matmul(ds.transpose(0, 2, 1), Q), dV
+
+
+def residual_add(p: Params, pre: str, proj: str, o: np.ndarray, x: np.ndarray,
+                 drop: Dropout | None, name: str) -> np.ndarray | None:
+    """x += Dropout(o W + b) for the linear layer ``{pre}.{proj}``; returns the mask (None
+    without dropout, when the product is added straight into x)."""
+    W, b = p[f"{pre}.{proj}.weight"], p[f"{pre}.{proj}.bias"]
+    if drop is None:
+        K._linear(o, W, b, x, K.ADD)
+        return None
+    z = np.empty_like(x)                                     # (N, d) the sublayer's output
+    K._linear(o, W, b, z, K.WRITE)
+    m = drop.mask(name, z.shape)
+    x += z * m
+    return m
+
+
 # ---------------------------------------------------------------------------- sublayers
+#
+# ``drop`` is the pass's Dropout (None: no dropout). Each sublayer's output dropout is
+# PyTorch's ``dropout{k}`` for the sublayer normed by ``norm{k}`` (norm1 → dropout1, ...).
+
+
+def _out_dropout(pre: str, norm: str) -> str:
+    return f"{pre}.dropout{norm[-1]}"
+
+
+def _grad_through(dx: np.ndarray, m: np.ndarray | None) -> np.ndarray:
+    """dL/d(sublayer output) from dL/dx: the residual add passes dx, dropout multiplies by m."""
+    return dx if m is None else dx * m
 
 
 def self_attention_block(p: Params, pre: str, norm: str, x: np.ndarray, shape: Shape,
-                         mask: np.ndarray) -> tuple:
-    """x ← x + MHA(LN(x), LN(x), LN(x)); ``pre`` names the layer, ``norm`` its LayerNorm."""
-    d = shape.d
+                         mask: np.ndarray, drop: Dropout | None = None) -> tuple:
+    """x ← x + Dropout(MHA(LN(x), LN(x), LN(x))); ``pre`` names the layer, ``norm`` its LayerNorm."""
+    d, a = shape.d, f"{pre}.self_attn"
     h, ln = layer_norm(x, p[f"{pre}.{norm}.weight"], p[f"{pre}.{norm}.bias"])   # (B·L, d)
     qkv = np.empty((x.shape[0], 3 * d), x.dtype)                                 # (B·L, 3d)
-    K._linear(h, p[f"{pre}.self_attn.in_proj_weight"], p[f"{pre}.self_attn.in_proj_bias"], qkv, K.WRITE)
-    o, att = heads_attention(qkv, 0, qkv, d, 2 * d, shape, mask)                 # (B·L, d)
-    K._linear(o, p[f"{pre}.self_attn.out_proj.weight"], p[f"{pre}.self_attn.out_proj.bias"], x, K.ADD)
-    return ln, h, att, o
+    K._linear(h, p[f"{a}.in_proj_weight"], p[f"{a}.in_proj_bias"], qkv, K.WRITE)
+    m_w = None if drop is None else drop.mask(a, (shape.B * shape.H, shape.L, shape.S))
+    o, att = heads_attention(qkv, 0, qkv, d, 2 * d, shape, mask, m_w)           # (B·L, d)
+    m = residual_add(p, a, "out_proj", o, x, drop, _out_dropout(pre, norm))
+    return ln, h, att, o, m
 
 
 def self_attention_block_backward(p: Params, g: Params, pre: str, norm: str, cache: tuple,
                                   dx: np.ndarray, shape: Shape) -> None:
-    ln, h, att, o = cache
+    ln, h, att, o, m = cache
     d, a = shape.d, f"{pre}.self_attn"
     do = np.empty_like(o)                                                        # (B·L, d)
-    K._linear_backward(o, p[f"{a}.out_proj.weight"], dx, g[f"{a}.out_proj.weight"],
+    K._linear_backward(o, p[f"{a}.out_proj.weight"], _grad_through(dx, m), g[f"{a}.out_proj.weight"],
                        g[f"{a}.out_proj.bias"], do, K.DX_WRITE)
     dqkv = np.empty((dx.shape[0], 3 * d), dx.dtype)                              # (B·L, 3d)
     heads_attention_backward(do, att, shape, dqkv, 0, dqkv, d, 2 * d)
@@ -147,27 +204,28 @@ def self_attention_block_backward(p: Params, g: Params, pre: str, norm: str, cac
 
 
 def cross_attention_block(p: Params, pre: str, y: np.ndarray, mem: np.ndarray, shape: Shape,
-                          mask: np.ndarray) -> tuple:
-    """y ← y + MHA(LN₂(y), memory, memory): queries from the decoder, keys/values from the
-    encoder's output ``mem`` (B·S, d)."""
+                          mask: np.ndarray, drop: Dropout | None = None) -> tuple:
+    """y ← y + Dropout(MHA(LN₂(y), memory, memory)): queries from the decoder, keys/values
+    from the encoder's output ``mem`` (B·S, d)."""
     d, a = shape.d, f"{pre}.multihead_attn"
     h, ln = layer_norm(y, p[f"{pre}.norm2.weight"], p[f"{pre}.norm2.bias"])     # (B·L, d)
     q = np.empty_like(y)                                                         # (B·L, d)
     K._linear(h, p[f"{a}.q_proj_weight"], p[f"{a}.q_proj_bias"], q, K.WRITE)
     kv = np.empty((mem.shape[0], 2 * d), y.dtype)                                # (B·S, 2d)
     K._linear(mem, p[f"{a}.kv_proj_weight"], p[f"{a}.kv_proj_bias"], kv, K.WRITE)
-    o, att = heads_attention(q, 0, kv, 0, d, shape, mask)                        # (B·L, d)
-    K._linear(o, p[f"{a}.out_proj.weight"], p[f"{a}.out_proj.bias"], y, K.ADD)
-    return ln, h, att, o
+    m_w = None if drop is None else drop.mask(a, (shape.B * shape.H, shape.L, shape.S))
+    o, att = heads_attention(q, 0, kv, 0, d, shape, mask, m_w)                   # (B·L, d)
+    m = residual_add(p, a, "out_proj", o, y, drop, _out_dropout(pre, "norm2"))
+    return ln, h, att, o, m
 
 
 def cross_attention_block_backward(p: Params, g: Params, pre: str, cache: tuple, dy: np.ndarray,
                                    mem: np.ndarray, dmem: np.ndarray, shape: Shape) -> None:
     """As the self-attention backward; the keys' and values' gradient is added to dmem."""
-    ln, h, att, o = cache
+    ln, h, att, o, m = cache
     d, a = shape.d, f"{pre}.multihead_attn"
     do = np.empty_like(o)
-    K._linear_backward(o, p[f"{a}.out_proj.weight"], dy, g[f"{a}.out_proj.weight"],
+    K._linear_backward(o, p[f"{a}.out_proj.weight"], _grad_through(dy, m), g[f"{a}.out_proj.weight"],
                        g[f"{a}.out_proj.bias"], do, K.DX_WRITE)
     dq = np.empty_like(o)                                                        # (B·L, d)
     dkv = np.empty((mem.shape[0], 2 * d), dy.dtype)                              # (B·S, 2d)
@@ -181,22 +239,29 @@ def cross_attention_block_backward(p: Params, g: Params, pre: str, cache: tuple,
                         g[f"{pre}.norm2.bias"])
 
 
-def ffn_block(p: Params, pre: str, norm: str, x: np.ndarray) -> tuple:
-    """x ← x + W₂ ReLU(W₁ LN(x) + b₁) + b₂ (position-wise: the same for every row)."""
+def ffn_block(p: Params, pre: str, norm: str, x: np.ndarray, drop: Dropout | None = None) -> tuple:
+    """x ← x + Dropout(W₂ Dropout(ReLU(W₁ LN(x) + b₁)) + b₂) (position-wise: the same for
+    every row)."""
     h, ln = layer_norm(x, p[f"{pre}.{norm}.weight"], p[f"{pre}.{norm}.bias"])   # (N, d)
     W1 = p[f"{pre}.linear1.weight"]
     f = np.empty((x.shape[0], W1.shape[1]), x.dtype)                             # (N, d_ff)
     K._linear(h, W1, p[f"{pre}.linear1.bias"], f, K.RELU)
-    K._linear(f, p[f"{pre}.linear2.weight"], p[f"{pre}.linear2.bias"], x, K.ADD)
-    return ln, h, f
+    m_f = None if drop is None else drop.mask(f"{pre}.dropout", f.shape)
+    if m_f is not None:
+        f *= m_f                                                                 # (N, d_ff)
+    m = residual_add(p, pre, "linear2", f, x, drop, _out_dropout(pre, norm))
+    return ln, h, f, m_f, m
 
 
 def ffn_block_backward(p: Params, g: Params, pre: str, norm: str, cache: tuple,
                        dx: np.ndarray) -> None:
-    ln, h, f = cache
+    ln, h, f, m_f, m = cache
     df = np.empty_like(f)                                    # (N, d_ff), at the ReLU's input
-    K._linear_backward(f, p[f"{pre}.linear2.weight"], dx, g[f"{pre}.linear2.weight"],
+    # f = ReLU(·) (⊙ m_f): DX_RELU zeroes where f ≤ 0, i.e. where the unit was off or dropped
+    K._linear_backward(f, p[f"{pre}.linear2.weight"], _grad_through(dx, m), g[f"{pre}.linear2.weight"],
                        g[f"{pre}.linear2.bias"], df, K.DX_RELU)
+    if m_f is not None:
+        df *= m_f                                            # through the dropout after the ReLU
     dh = np.empty_like(h)                                    # (N, d)
     K._linear_backward(h, p[f"{pre}.linear1.weight"], df, g[f"{pre}.linear1.weight"],
                        g[f"{pre}.linear1.bias"], dh, K.DX_WRITE)
@@ -207,11 +272,12 @@ def ffn_block_backward(p: Params, g: Params, pre: str, norm: str, cache: tuple,
 # ---------------------------------------------------------------------------- whole layers
 
 
-def encoder_layer(p: Params, i: int, x: np.ndarray, shape: Shape, mask: np.ndarray) -> tuple:
+def encoder_layer(p: Params, i: int, x: np.ndarray, shape: Shape, mask: np.ndarray,
+                  drop: Dropout | None = None) -> tuple:
     """``nn.TransformerEncoderLayer(norm_first=True)`` on x (B·S, d), in place."""
     pre = f"encoder.layers.{i}"
-    sa = self_attention_block(p, pre, "norm1", x, shape, mask)
-    ff = ffn_block(p, pre, "norm2", x)
+    sa = self_attention_block(p, pre, "norm1", x, shape, mask, drop)
+    ff = ffn_block(p, pre, "norm2", x, drop)
     return sa, ff
 
 
@@ -224,12 +290,13 @@ def encoder_layer_backward(p: Params, g: Params, i: int, cache: tuple, dx: np.nd
 
 
 def decoder_layer(p: Params, i: int, y: np.ndarray, mem: np.ndarray, self_shape: Shape,
-                  self_mask: np.ndarray, cross_shape: Shape, cross_mask: np.ndarray) -> tuple:
+                  self_mask: np.ndarray, cross_shape: Shape, cross_mask: np.ndarray,
+                  drop: Dropout | None = None) -> tuple:
     """``nn.TransformerDecoderLayer(norm_first=True)`` on y (B·T, d), in place."""
     pre = f"decoder.layers.{i}"
-    sa = self_attention_block(p, pre, "norm1", y, self_shape, self_mask)
-    ca = cross_attention_block(p, pre, y, mem, cross_shape, cross_mask)
-    ff = ffn_block(p, pre, "norm3", y)
+    sa = self_attention_block(p, pre, "norm1", y, self_shape, self_mask, drop)
+    ca = cross_attention_block(p, pre, y, mem, cross_shape, cross_mask, drop)
+    ff = ffn_block(p, pre, "norm3", y, drop)
     return sa, ca, ff
 
 

@@ -1,15 +1,33 @@
 """The lab's Transformer: configuration, parameter layout, seeded initialisation, PyTorch names.
 
 Layer maths are PyTorch's ``nn.TransformerEncoderLayer`` / ``nn.TransformerDecoderLayer`` with
-``norm_first=True``, ``dropout=0``, ``activation="relu"``, stacked in ``nn.TransformerEncoder``
-/ ``nn.TransformerDecoder`` with a final LayerNorm each (as ``nn.Transformer`` builds them):
+``norm_first=True``, ``dropout=p`` (0 by default), ``activation="relu"``, stacked in
+``nn.TransformerEncoder`` / ``nn.TransformerDecoder`` with a final LayerNorm each (as
+``nn.Transformer`` builds them):
 
-    encoder layer    x ← x + SelfAttn(LN₁(x))           (source padding masked)
-                     x ← x + W₂ ReLU(W₁ LN₂(x) + b₁) + b₂
-    decoder layer    y ← y + SelfAttn(LN₁(y))           (causal)
-                     y ← y + CrossAttn(LN₂(y), memory)  (memory = LN_enc(encoder output))
-                     y ← y + FFN(LN₃(y))
-    output           logits = LN_dec(y) W_out + b_out    (W_out = E_tgtᵀ when tied)
+    encoder layer    x ← x + D₁(SelfAttn(LN₁(x)))           (source padding masked)
+                     x ← x + D₂(W₂ D(ReLU(W₁ LN₂(x) + b₁)) + b₂)
+    decoder layer    y ← y + D₁(SelfAttn(LN₁(y)))           (causal)
+                     y ← y + D₂(CrossAttn(LN₂(y), memory))  (memory = LN_enc(encoder output))
+                     y ← y + D₃(FFN(LN₃(y)))
+    output           logits = LN_dec(y) W_out + b_out        (W_out = E_tgtᵀ when tied)
+
+Dropout. Every D is inverted dropout with the config's ``dropout`` p, in training passes only
+(a pass given a generator: :func:`engine.transformer.train.loss_and_grad`); evaluation and
+decoding never drop, and p = 0 runs exactly the code without dropout. It is applied in all the
+places PyTorch's two layers apply it, and only there, each mask named after PyTorch's module:
+
+    {layer}.self_attn        the self-attention weights α (B·h, L, S), after the softmax,
+                             before α V (``nn.MultiheadAttention``'s own dropout)
+    {layer}.multihead_attn   the cross-attention weights, likewise (decoder layers)
+    {layer}.dropout1         the self-attention block's output, before the residual add
+    {layer}.dropout2         encoder: the FFN's output; decoder: the cross-attention's output
+    {layer}.dropout3         the decoder FFN's output
+    {layer}.dropout          inside each FFN, after the ReLU (before W₂)
+
+with ``{layer}`` = ``encoder.layers.i`` / ``decoder.layers.i``. Nothing else is dropped:
+``nn.Transformer`` has no embedding dropout (the PyTorch tutorial's ``PositionalEncoding``
+adds one on the inputs; we do not), and the final norms and output projection have none.
 
 Inputs are ``E[token] · √d_model + PE[position]`` (Vaswani et al. 2017 §3.4), with PE the
 engine's sinusoidal table (:func:`engine.positional.sinusoidal_encoding`), or no PE at all for
@@ -33,7 +51,7 @@ from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
-from engine._validate import check_choice, check_positive_int, flat_parameters
+from engine._validate import check_choice, check_positive_int, check_scalar, flat_parameters
 from engine.positional import sinusoidal_encoding
 
 POSITIONS = ("sinusoidal", "none")
@@ -56,6 +74,8 @@ class TransformerConfig:
             False adds the positions to the raw embeddings.
         positions: ``"sinusoidal"`` (added to the inputs) or ``"none"``.
         dtype: ``"float64"`` or ``"float32"`` for parameters and activations.
+        dropout: p, the drop probability of every dropout (0 ≤ p < 1; see the module's
+            list); only training passes drop.
     """
 
     vocab_size: int = 13
@@ -69,6 +89,7 @@ class TransformerConfig:
     scale_embeddings: bool = True
     positions: str = "sinusoidal"
     dtype: str = "float64"
+    dropout: float = 0.0
 
     def __post_init__(self) -> None:
         check_positive_int(self.vocab_size, "vocab_size", minimum=2)
@@ -87,6 +108,8 @@ class TransformerConfig:
             raise ValueError(f"scale_embeddings: expected True or False, got {self.scale_embeddings!r}")
         check_choice(self.positions, "positions", POSITIONS)
         check_choice(self.dtype, "dtype", DTYPES)
+        object.__setattr__(self, "dropout",
+                           check_scalar(self.dropout, "dropout", low=0.0, high=1.0, high_open=True))
 
     @property
     def d_head(self) -> int:

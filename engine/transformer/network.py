@@ -10,6 +10,9 @@ returns the logits plus everything :func:`backward` needs. Masks (True = may att
 
 Target padding needs no mask: padded steps come after the real ones, the causal mask already
 hides them from real steps, and the loss ignores their outputs.
+
+``drop`` (a :class:`engine.transformer.dropout.Dropout`) makes it a training pass with
+dropout; without it (the default, and always when decoding) nothing is dropped.
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from engine.transformer import _kernels as K
+from engine.transformer.dropout import Dropout
 from engine.transformer.layers import (Shape, decoder_layer, decoder_layer_backward,
                                        encoder_layer, encoder_layer_backward, layer_norm,
                                        layer_norm_backward)
@@ -89,20 +93,21 @@ def output_weight(model: Transformer) -> np.ndarray:
     return p["out.weight"]
 
 
-def encode(model: Transformer, src: np.ndarray, src_len: np.ndarray) -> tuple[np.ndarray, list, tuple, Shape]:
+def encode(model: Transformer, src: np.ndarray, src_len: np.ndarray,
+           drop: Dropout | None = None) -> tuple[np.ndarray, list, tuple, Shape]:
     """The encoder: memory (B·S, d) = LN_enc(layers(embed(src))), with the layers' caches."""
     c, p = model.config, model.params
     B, S = src.shape
     shape = Shape(B, S, S, c.num_heads, c.d_model)
     mask = key_mask(src_len, c.num_heads, S, S)                              # (B·h, S, S)
     x = embed(model, "src_embed.weight", src)                                # (B·S, d)
-    caches = [encoder_layer(p, i, x, shape, mask) for i in range(c.num_encoder_layers)]
+    caches = [encoder_layer(p, i, x, shape, mask, drop) for i in range(c.num_encoder_layers)]
     mem, norm = layer_norm(x, p["encoder.norm.weight"], p["encoder.norm.bias"])
     return mem, caches, norm, shape
 
 
-def decode_all(model: Transformer, mem: np.ndarray, src_len: np.ndarray,
-               tgt_in: np.ndarray) -> tuple[np.ndarray, list, tuple, np.ndarray, Shape, Shape]:
+def decode_all(model: Transformer, mem: np.ndarray, src_len: np.ndarray, tgt_in: np.ndarray,
+               drop: Dropout | None = None) -> tuple[np.ndarray, list, tuple, np.ndarray, Shape, Shape]:
     """The decoder on every step at once: logits (B·T, V) for inputs tgt_in (B, T) given the
     memory (B·S, d); also its caches (layers, final norm, z = LN_dec(y)) and shapes."""
     c, p = model.config, model.params
@@ -113,7 +118,7 @@ def decode_all(model: Transformer, mem: np.ndarray, src_len: np.ndarray,
     self_mask = causal_mask_heads(B, c.num_heads, T)                         # (B·h, T, T)
     cross_mask = key_mask(src_len, c.num_heads, T, S)                        # (B·h, T, S)
     y = embed(model, "tgt_embed.weight", tgt_in)                             # (B·T, d)
-    dec = [decoder_layer(p, i, y, mem, self_shape, self_mask, cross_shape, cross_mask)
+    dec = [decoder_layer(p, i, y, mem, self_shape, self_mask, cross_shape, cross_mask, drop)
            for i in range(c.num_decoder_layers)]
     z, dec_norm = layer_norm(y, p["decoder.norm.weight"], p["decoder.norm.bias"])   # (B·T, d)
     logits = np.empty((B * T, c.vocab_size), c.np_dtype)                    # (B·T, V)
@@ -121,14 +126,16 @@ def decode_all(model: Transformer, mem: np.ndarray, src_len: np.ndarray,
     return logits, dec, dec_norm, z, self_shape, cross_shape
 
 
-def forward(model: Transformer, src: np.ndarray, src_len: np.ndarray,
-            tgt_in: np.ndarray) -> tuple[np.ndarray, ForwardCache]:
+def forward(model: Transformer, src: np.ndarray, src_len: np.ndarray, tgt_in: np.ndarray,
+            drop: Dropout | None = None) -> tuple[np.ndarray, ForwardCache]:
     """Logits (B·T, V) for decoder inputs tgt_in (B, T), and the cache for :func:`backward`.
 
-    ``src`` (B, S), ``src_len`` (B,), ``tgt_in`` must be validated int64 arrays.
+    ``src`` (B, S), ``src_len`` (B,), ``tgt_in`` must be validated int64 arrays; ``drop``
+    the pass's dropout masks (None: evaluation, nothing dropped).
     """
-    mem, enc, enc_norm, enc_shape = encode(model, src, src_len)
-    logits, dec, dec_norm, z, self_shape, cross_shape = decode_all(model, mem, src_len, tgt_in)
+    mem, enc, enc_norm, enc_shape = encode(model, src, src_len, drop)
+    logits, dec, dec_norm, z, self_shape, cross_shape = decode_all(model, mem, src_len, tgt_in,
+                                                                   drop)
     return logits, ForwardCache(src, tgt_in, enc_shape, self_shape, cross_shape, enc, enc_norm,
                                 mem, dec, dec_norm, z, output_weight(model))
 
