@@ -112,6 +112,48 @@ def test_a_stop_request_before_the_first_step_gives_no_heads():
     assert all(r.steps == 0 for r in res.runs.values())
 
 
+def stop_after_first_bucket():
+    """(on_progress, should_stop): no stop until the first run starts evaluating; then its
+    first bucket is scored and every later poll says stop (deterministic: no threads)."""
+    state = {"evaluating": False, "polls": 0}
+
+    def on_progress(event) -> None:
+        if event.phase == "evaluate":
+            state["evaluating"] = True
+
+    def should_stop() -> bool:
+        if not state["evaluating"]:
+            return False
+        state["polls"] += 1
+        return state["polls"] > 1
+
+    return on_progress, should_stop
+
+
+def test_a_stop_during_evaluation_ends_it_between_buckets():
+    full = transformer(TINY)
+    on_progress, should_stop = stop_after_first_bucket()
+    res = transformer(TINY, on_progress=on_progress, should_stop=should_stop)
+    main, nopos = res.runs["transformer"], res.runs["no positions"]
+    assert main.steps == 12 and main.interrupted and res.interrupted
+    assert len(res.buckets) == 2
+    assert main.accuracy == full.runs["transformer"].accuracy[:1]      # bucket 1 only, same score
+    assert nopos.steps == 0 and nopos.accuracy == []                    # stopped before it began
+    assert res.heads is not None                                        # the trained model's heads
+
+
+def test_dropout_trains_differently_and_is_checked():
+    with pytest.raises(ValueError, match=r"^dropout: expected a value in \[0, 1\), got 1.5$"):
+        replace(TINY, dropout=1.5)
+    plain = transformer(replace(TINY, positions_experiment=False))
+    dropped = transformer(replace(TINY, positions_experiment=False, dropout=0.2))
+    assert dropped.config.dropout == 0.2
+    a, b = plain.runs["transformer"].curve.losses, dropped.runs["transformer"].curve.losses
+    assert len(a) == len(b) == 12 and a[0] != b[0]
+    again = transformer(replace(TINY, positions_experiment=False, dropout=0.2))
+    assert again.runs["transformer"].curve.losses == b                  # seeded masks
+
+
 def test_the_rnn_pair_trains_on_the_same_data_and_buckets():
     rnn = BottleneckSettings(train=TrainSettings(steps=3, batch_size=4), hidden_dim=4,
                              embed_dim=3, attn_dim=3, parallel=False)

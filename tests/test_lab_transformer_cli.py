@@ -97,6 +97,8 @@ def test_rnn_puts_both_rnns_in_the_same_table():
     (["--save", "x.png"], "--save x.png: unknown file type '.png'"),
     (["--digits", "12a"], "--digits: expected only the digits 0-9"),
     (["--load", "nowhere.npz"], "nowhere.npz: no such weights file"),
+    (["--dropout", "1.5"], "--dropout: expected a probability p with 0 <= p < 1, got 1.5"),
+    (["--dropout", "1"], "--dropout: expected a probability p with 0 <= p < 1, got 1"),
 ])
 def test_bad_input_is_one_line_and_exit_2(args, needle, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
@@ -137,7 +139,8 @@ def _fake(runs):
                                            for (lo, hi), tok, seq in rows],
                                  steps=100, seconds=4.0, steps_per_second=25.0)
            for name, rows in runs.items()}
-    res = SimpleNamespace(runs=out, seconds=8.5)
+    res = SimpleNamespace(runs=out, seconds=8.5,
+                          buckets=[(lo, hi) for (lo, hi), _, _ in runs["transformer"]])
     res.worst_bucket = lambda: min(out["transformer"].accuracy, key=lambda a: a.sequence_accuracy)
     return res
 
@@ -157,3 +160,57 @@ def test_the_summary_names_the_worst_bucket_and_what_no_positions_reaches(nopos,
     assert "lowest sequence accuracy 94.0% (lengths 5-6); >= 95% in every bucket: no." in text
     assert f"Without positions the same model {words}:" in text
     assert "Wall time 8.5 s (transformer: 100 steps in 4.0 s, 25.0 steps/s; no positions:" in text
+
+
+def test_dropout_is_recorded_in_the_json_and_the_report():
+    res = lab(*TINY, "--no-positions-experiment", "--dropout", "0.25", "--json")
+    assert res.exit_code == 0, res.output
+    out = json.loads(res.stdout)
+    assert out["settings"]["dropout"] == 0.25 and out["model"]["dropout"] == 0.25
+    text = lab(*TINY, "--no-positions-experiment", "--dropout", "0.25", "--ascii")
+    assert text.exit_code == 0 and "pre-norm, dropout 0.25;" in text.stdout
+
+
+def _stopped_in_evaluation():
+    from dataclasses import replace
+
+    from test_lab_transformer import TINY as ENGINE_TINY, stop_after_first_bucket
+
+    from engine.lab.transformer import transformer
+
+    on_progress, should_stop = stop_after_first_bucket()
+    s = replace(ENGINE_TINY, positions_experiment=True)
+    return transformer(s, on_progress=on_progress, should_stop=should_stop), s
+
+
+def test_a_run_stopped_while_evaluating_says_which_buckets_were_not_scored():
+    from tutor.lab.experiments import get
+    from tutor.lab.report import Style
+
+    res, s = _stopped_in_evaluation()
+    parts = get("transformer").report(res, s, Style(ascii=True, color=False))
+    words = [p for p in parts if isinstance(p, str)]
+    assert ("Not evaluated on held-out sequences: the run was stopped first. Not evaluated "
+            "(lengths): transformer 11-12; no positions 3-10, 11-12.") in words
+    assert not any(w.startswith(("Transformer: lowest", "Without positions")) for w in words)
+    assert not any(hasattr(p, "columns") for p in parts)              # no table of nothing
+    data = get("transformer").to_json(res, s)
+    assert data["interrupted"] is True and data["buckets"] == []
+    assert data["not_evaluated"] == {"transformer": [[11, 12]], "no positions": [[3, 10], [11, 12]]}
+    assert data["summary"] == {"transformer_min_sequence_accuracy": None,
+                               "no_positions_max_sequence_accuracy": None}
+
+
+def test_the_buckets_every_run_finished_are_shown_and_the_rest_named():
+    from tutor.lab.experiments import get
+    from tutor.lab.report import Style
+
+    res, s = _stopped_in_evaluation()
+    res.runs["no positions"].accuracy = list(res.runs["transformer"].accuracy)   # bucket 1 each
+    parts = get("transformer").report(res, s, Style(ascii=True, color=False))
+    assert ("Evaluation stopped after 1 of 2 length buckets: the table shows those. Not "
+            "evaluated (lengths): transformer 11-12; no positions 11-12.") in parts
+    (table,) = [p for p in parts if hasattr(p, "columns")]
+    assert table.row_count == 1
+    data = get("transformer").to_json(res, s)
+    assert [b["lengths"] for b in data["buckets"]] == [[3, 10]]

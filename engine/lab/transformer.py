@@ -49,6 +49,9 @@ class TransformerSettings:
             dominate the input, which the lab's tasks (all about order) learn faster from.
         warmup_steps: linear learning-rate warm-up before the cosine decay.
         label_smoothing: ε of the cross-entropy.
+        dropout: p of every dropout in the model (PyTorch's places, see
+            :mod:`engine.transformer.model`), 0 ≤ p < 1; training steps only, never the
+            evaluation or the heads.
         dtype: ``"float32"`` (fast) or ``"float64"``.
         positions_experiment: also train the same model without positional encodings.
         per_bucket, bucket_width: held-out sequences per length bucket, bucket width.
@@ -65,6 +68,7 @@ class TransformerSettings:
     scale_embeddings: bool = False
     warmup_steps: int = 200
     label_smoothing: float = 0.0
+    dropout: float = 0.0
     dtype: str = "float32"
     positions_experiment: bool = True
     per_bucket: int = 100
@@ -87,7 +91,7 @@ class TransformerSettings:
                                  max_len=max(64, self.train.max_len + 2),
                                  tie_embeddings=self.tie_embeddings,
                                  scale_embeddings=self.scale_embeddings, positions=positions,
-                                 dtype=self.dtype)
+                                 dtype=self.dtype, dropout=self.dropout)
 
     def to_dict(self) -> dict[str, object]:
         return asdict(self)
@@ -108,9 +112,11 @@ def train_transformer(model: Transformer, settings: TransformerSettings, *,
                       should_stop: StopFn | None = None, experiment: str = "transformer",
                       run: str = "transformer", report_every: int = 10) -> TrainResult:
     """Train ``model`` in place on fresh batches of ``settings.train.task`` (Adam, warm-up and
-    cosine decay, clipping); the data stream is the RNN lab's for the same seed."""
+    cosine decay, clipping); the data stream is the RNN lab's for the same seed, and dropout
+    masks (the model's dropout > 0) come from a stream of their own."""
     tr = settings.train
     rng = np.random.default_rng([tr.seed, 104729])
+    drop_rng = np.random.default_rng([tr.seed, 7919])
     opt = make_optimizer(model, lr=tr.lr, max_grad_norm=tr.max_grad_norm)
     losses: list[float] = []
     t0 = time.perf_counter()
@@ -123,7 +129,7 @@ def train_transformer(model: Transformer, settings: TransformerSettings, *,
             opt.lr = learning_rate(settings, step)
             lens = bucketed_lengths(rng, tr.batch_size, tr.min_len, tr.max_len, tr.bucket_width)
             batch = make_batch(tr.task, lens, rng, exclude)
-            loss = train_step(model, opt, batch, settings.label_smoothing).loss
+            loss = train_step(model, opt, batch, settings.label_smoothing, drop_rng).loss
             if not math.isfinite(loss):
                 raise FloatingPointError(f"{run}: the loss became {loss} at step {step + 1}; "
                                          "try a smaller learning rate")
@@ -137,9 +143,11 @@ def train_transformer(model: Transformer, settings: TransformerSettings, *,
                        time.perf_counter() - t0, interrupted)
 
 
-def evaluate_transformer(model: Transformer, test_set: TestSet) -> list[BucketAccuracy]:
-    """Free-running greedy accuracy per length bucket (the RNN lab's scoring)."""
-    return evaluate(model, test_set, decode=greedy_decode)
+def evaluate_transformer(model: Transformer, test_set: TestSet,
+                         should_stop: StopFn | None = None) -> list[BucketAccuracy]:
+    """Free-running greedy accuracy per length bucket (the RNN lab's scoring); a stop request
+    (polled before each bucket) ends it there, leaving the buckets finished."""
+    return evaluate(model, test_set, should_stop, decode=greedy_decode)
 
 
 # ---------------------------------------------------------------------------- the experiment
@@ -220,7 +228,8 @@ def transformer(settings: TransformerSettings = TransformerSettings(), *,
             res = train_transformer(model, settings, exclude=exclude, on_progress=on_progress,
                                     should_stop=should_stop, run=run)
             report(run, res, "evaluate", tr.steps)
-            res.accuracy = evaluate_transformer(model, test)
+            res.accuracy = evaluate_transformer(model, test, should_stop)
+            res.interrupted = res.interrupted or len(res.accuracy) < len(test.buckets)
             report(run, res, "done", tr.steps)
             return res
         return go
@@ -266,9 +275,11 @@ def rnn_jobs(bs: BottleneckSettings, test: TestSet, exclude: set[bytes],
 
 
 def score_model(model: Transformer, settings: TransformerSettings = TransformerSettings(), *,
-                digits: Sequence[int] | None = None) -> TransformerResult:
+                digits: Sequence[int] | None = None,
+                should_stop: StopFn | None = None) -> TransformerResult:
     """Score a trained Transformer (e.g. a loaded one) on the test set of ``settings`` and
-    measure its heads; nothing is trained (its run has 0 steps)."""
+    measure its heads; nothing is trained (its run has 0 steps). A stop request ends the
+    scoring between length buckets."""
     tr = settings.train
     t0 = time.perf_counter()
     buckets = length_buckets(tr.min_len, tr.max_len, settings.bucket_width)
@@ -277,12 +288,13 @@ def score_model(model: Transformer, settings: TransformerSettings = TransformerS
                          f"{tr.max_len + 1}")
     test = make_test_set(tr.task, buckets, settings.per_bucket, tr.seed)
     res = TrainResult(model, tr, LossCurve("transformer", ()), 0, 0.0, False)
-    res.accuracy = evaluate_transformer(model, test)
+    res.accuracy = evaluate_transformer(model, test, should_stop)
+    res.interrupted = len(res.accuracy) < len(test.buckets)
     ex = list(digits) if digits is not None else example_digits(settings)
     with single_threaded_blas():
         heads = heads_of(model, tr.task, ex)
     return TransformerResult(settings, buckets, {"transformer": res}, heads,
-                             time.perf_counter() - t0, False, model.config)
+                             time.perf_counter() - t0, res.interrupted, model.config)
 
 
 def rnn_defaults() -> BottleneckSettings:

@@ -238,6 +238,10 @@ def transformer_cmd(
     load: Annotated[Optional[Path], typer.Option(
         "--load", metavar="FILE.npz", help="Score a Transformer saved with --save instead of "
         "training one.", show_default=False)] = None,
+    dropout: Annotated[float, typer.Option(
+        "--dropout", metavar="P", help="Train with dropout P (0 <= P < 1) where PyTorch's "
+        "Transformer layers drop: attention weights, each sublayer's output, inside the "
+        "feed-forward block. Evaluation never drops.")] = 0.0,
     seed: SeedOpt = 0,
     json_out: JsonOpt = False,
     ascii_only: AsciiOpt = False,
@@ -250,7 +254,8 @@ def transformer_cmd(
     _run("transformer", lambda: _module("transformer").from_options(
         seed=seed, task=task.value, rnn=rnn, positions_run=positions_run, digits=digits,
         load=load, save=tuple(save or ()), steps=steps, min_len=min_len, max_len=max_len,
-        per_bucket=per_bucket, sequential=sequential), json_out=json_out, ascii_only=ascii_only)
+        per_bucket=per_bucket, sequential=sequential, dropout=dropout), json_out=json_out,
+        ascii_only=ascii_only)
 
 
 @app.command("scaling", help=SCALING_HELP)

@@ -11,7 +11,8 @@ from typing import TYPE_CHECKING, Any
 from tutor.lab import jsonout
 from tutor.lab.heads import (head_labels, head_sentence, heads_view, save_drawn, save_folder,
                              slug)
-from tutor.lab.report import Part, Style, accuracy_plot, accuracy_table, loss_plot, pct
+from tutor.lab.report import (Part, Style, accuracy_plot, accuracy_table, evaluated,
+                              evaluation_note, loss_plot, pct)
 
 if TYPE_CHECKING:
     from engine.lab.progress import ProgressFn, StopFn
@@ -71,7 +72,8 @@ def describe(s: Any) -> str:
     if j.rnn is not None:
         runs.append("the RNN lab's fixed-context and attention models")
     return (f"lab transformer: training {', '.join(runs[:-1]) + ' and ' + runs[-1] if len(runs) > 1 else runs[0]}"
-            f" on `{tr.task}`, lengths {tr.min_len}-{tr.max_len}, {tr.steps} steps of {tr.batch_size}")
+            f" on `{tr.task}`, lengths {tr.min_len}-{tr.max_len}, {tr.steps} steps of {tr.batch_size}"
+            + (f", dropout {j.settings.dropout:g}" if j.settings.dropout else ""))
 
 
 def bars(s: Any) -> tuple[tuple[str, ...], int]:
@@ -89,7 +91,7 @@ def run(s: Any, *, on_progress: ProgressFn | None = None, should_stop: StopFn | 
 
     j = job(s)
     if j.model is not None:
-        return score_model(j.model, j.settings, digits=j.digits)
+        return score_model(j.model, j.settings, digits=j.digits, should_stop=should_stop)
     return transformer(j.settings, digits=j.digits, rnn=j.rnn, on_progress=on_progress,
                        should_stop=should_stop)
 
@@ -98,24 +100,51 @@ def run(s: Any, *, on_progress: ProgressFn | None = None, should_stop: StopFn | 
 
 
 def model_words(cfg: Any) -> str:
-    """``d_model 64, 2 heads of 32, d_ff 128, 2 encoder + 2 decoder layers, pre-norm``."""
+    """``d_model 64, 2 heads of 32, d_ff 128, 2 encoder + 2 decoder layers, pre-norm`` (and
+    ``, dropout 0.1`` when it trains with dropout)."""
+    drop = f", dropout {cfg.dropout:g}" if getattr(cfg, "dropout", 0.0) else ""
     return (f"d_model {cfg.d_model}, {cfg.num_heads} heads of {cfg.d_head}, d_ff {cfg.d_ff}, "
-            f"{cfg.num_encoder_layers} encoder + {cfg.num_decoder_layers} decoder layers, pre-norm")
+            f"{cfg.num_encoder_layers} encoder + {cfg.num_decoder_layers} decoder layers, "
+            f"pre-norm{drop}")
 
 
 def _runs(res: Any) -> dict[str, Any]:
     return {name: r.accuracy for name, r in res.runs.items()}
 
 
+def complete(res: Any, run: str) -> bool:
+    """Whether ``run`` was scored on every length bucket (a stop can end its evaluation)."""
+    return run in res.runs and len(res.runs[run].accuracy) == len(res.buckets)
+
+
+def missing_buckets(res: Any) -> dict[str, list[tuple[int, int]]]:
+    """Per run, the length buckets a stop left unscored (runs scored on all are left out)."""
+    return {name: [tuple(b) for b in res.buckets[len(r.accuracy):]]
+            for name, r in res.runs.items() if len(r.accuracy) < len(res.buckets)}
+
+
+def missing_note(res: Any) -> str:
+    """Which buckets were not evaluated, run by run (empty when every run finished)."""
+    missing = missing_buckets(res)
+    if not missing:
+        return ""
+    head = evaluation_note(evaluated(_runs(res)), len(res.buckets))
+    each = "; ".join(f"{name} {', '.join(f'{lo}-{hi}' for lo, hi in b)}"
+                     for name, b in missing.items())
+    return f"{head} Not evaluated (lengths): {each}."
+
+
 def summary(res: Any, style: Style) -> list[str]:
-    """Sentences: the ≥ 95 % check, the positions experiment, the times."""
+    """Sentences: the ≥ 95 % check, the positions experiment (each only when its run was
+    scored on every bucket), the times."""
     ge = ">=" if style.ascii else "≥"
     out = []
-    worst = res.worst_bucket()
-    ok = "yes" if worst.sequence_accuracy >= 0.95 else "no"
-    out.append(f"Transformer: lowest sequence accuracy {pct(worst.sequence_accuracy).strip()} "
-               f"(lengths {worst.lo}-{worst.hi}); {ge} 95% in every bucket: {ok}.")
-    if "no positions" in res.runs:
+    if complete(res, "transformer"):
+        worst = res.worst_bucket()
+        ok = "yes" if worst.sequence_accuracy >= 0.95 else "no"
+        out.append(f"Transformer: lowest sequence accuracy {pct(worst.sequence_accuracy).strip()} "
+                   f"(lengths {worst.lo}-{worst.hi}); {ge} 95% in every bucket: {ok}.")
+    if complete(res, "no positions"):
         nopos = res.runs["no positions"].accuracy
         best = max(nopos, key=lambda a: a.sequence_accuracy)
         tokens = pct(max(a.token_accuracy for a in nopos)).strip()
@@ -138,15 +167,19 @@ def report(res: Any, s: Any, style: Style) -> list[Part]:
     trained = res.runs["transformer"].steps
     how = (f"{trained} steps of {tr.batch_size} sequences" if trained
            else "loaded, not trained here")
+    n = evaluated(_runs(res))
+    runs = {name: accs[:n] for name, accs in _runs(res).items()}
     parts: list[Part] = [
         f"Transformer: `{tr.task}` digit sequences, {model_words(res.config)}; {how}; "
         f"free-running greedy decoding on {st.per_bucket} held-out sequences per length (the "
-        "RNN lab's buckets).",
-        "Whole outputs right (sequence accuracy, EOS included) per length bucket; token "
-        "accuracies are in --json.",
-        accuracy_table(res.buckets, _runs(res), ascii=style.ascii, metrics=("sequence",)),
-        accuracy_plot(_runs(res), ascii=style.ascii, width=style.width, metric="sequence"),
-    ]
+        "RNN lab's buckets)."]
+    if n:
+        parts += ["Whole outputs right (sequence accuracy, EOS included) per length bucket; "
+                  "token accuracies are in --json.",
+                  accuracy_table(res.buckets[:n], runs, ascii=style.ascii, metrics=("sequence",)),
+                  accuracy_plot(runs, ascii=style.ascii, width=style.width, metric="sequence")]
+    if note := missing_note(res):
+        parts.append(note)
     curves = [r.curve for r in res.runs.values() if r.curve.losses]
     if curves:
         parts.append(loss_plot(curves, ascii=style.ascii, width=style.width))
@@ -214,8 +247,7 @@ def save(res: Any, s: Any) -> list[str]:
 def to_json(res: Any, s: Any) -> dict[str, Any]:
     j = job(s)
     heads = res.heads
-    worst = res.worst_bucket()
-    nopos = res.runs.get("no positions")
+    n = evaluated(_runs(res))
     return jsonout.header(
         "transformer",
         settings=res.settings.to_dict(),
@@ -228,11 +260,15 @@ def to_json(res: Any, s: Any) -> dict[str, Any]:
                   **{name: {"token_accuracy": round(r.accuracy[k].token_accuracy, 6),
                             "sequence_accuracy": round(r.accuracy[k].sequence_accuracy, 6)}
                      for name, r in res.runs.items()}}
-                 for k, (lo, hi) in enumerate(res.buckets)],
+                 for k, (lo, hi) in enumerate(res.buckets[:n])],
+        not_evaluated={name: [list(b) for b in missing]
+                       for name, missing in missing_buckets(res).items()},
         summary={
-            "transformer_min_sequence_accuracy": round(worst.sequence_accuracy, 6),
-            "no_positions_max_sequence_accuracy": round(max(a.sequence_accuracy for a in nopos.accuracy), 6)
-            if nopos is not None else None,
+            "transformer_min_sequence_accuracy": round(res.worst_bucket().sequence_accuracy, 6)
+            if complete(res, "transformer") else None,
+            "no_positions_max_sequence_accuracy": round(max(
+                a.sequence_accuracy for a in res.runs["no positions"].accuracy), 6)
+            if complete(res, "no positions") else None,
         },
         runs={name: jsonout.training_run(r) for name, r in res.runs.items()},
         example=None if heads is None else {
@@ -257,16 +293,22 @@ def from_options(*, seed: int, task: str, rnn: bool = False, positions_run: bool
                  digits: str | None = None, load: Path | None = None,
                  save: tuple[Path, ...] = (), steps: int | None = None,
                  min_len: int | None = None, max_len: int | None = None,
-                 per_bucket: int | None = None, sequential: bool = False) -> TransformerJob:
+                 per_bucket: int | None = None, sequential: bool = False,
+                 dropout: float = 0.0) -> TransformerJob:
     """The job ``attn-tutor lab transformer`` asks for.
 
     Raises:
-        UserError: an unknown ``--save`` type (before any training), ``--digits`` that are not
-            digits or longer than the model can read, or an unusable ``--load`` file.
+        UserError: an unknown ``--save`` type (before any training), a ``--dropout`` outside
+            [0, 1), ``--digits`` that are not digits or longer than the model can read, or an
+            unusable ``--load`` file.
     """
+    import math
+
     from engine.lab.transformer import TransformerSettings, rnn_defaults
     from tutor.errors import UserError
 
+    if not (math.isfinite(dropout) and 0.0 <= dropout < 1.0):
+        raise UserError(f"--dropout: expected a probability p with 0 <= p < 1, got {dropout:g}")
     for path in save:
         check_save(path)
     s = TransformerSettings()
@@ -274,7 +316,7 @@ def from_options(*, seed: int, task: str, rnn: bool = False, positions_run: bool
                  min_len=min_len or s.train.min_len, max_len=max_len or s.train.max_len)
     tr = replace(tr, min_len=min(tr.min_len, tr.max_len))
     s = replace(s, train=tr, per_bucket=per_bucket or s.per_bucket, parallel=not sequential,
-                positions_experiment=positions_run)
+                positions_experiment=positions_run, dropout=dropout)
     model = None
     if load is not None:
         from tutor.lab.files import load_transformer
