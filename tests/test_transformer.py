@@ -54,25 +54,34 @@ def test_loss_matches_the_naive_twin_sequence_by_sequence(kw, smoothing):
     assert res.loss == pytest.approx(want, rel=1e-12)
 
 
-def test_one_layer_matches_the_naive_layers():
-    """The engine's encoder layer 0 and decoder layer 0 against the twin's, row by row."""
-    from engine.transformer.layers import Shape, decoder_layer, encoder_layer
+def one_layer_inputs():
+    """Layer 0's parameters, one sequence x (5, 8), a memory (4, 8), and the engine's
+    (shape, mask) arguments of an encoder layer and of a decoder layer on them."""
+    from engine.transformer.layers import Shape
     from engine.transformer.network import causal_mask_heads, key_mask
 
-    model = tiny()
-    p = model.params
     rng = np.random.default_rng(2)
     x = rng.standard_normal((5, 8))                  # one sequence of 5 rows
     mem = rng.standard_normal((4, 8))
+    enc = (Shape(1, 5, 5, 2, 8), key_mask(np.array([5]), 2, 5, 5))
+    dec = (Shape(1, 5, 5, 2, 8), causal_mask_heads(1, 2, 5), Shape(1, 5, 4, 2, 8),
+           key_mask(np.array([4]), 2, 5, 4))
+    return tiny().params, x, mem, enc, dec
+
+
+def test_one_layer_matches_the_naive_layers():
+    """The engine's encoder layer 0 and decoder layer 0 against the twin's, row by row."""
+    from engine.transformer.layers import decoder_layer, encoder_layer
+
+    p, x, mem, enc, dec = one_layer_inputs()
     want_x, want_w = naive.encoder_layer(p, 0, x, 2)
     got = x.copy()
-    cache = encoder_layer(p, 0, got, Shape(1, 5, 5, 2, 8), key_mask(np.array([5]), 2, 5, 5))
+    cache = encoder_layer(p, 0, got, *enc)
     np.testing.assert_allclose(got, want_x, rtol=1e-12, atol=1e-13)
     np.testing.assert_allclose(cache[0][2][3], want_w, rtol=1e-12, atol=1e-14)
     want_y, _, want_cross = naive.decoder_layer(p, 0, x, mem, 2)
     got = x.copy()
-    cache = decoder_layer(p, 0, got, mem, Shape(1, 5, 5, 2, 8), causal_mask_heads(1, 2, 5),
-                          Shape(1, 5, 4, 2, 8), key_mask(np.array([4]), 2, 5, 4))
+    cache = decoder_layer(p, 0, got, mem, *dec)
     np.testing.assert_allclose(got, want_y, rtol=1e-12, atol=1e-13)
     np.testing.assert_allclose(cache[1][2][3], want_cross, rtol=1e-12, atol=1e-14)
 

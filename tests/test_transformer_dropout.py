@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import reference_transformer as naive
-from test_transformer import BOS, V, ragged_batch, tiny
+from test_transformer import BOS, one_layer_inputs, ragged_batch, tiny
 from engine.transformer import Transformer, TransformerConfig, decoder_inputs, loss_and_grad
 from engine.transformer.decode import greedy_decode
 from engine.transformer.dropout import Dropout
@@ -58,23 +58,17 @@ def test_loss_with_dropout_matches_the_naive_twin_given_the_same_masks(kw):
 
 
 def test_one_layer_with_dropout_matches_the_naive_layer():
-    from engine.transformer.layers import Shape, decoder_layer, encoder_layer
-    from engine.transformer.network import causal_mask_heads, key_mask
+    from engine.transformer.layers import decoder_layer, encoder_layer
 
-    model = tiny()
-    p = model.params
-    rng = np.random.default_rng(2)
-    x = rng.standard_normal((5, 8))                          # one sequence of 5 rows
-    mem = rng.standard_normal((4, 8))
+    p, x, mem, enc, dec = one_layer_inputs()
     drop = Dropout(P, np.random.default_rng(9), np.float64)
     got = x.copy()
-    encoder_layer(p, 0, got, Shape(1, 5, 5, 2, 8), key_mask(np.array([5]), 2, 5, 5), drop)
+    encoder_layer(p, 0, got, *enc, drop)
     want, _ = naive.encoder_layer(p, 0, x, 2, drop.masks)
     np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-13)
     assert np.abs(got - naive.encoder_layer(p, 0, x, 2)[0]).max() > 1e-2
     got = x.copy()
-    decoder_layer(p, 0, got, mem, Shape(1, 5, 5, 2, 8), causal_mask_heads(1, 2, 5),
-                  Shape(1, 5, 4, 2, 8), key_mask(np.array([4]), 2, 5, 4), drop)
+    decoder_layer(p, 0, got, mem, *dec, drop)
     want, _, _ = naive.decoder_layer(p, 0, x, mem, 2, drop.masks)
     np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-13)
 
