@@ -130,6 +130,14 @@ def test_loading_an_rnn_file_names_what_it_holds(tmp_path):
     assert "not an attn-tutor Transformer weights file (it holds seq2seq weights)" in res.output
 
 
+def test_dropout_with_load_is_refused_because_nothing_trains(run_json):
+    _, paths = run_json
+    res = lab("--load", str(paths["npz"]), "--dropout", "0.1")
+    assert res.exit_code == 2
+    assert res.output.strip() == ("attn-tutor: error: --dropout with --load: nothing is trained, "
+                                  "so nothing would be dropped (evaluation never drops)")
+
+
 def _fake(runs):
     from types import SimpleNamespace
 

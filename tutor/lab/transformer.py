@@ -324,6 +324,9 @@ def from_options(*, seed: int, task: str, rnn: bool = False, positions_run: bool
         model, record = load_transformer(load)
         if record.get("task") in ("reverse", "copy", "sort") and task == "reverse":
             s = replace(s, train=replace(s.train, task=record["task"]))   # the model's own task
+        if dropout:
+            raise UserError("--dropout with --load: nothing is trained, so nothing would be "
+                            "dropped (evaluation never drops)")
         if any(p.suffix.lower() == ".npz" for p in save):
             raise UserError("--save FILE.npz with --load: nothing is trained, so there are no new "
                             "weights to write")
