@@ -198,8 +198,8 @@ def test_a_run_stopped_while_evaluating_says_which_buckets_were_not_scored():
     res, s = _stopped_in_evaluation()
     parts = get("transformer").report(res, s, Style(ascii=True, color=False))
     words = [p for p in parts if isinstance(p, str)]
-    assert ("Not evaluated on held-out sequences: the run was stopped first. Not evaluated "
-            "(lengths): transformer 11-12; no positions 3-10, 11-12.") in words
+    assert ("Not evaluated on held-out sequences: the run was stopped first. Not evaluated: "
+            "transformer lengths 11-12; no positions lengths 3-10, 11-12.") in words
     assert not any(w.startswith(("Transformer: lowest", "Without positions")) for w in words)
     assert not any(hasattr(p, "columns") for p in parts)              # no table of nothing
     data = get("transformer").to_json(res, s)
@@ -217,8 +217,19 @@ def test_the_buckets_every_run_finished_are_shown_and_the_rest_named():
     res.runs["no positions"].accuracy = list(res.runs["transformer"].accuracy)   # bucket 1 each
     parts = get("transformer").report(res, s, Style(ascii=True, color=False))
     assert ("Evaluation stopped after 1 of 2 length buckets: the table shows those. Not "
-            "evaluated (lengths): transformer 11-12; no positions 11-12.") in parts
+            "evaluated: lengths 11-12 (every run).") in parts
     (table,) = [p for p in parts if hasattr(p, "columns")]
     assert table.row_count == 1
     data = get("transformer").to_json(res, s)
     assert [b["lengths"] for b in data["buckets"]] == [[3, 10]]
+
+
+def test_a_stop_before_any_scoring_needs_no_list_of_buckets():
+    from tutor.lab.experiments import get
+    from tutor.lab.report import Style
+
+    res, s = _stopped_in_evaluation()
+    res.runs["transformer"].accuracy = []                        # as a stop while training
+    parts = get("transformer").report(res, s, Style(ascii=True, color=False))
+    assert "Not evaluated on held-out sequences: the run was stopped first." in parts
+    assert not any(isinstance(p, str) and "Not evaluated:" in p for p in parts)

@@ -129,9 +129,18 @@ def missing_note(res: Any) -> str:
     if not missing:
         return ""
     head = evaluation_note(evaluated(_runs(res)), len(res.buckets))
-    each = "; ".join(f"{name} {', '.join(f'{lo}-{hi}' for lo, hi in b)}"
-                     for name, b in missing.items())
-    return f"{head} Not evaluated (lengths): {each}."
+    every = len(missing) == len(res.runs)
+    if every and all(len(b) == len(res.buckets) for b in missing.values()):
+        return head                                     # nothing scored: the head says it all
+
+    def lengths(b: list[tuple[int, int]]) -> str:
+        return "lengths " + ", ".join(f"{lo}-{hi}" for lo, hi in b)
+
+    if every and len({tuple(b) for b in missing.values()}) == 1:
+        each = f"{lengths(next(iter(missing.values())))} (every run)"
+    else:
+        each = "; ".join(f"{name} {lengths(b)}" for name, b in missing.items())
+    return f"{head} Not evaluated: {each}."
 
 
 def summary(res: Any, style: Style) -> list[str]:
