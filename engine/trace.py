@@ -88,7 +88,22 @@ MAX_MAGNITUDE = 1e6
 bounds say otherwise). The traces are worked by hand; products and exponentials of bigger
 numbers overflow float64 or cancel to noise, and the student would see nan, not a lesson."""
 
+MAX_SIDE = 64
+"""Most numbers along any side of a vector or matrix input, and most words in a list of words:
+a worked example is read step by step, and every step prints every value."""
+
+MAX_WORD = 40
+"""Longest word (token, label) an input may hold, in characters."""
+
 _MAX_TEXT = f"1e{round(math.log10(MAX_MAGNITUDE))}"
+
+
+def short(value: Any, limit: int = 40) -> str:
+    """``repr(value)``, cut to a short prefix with its length: error lines never echo 100 KB."""
+    text = value if isinstance(value, str) else repr(value)
+    if len(text) <= limit:
+        return repr(text) if isinstance(value, str) else text
+    return f"{text[:limit] + '…'!r} ({len(text)} characters)"
 _MAX_WHOLE = 1e15
 
 
@@ -152,7 +167,7 @@ class InputSpec:
             if isinstance(value, (list, tuple, np.ndarray)) and np.size(value) == 1:
                 value = np.asarray(value).ravel()[0]
             if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating)):
-                shown = fmt_num(value) if isinstance(value, (bool, np.bool_)) else repr(value)
+                shown = fmt_num(value) if isinstance(value, (bool, np.bool_)) else short(value)
                 raise ValueError(f"{where}: got {shown}, expected {self.expected()}")
             v = float(value)
             if not math.isfinite(v):
@@ -173,24 +188,30 @@ class InputSpec:
         if self.kind == "bool":
             if isinstance(value, (bool, np.bool_)):
                 return bool(value)
-            raise ValueError(f"{where}: got {value!r}, expected true or false")
+            raise ValueError(f"{where}: got {short(value)}, expected true or false")
         if self.kind == "word":
             if isinstance(value, (int, float)) and not isinstance(value, bool):
                 value = fmt_num(value)
             if isinstance(value, str) and value.strip() and len(value.split()) == 1:
+                self._check_word(value.strip())
                 return value.strip()
-            raise ValueError(f"{where}: got {value!r}, expected {self.expected()}")
+            raise ValueError(f"{where}: got {short(value)}, expected {self.expected()}")
         if self.kind == "choice":
-            if value in self.choices:
+            if isinstance(value, str) and value in self.choices:
                 return value
-            raise ValueError(f"{where}: got {value!r}, expected {self.expected()}")
+            raise ValueError(f"{where}: got {short(value)}, expected {self.expected()}")
         if self.kind == "labels":
             if isinstance(value, str):
                 value = value.split()
             if not isinstance(value, (list, tuple)) or not all(isinstance(v, (str, int, float)) for v in value):
-                raise ValueError(f"{where}: got {value!r}, expected {self.expected()}")
+                raise ValueError(f"{where}: got {short(value)}, expected {self.expected()}")
+            if len(value) > MAX_SIDE:
+                raise ValueError(f"{where}: got {len(value)} words, expected at most {MAX_SIDE} "
+                                 "(a worked example prints every step for every word)")
             # `--set tokens='1947 2024'` parses as numbers: show them as typed, not as 1947.0
             labels = [v if isinstance(v, str) else fmt_num(v) for v in value]
+            for label in labels:
+                self._check_word(label)
             if self.shape and isinstance(self.shape[0], int) and len(labels) != self.shape[0]:
                 raise ValueError(f"{where}: got {len(labels)} words, expected {self.expected()}")
             if not labels:
@@ -202,11 +223,14 @@ class InputSpec:
         except (ValueError, TypeError):
             if (isinstance(value, (list, tuple)) and all(isinstance(r, (list, tuple)) for r in value)
                     and len({len(r) for r in value}) > 1):
-                lengths = ", ".join(str(len(r)) for r in value)
+                lengths = ", ".join(str(len(r)) for r in value[:8]) + (", …" if len(value) > 8 else "")
                 raise ValueError(f"{where}: got rows of different lengths ({lengths}), expected "
                                  f"{self.expected()} with every row the same length") from None
-            raise ValueError(f"{where}: got {value!r}, expected {self.expected()} of numbers") from None
+            raise ValueError(f"{where}: got {short(value)}, expected {self.expected()} of numbers") from None
         want = 1 if self.kind == "vector" else 2
+        if arr.ndim and max(arr.shape) > MAX_SIDE:
+            raise ValueError(f"{where}: got shape {shape_str(arr.shape)}, expected at most "
+                             f"{MAX_SIDE} numbers along each side (small enough to follow by hand)")
         if want == 1 and arr.ndim == 0 and not isinstance(value, (bool, np.bool_)):
             arr = arr.reshape(1)  # `--set temperatures=0.5`: one number is a vector of one
         if arr.ndim != want or arr.size == 0:
@@ -225,6 +249,11 @@ class InputSpec:
         biggest = arr.flat[int(np.argmax(np.abs(arr)))]
         self._check_magnitude(abs(float(biggest)), fmt_num(biggest), "has", "values")
         return arr
+
+    def _check_word(self, word: str) -> None:
+        if len(word) > MAX_WORD:
+            raise ValueError(f"input {self.name}: the word {short(word)} is longer than "
+                             f"{MAX_WORD} characters; expected words of at most {MAX_WORD}")
 
     def _check_magnitude(self, size: float, shown: str, verb: str, what: str) -> None:
         """Refuse numbers beyond ``MAX_MAGNITUDE`` unless this input's own bounds allow them."""

@@ -337,7 +337,10 @@ def test_trace_without_heatmaps_or_module(fake_traces):
     assert fails("broken") == (
         "attn-tutor: error: trace 'broken' is not available yet; run `attn-tutor heatmap` to list the "
         "traces that draw heatmaps")
-    assert fails("nosuch") == "attn-tutor: error: no trace named 'nosuch'"
+    assert fails("nosuch") == ("attn-tutor: error: no trace 'nosuch'. Run `attn-tutor heatmap` to "
+                               "list the ones that draw heatmaps.")
+    assert fails("fak") == ("attn-tutor: error: no trace 'fak'. Did you mean 'fake'? Run "
+                            "`attn-tutor heatmap` to list the ones that draw heatmaps.")
 
 
 def test_real_trace_with_set_overrides():

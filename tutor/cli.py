@@ -34,7 +34,8 @@ app = typer.Typer(
     help=HELP,
     add_completion=False,
     invoke_without_command=True,
-    context_settings={"help_option_names": ["-h", "--help"]},
+    # commands, option names and fixed choices in any case: `attn-tutor LAB Train --TASK Copy`
+    context_settings={"help_option_names": ["-h", "--help"], "token_normalize_func": str.lower},
     pretty_exceptions_enable=False,
     rich_markup_mode="rich" if _styled_help() else None,
 )
@@ -69,9 +70,14 @@ for _module in (lesson, trace, quiz, paper, heatmap, lab, stats, sheet, plan, ex
 
 
 def main(argv: list[str] | None = None) -> None:
-    """Console-script entry point: usage mistakes become one line on stderr and exit 2."""
+    """Console-script entry point: usage mistakes become one line on stderr and exit 2; a
+    bug is one line too (exit 70), naming the file with the full report."""
     from typer.exceptions import Abort, TyperException
 
+    from tutor.errors import EXIT_INTERNAL, one_line, report_internal_error
+    from tutor.terminal import degrade_to_ascii
+
+    degrade_to_ascii()
     try:
         code = app(args=argv, prog_name="attn-tutor", standalone_mode=False)
     except TyperException as exc:  # unknown option, missing value, bad choice or number
@@ -82,9 +88,12 @@ def main(argv: list[str] | None = None) -> None:
         hint = f" (see `{ctx.command_path} --help`)" if ctx is not None else ""
         from tutor.render.safe import clean
 
-        print(clean(f"attn-tutor: error: {exc.format_message()}{hint}"), file=sys.stderr)
+        print(f"attn-tutor: error: {one_line(clean(exc.format_message()))}{hint}", file=sys.stderr)
         raise SystemExit(exc.exit_code) from None
-    except Abort:
+    except (Abort, KeyboardInterrupt):
         print("attn-tutor: interrupted", file=sys.stderr)
         raise SystemExit(130) from None
+    except Exception as exc:  # a bug: one line here, the traceback in a report file
+        print(report_internal_error(exc), file=sys.stderr)
+        raise SystemExit(EXIT_INTERNAL) from None
     raise SystemExit(code if isinstance(code, int) else 0)

@@ -1,4 +1,8 @@
-"""User mistakes become one line on stderr and exit code 2 — never a traceback."""
+"""User mistakes become one line on stderr and exit code 2 — never a traceback.
+
+Anything else that goes wrong inside a command (a bug) is one line too, exit 70, naming the
+file that holds the full report (:func:`report_internal_error`).
+"""
 
 from __future__ import annotations
 
@@ -14,6 +18,10 @@ R = TypeVar("R")
 EXIT_USAGE = 2
 EXIT_STORE = 1
 """The progress file could not be read or written: not the user's mistake."""
+EXIT_INTERNAL = 70
+"""A bug in attn-tutor (``EX_SOFTWARE``): the full report is in a file the message names."""
+MAX_MESSAGE = 300
+"""Longest error line: a message echoes at most a short prefix of what was typed."""
 
 
 class UserError(Exception):
@@ -27,8 +35,59 @@ def fail(message: str, code: int = EXIT_USAGE):
 
     from tutor.render.safe import clean
 
-    print(f"attn-tutor: error: {clean(message)}", file=sys.stderr)
+    print(f"attn-tutor: error: {one_line(clean(message))}", file=sys.stderr)
     raise typer.Exit(code)
+
+
+def one_line(message: str, limit: int = MAX_MESSAGE) -> str:
+    """The first line of ``message``, its middle cut out when it is longer than ``limit``.
+
+    Messages are written to quote only a short prefix of the input; this is the net under
+    the ones that do not (a library's message that quotes the whole value).
+    """
+    lines = str(message).strip().splitlines()
+    text = lines[0] if lines else ""
+    if len(text) <= limit:
+        return text
+    tail = limit // 3
+    return f"{text[:limit - tail - 5]} [...] {text[-tail:]}"
+
+
+def report_internal_error(exc: BaseException) -> str:
+    """Write ``exc``'s traceback to a report file; the one line to print about it."""
+    import os
+    import time
+    import traceback
+
+    from tutor import __version__
+
+    text = (f"attn-tutor {__version__}, Python {sys.version.split()[0]}\n"
+            f"argv: {sys.argv!r}\n\n" + "".join(traceback.format_exception(exc)))
+    name = f"crash-{time.strftime('%Y%m%d-%H%M%S')}-{os.getpid()}.txt"
+    where = "could not write the report"
+    for folder in _report_folders():
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+            (folder / name).write_text(text, encoding="utf-8")
+        except OSError:
+            continue
+        where = f"the full report is in {folder / name}"
+        break
+    what = one_line(f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__, 120)
+    return (f"attn-tutor: internal error ({what}); {where}. This is a bug in attn-tutor, "
+            "not something you typed.")
+
+
+def _report_folders() -> list[Path]:
+    import tempfile
+
+    from tutor.paths import data_dir
+
+    try:
+        home = data_dir() / "reports"
+    except Exception:  # noqa: BLE001 - a report must not fail for want of a folder
+        home = None
+    return [p for p in (home, Path(tempfile.gettempdir()) / "attn-tutor-reports") if p]
 
 
 def user_errors(fn: Callable[P, R]) -> Callable[P, R]:
@@ -42,7 +101,7 @@ def user_errors(fn: Callable[P, R]) -> Callable[P, R]:
         try:
             return fn(*args, **kwargs)
         except (UserError, ValueError) as exc:
-            fail(str(exc).splitlines()[0] if str(exc) else type(exc).__name__)
+            fail(str(exc) if str(exc).strip() else type(exc).__name__)
         except Exception as exc:
             if not _is_store_error(exc):
                 raise

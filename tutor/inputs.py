@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from tutor.errors import UserError, existing_file
+from tutor.limits import MAX_INPUT_FILE, check_file_size, check_text, shorten
 
 _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_\-]*$")
 
@@ -40,9 +41,9 @@ def _number(token: str, where: str) -> float:
     try:
         value = float(token)
     except ValueError:
-        raise UserError(f"{where}: got {token!r}, expected a number") from None
+        raise UserError(f"{where}: got {shorten(token)}, expected a number") from None
     if not math.isfinite(value):
-        raise UserError(f"{where}: got {token!r}, expected a finite number")
+        raise UserError(f"{where}: got {shorten(token)}, expected a finite number")
     return value
 
 
@@ -51,7 +52,13 @@ _MINUS = str.maketrans({"\u2212": "-", "\ufe63": "-", "\uff0d": "-"})
 
 
 def parse_value(text: str, where: str = "value") -> Any:
-    """One ``--set`` value as a number, list, list of lists, bool or string."""
+    """One ``--set`` value as a number, list, list of lists, bool or string.
+
+    Raises:
+        UserError: one line, echoing at most a short prefix of ``text``; also when ``text``
+            is longer, nests deeper or holds a longer number than :mod:`tutor.limits` allows.
+    """
+    check_text(text, where)
     text = text.strip()
     if any(ch.isdigit() for ch in text):  # "−0.2" pasted from the notes means -0.2
         text = text.translate(_MINUS)
@@ -64,13 +71,13 @@ def parse_value(text: str, where: str = "value") -> Any:
         try:
             value = json.loads(text)
         except json.JSONDecodeError as exc:
-            raise UserError(f"{where}: could not read {text!r} as JSON ({exc.msg} at column {exc.colno})") from None
+            raise UserError(f"{where}: could not read {shorten(text)} as JSON ({exc.msg} at column {exc.colno})") from None
         _check_json_numbers(value, where)
         return value
     if ";" in text:
         rows = [r for r in (row.strip() for row in text.split(";"))]
         if any(not r for r in rows):
-            raise UserError(f"{where}: empty row in {text!r}; expected rows like '1,0; 0,1'")
+            raise UserError(f"{where}: empty row in {shorten(text)}; expected rows like '1,0; 0,1'")
         return [[_number(t, where) for t in re.split(r"[,\s]+", r.strip()) if t] for r in rows]
     tokens = [t for t in re.split(r"[,\s]+", text) if t]
     try:
@@ -80,10 +87,11 @@ def parse_value(text: str, where: str = "value") -> Any:
             bad = next(t for t in tokens if not _is_float(t))
             if all(not _is_float(t) for t in tokens):
                 return [t for t in tokens]
-            raise UserError(f"{where}: got {bad!r} in {text!r}, expected numbers separated by commas") from None
+            raise UserError(f"{where}: got {shorten(bad)} in {shorten(text)}, expected numbers "
+                            "separated by commas") from None
         return tokens if len(tokens) > 1 else text
     if any(not math.isfinite(v) for v in numbers):
-        raise UserError(f"{where}: got {text!r}, expected finite numbers (no inf or nan)")
+        raise UserError(f"{where}: got {shorten(text)}, expected finite numbers (no inf or nan)")
     return numbers[0] if len(numbers) == 1 and "," not in text else numbers
 
 
@@ -110,25 +118,34 @@ def parse_sets(items: list[str] | None) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for item in items or []:
         if "=" not in item:
-            raise UserError(f"--set {item!r}: expected NAME=VALUE, for example --set Q='1,0,-1'")
+            raise UserError(f"--set {shorten(item)}: expected NAME=VALUE, for example --set Q='1,0,-1'")
         name, _, raw = item.partition("=")
         name = name.strip()
-        if not _NAME.match(name):
-            raise UserError(f"--set {item!r}: {name!r} is not an input name")
+        if not _NAME.match(name) or len(name) > 40:
+            raise UserError(f"--set {shorten(item)}: {shorten(name)} is not an input name")
         out[name] = parse_value(raw, where=f"input {name}")
     return out
 
 
 def load_input_file(path: str | Path) -> dict[str, Any]:
     """Inputs from a TOML file: top-level ``NAME = value`` pairs (arrays for vectors/matrices)."""
-    p = existing_file(path, f"--file {Path(path)}", "a TOML file of NAME = value lines")
+    where = f"--file {Path(path)}"
+    p = existing_file(path, where, "a TOML file of NAME = value lines")
+    check_file_size(p, MAX_INPUT_FILE, where)
     try:
-        data = tomllib.loads(p.read_text(encoding="utf-8"))
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-        raise UserError(f"--file {p}: not valid TOML ({str(exc).splitlines()[0]})") from None
+        text = p.read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        raise UserError(f"{where}: not UTF-8 text; expected a TOML file of NAME = value lines") from None
+    except OSError as exc:
+        raise UserError(f"{where}: cannot read it ({exc.strerror or exc})") from None
+    check_text(text, where, limit=MAX_INPUT_FILE, toml=True)
+    try:
+        data = tomllib.loads(text)
+    except (tomllib.TOMLDecodeError, ValueError, RecursionError) as exc:
+        raise UserError(f"{where}: not valid TOML ({str(exc).splitlines()[0]})") from None
     for key, value in data.items():
         if isinstance(value, dict):
-            raise UserError(f"--file {p}: [{key}] is a table; expected top-level NAME = value lines")
+            raise UserError(f"{where}: [{key[:40]}] is a table; expected top-level NAME = value lines")
         if isinstance(value, str):
             data[key] = parse_value(value, where=f"input {key}")
     return data

@@ -59,7 +59,7 @@ def command(
     ascii_only: Annotated[bool, typer.Option(
         "--ascii", help="No colour, 7-bit ASCII only (the shade ramp ' .:-=+*#%@').")] = False,
     width: Annotated[Optional[int], typer.Option(
-        "--width", "-w", min=20, help="Columns to fit (default: the terminal's). Wider matrices "
+        "--width", "-w", min=20, max=1000, help="Columns to fit (default: the terminal's). Wider matrices "
         "are split into pages of columns.", show_default=False)] = None,
     save: Annotated[Optional[Path], typer.Option(
         "--save", metavar="FILE", help="Also write the heatmap to FILE: .txt, .svg or .html.",
@@ -87,10 +87,14 @@ def run(
 
     if save is not None:
         save_format(save)  # an unknown extension fails before any work
+    from tutor.limits import MAX_TITLE
+
+    if title is not None and len(title) > MAX_TITLE:
+        raise UserError(f"--title: {len(title)} characters; expected at most {MAX_TITLE}")
     label_flags = [f for f, v in (("--rows", rows), ("--cols", cols), ("--rows-file", rows_file),
                                   ("--cols-file", cols_file)) if v is not None]
     if name is not None and source is not None:
-        raise UserError(f"give a trace name or --from FILE, not both (got {name!r} and --from {source})")
+        raise UserError(f"give a trace name or --from FILE, not both (got {name[:40]!r} and --from {source})")
     if source is None and label_flags:
         raise UserError(f"{label_flags[0]} labels a file's matrix; use it with --from FILE")
     if name is None and (sets or file or index is not None):
@@ -135,12 +139,15 @@ def _from_file(source, rows, cols, rows_file, cols_file, title):
 
 
 def _from_trace(name, sets, file, index, title, ascii_only):
-    from engine.traces import build, get_info
+    from engine.traces import build, get_info, list_traces
 
     from tutor.errors import UserError
     from tutor.inputs import gather_inputs
+    from tutor.names import resolve
 
-    info = get_info(name)  # unknown name → one line listing the names
+    name = resolve(name, [t.name for t in list_traces()], "trace",
+                   "Run `attn-tutor heatmap` to list the ones that draw heatmaps.")
+    info = get_info(name)
     overrides = gather_inputs(sets, file)
     try:
         trace = build(name, overrides)

@@ -20,6 +20,8 @@ from typing import Annotated, Optional
 
 import typer
 
+from tutor.limits import MAX_MODEL_SIZE, MAX_SEED, MAX_SEQ_LEN, MAX_STEPS  # (stdlib only)
+
 NAME = "lab"
 HELP = "Train a tiny seq2seq live: bottleneck, teacher forcing, alignment, a Transformer, scaling."
 
@@ -57,14 +59,15 @@ class Decoder(str, Enum):
     fixed = "fixed"
 
 
-SeedOpt = Annotated[int, typer.Option("--seed", min=0, help="Seed for initialisation, data and sampling (0 or more).")]
+SeedOpt = Annotated[int, typer.Option("--seed", min=0, max=MAX_SEED,
+                                      help="Seed for initialisation, data and sampling (0 or more).")]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print the results as JSON (schema: docs/lab-json.md).")]
 AsciiOpt = Annotated[bool, typer.Option("--ascii", help="7-bit ASCII tables and plots, no colour.")]
 # hidden knobs the tests and benchmarks use to make a run small (None: the experiment's default)
-StepsOpt = Annotated[Optional[int], typer.Option("--steps", min=1, hidden=True)]
-MinLenOpt = Annotated[Optional[int], typer.Option("--min-len", min=1, hidden=True)]
-MaxLenOpt = Annotated[Optional[int], typer.Option("--max-len", min=1, hidden=True)]
-PerBucketOpt = Annotated[Optional[int], typer.Option("--per-bucket", min=1, hidden=True)]
+StepsOpt = Annotated[Optional[int], typer.Option("--steps", min=1, max=MAX_STEPS, hidden=True)]
+MinLenOpt = Annotated[Optional[int], typer.Option("--min-len", min=1, max=MAX_SEQ_LEN, hidden=True)]
+MaxLenOpt = Annotated[Optional[int], typer.Option("--max-len", min=1, max=MAX_SEQ_LEN, hidden=True)]
+PerBucketOpt = Annotated[Optional[int], typer.Option("--per-bucket", min=1, max=10_000, hidden=True)]
 SequentialOpt = Annotated[bool, typer.Option("--sequential", hidden=True)]
 
 SCALING_HELP = """Time and memory of plain vs tiled attention as n doubles, with fitted exponents.
@@ -114,7 +117,7 @@ def bottleneck_cmd(
     min_len: MinLenOpt = None,
     max_len: MaxLenOpt = None,
     per_bucket: PerBucketOpt = None,
-    hidden: Annotated[Optional[int], typer.Option("--hidden", min=1, hidden=True)] = None,
+    hidden: Annotated[Optional[int], typer.Option("--hidden", min=1, max=MAX_MODEL_SIZE, hidden=True)] = None,
     sequential: SequentialOpt = False,
 ) -> None:
     _run("bottleneck", lambda: _module("bottleneck").from_options(
@@ -176,23 +179,23 @@ def train_cmd(
                                              "context C = H_T.")] = Decoder.attention,
     bidirectional: Annotated[bool, typer.Option("--bidirectional/--unidirectional",
                                                 help="Encoder reads both ways.")] = True,
-    hidden: Annotated[int, typer.Option("--hidden", min=1, max=1024, help="Hidden size d_h.")] = 64,
-    embed: Annotated[int, typer.Option("--embed", min=1, max=1024, help="Embedding size d_x.")] = 16,
-    attn_dim: Annotated[int, typer.Option("--attn-dim", min=1, max=1024,
+    hidden: Annotated[int, typer.Option("--hidden", min=1, max=MAX_MODEL_SIZE, help="Hidden size d_h.")] = 64,
+    embed: Annotated[int, typer.Option("--embed", min=1, max=MAX_MODEL_SIZE, help="Embedding size d_x.")] = 16,
+    attn_dim: Annotated[int, typer.Option("--attn-dim", min=1, max=MAX_MODEL_SIZE,
                                           help="Hidden size of the additive scorer.")] = 32,
     ratio: Annotated[float, typer.Option("--ratio", min=0.0, max=1.0,
                                          help="Teacher-forcing ratio (1 = always the truth).")] = 1.0,
-    steps: Annotated[int, typer.Option("--steps", min=0, help="Training steps (0 with --load: "
+    steps: Annotated[int, typer.Option("--steps", min=0, max=MAX_STEPS, help="Training steps (0 with --load: "
                                        "just evaluate).")] = 1000,
     batch: Annotated[int, typer.Option("--batch", min=1, max=4096, help="Sequences per step.")] = 32,
     lr: Annotated[float, typer.Option("--lr", min=1e-6, max=1.0, help="Adam learning rate at the "
                                       "start (cosine decay to a tenth of it).")] = 3e-3,
-    clip: Annotated[float, typer.Option("--clip", min=0.0, help="Global gradient-norm clip (0 = off).")] = 5.0,
+    clip: Annotated[float, typer.Option("--clip", min=0.0, max=1e6, help="Global gradient-norm clip (0 = off).")] = 5.0,
     min_len: Annotated[Optional[int], typer.Option(
-        "--min-len", min=1, max=200, help="Shortest training sequence [default: 5, or the loaded "
+        "--min-len", min=1, max=MAX_SEQ_LEN, help="Shortest training sequence [default: 5, or the loaded "
         "model's].", show_default=False)] = None,
     max_len: Annotated[Optional[int], typer.Option(
-        "--max-len", min=1, max=200, help="Longest training sequence [default: 20, or the loaded "
+        "--max-len", min=1, max=MAX_SEQ_LEN, help="Longest training sequence [default: 20, or the loaded "
         "model's].", show_default=False)] = None,
     save: Annotated[Optional[Path], typer.Option("--save", metavar="FILE.npz",
                                                  help="Write the trained weights here.",
@@ -260,13 +263,13 @@ def transformer_cmd(
 
 @app.command("scaling", help=SCALING_HELP)
 def scaling_cmd(
-    min_n: Annotated[int, typer.Option("--min-n", min=1, help="Smallest sequence length.")] = 256,
-    max_n: Annotated[int, typer.Option("--max-n", min=1, help="Largest sequence length "
+    min_n: Annotated[int, typer.Option("--min-n", min=1, max=16384, help="Smallest sequence length.")] = 256,
+    max_n: Annotated[int, typer.Option("--max-n", min=1, max=16384, help="Largest sequence length "
                                        "(n doubles from --min-n up to this).")] = 4096,
-    d: Annotated[int, typer.Option("--d", min=1, help="Head dimension d_k = d_v.")] = 64,
-    repeat: Annotated[int, typer.Option("--repeat", min=1, help="Calls per kernel and n; "
+    d: Annotated[int, typer.Option("--d", min=1, max=1024, help="Head dimension d_k = d_v.")] = 64,
+    repeat: Annotated[int, typer.Option("--repeat", min=1, max=100, help="Calls per kernel and n; "
                                         "the fastest counts.")] = 3,
-    seed: Annotated[int, typer.Option("--seed", help="Seed for Q, K, V.")] = 0,
+    seed: Annotated[int, typer.Option("--seed", min=0, max=MAX_SEED, help="Seed for Q, K, V.")] = 0,
     float64: Annotated[bool, typer.Option("--float64", help="Use float64 (default float32).")] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print the results as JSON (schema 1).")] = False,
 ) -> None:
@@ -277,13 +280,13 @@ def scaling_cmd(
 
 @app.command("saturation", help=SATURATION_HELP)
 def saturation_cmd(
-    min_d: Annotated[int, typer.Option("--min-d", min=1, help="Smallest d_k.")] = 2,
-    max_d: Annotated[int, typer.Option("--max-d", min=1, help="Largest d_k (doubling).")] = 512,
-    keys: Annotated[int, typer.Option("--keys", min=2, help="Keys per softmax.")] = 10,
-    samples: Annotated[int, typer.Option("--samples", min=2, help="(q, k) pairs for the "
+    min_d: Annotated[int, typer.Option("--min-d", min=1, max=4096, help="Smallest d_k.")] = 2,
+    max_d: Annotated[int, typer.Option("--max-d", min=1, max=4096, help="Largest d_k (doubling).")] = 512,
+    keys: Annotated[int, typer.Option("--keys", min=2, max=1000, help="Keys per softmax.")] = 10,
+    samples: Annotated[int, typer.Option("--samples", min=2, max=1_000_000, help="(q, k) pairs for the "
                                          "variance, per d_k.")] = 20_000,
-    trials: Annotated[int, typer.Option("--trials", min=1, help="Softmaxes averaged per d_k.")] = 2_000,
-    seed: Annotated[int, typer.Option("--seed", help="Seed of the random q and k.")] = 0,
+    trials: Annotated[int, typer.Option("--trials", min=1, max=100_000, help="Softmaxes averaged per d_k.")] = 2_000,
+    seed: Annotated[int, typer.Option("--seed", min=0, max=MAX_SEED, help="Seed of the random q and k.")] = 0,
     as_json: Annotated[bool, typer.Option("--json", help="Print the results as JSON (schema 1).")] = False,
 ) -> None:
     _run("saturation", lambda: _module("saturation").from_options(

@@ -17,7 +17,7 @@ Accuracy counts graded answers in every mode; mastery is the mean FSRS recall pr
 
 def command(
     json_out: Annotated[bool, typer.Option("--json", help="Print JSON (schema: docs/stats-json.md).")] = False,
-    goal: Annotated[int, typer.Option("--goal", metavar="N", min=1,
+    goal: Annotated[int, typer.Option("--goal", metavar="N", min=1, max=100_000,
                                       help="Daily goal in answers per day.")] = 20,
 ) -> None:
     from tutor.errors import user_errors
