@@ -29,7 +29,7 @@ LISTING = """\
   13  transformer      From attention to the Transformer
 
 0 of 13 opened (✓).
-Read one: attn-tutor lesson ID (or its section number). Revision cards: attn-tutor lesson exam
+Read one: attn-tutor lesson ID (or its section number). Revision cards: attn-tutor lesson exam. Every question students asked: attn-tutor lesson qa
 """
 
 
@@ -110,17 +110,15 @@ def test_unknown_lesson_is_one_line_and_exit_2():
     assert result.exit_code == 2
     assert result.stdout == ""
     assert result.stderr == (
-        "attn-tutor: error: no lesson 'transformers'; expected one of: encoder-decoder, "
-        "context-vector, teacher-forcing, attention-intro, qkv, self-attention, cross-attention, "
-        "scoring, pooling, decoding, visualisation, training, transformer, exam, or a section "
-        "number 1-13\n")
+        "attn-tutor: error: no lesson 'transformers'. Did you mean 'transformer'? Run "
+        "`attn-tutor lesson` to list them (or give a section number 1-13).\n")
 
 
 @pytest.mark.parametrize("bad", ["0", "14"])
 def test_section_numbers_out_of_range_are_unknown(bad):
     result = invoke(bad)
     assert result.exit_code == 2
-    assert result.stderr.startswith(f"attn-tutor: error: no lesson '{bad}'; expected one of: ")
+    assert result.stderr.startswith(f"attn-tutor: error: no lesson '{bad}'. Run `attn-tutor lesson`")
 
 
 def test_a_lesson_id_with_exam_is_an_error():

@@ -189,7 +189,7 @@ def test_bad_options_are_one_line_errors(fixture_bank):
     assert r.exit_code == 2
     assert "--topic 'attention-is-all': not a lesson or exam topic" in r.output
     r = CliRunner().invoke(app, ["quiz", "--plain", "--mode", "cram"])
-    assert r.exit_code == 2 and "--mode 'cram': expected one of practice" in r.output
+    assert r.exit_code == 2 and "no quiz mode 'cram'. Expected one of practice" in r.output
     r = CliRunner().invoke(app, ["quiz", "--plain", "--count", "0"])
     assert r.exit_code == 2 and "--count 0" in r.output
 

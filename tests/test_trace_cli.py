@@ -161,7 +161,8 @@ def test_every_listed_default_pastes_back_into_set(name):
 
 
 @pytest.mark.parametrize("args, message", [
-    (["nope"], "no trace named 'nope'; expected one of: encoder, decoder-step,"),
+    (["nope"], "no trace 'nope'. Run `attn-tutor trace` to list them."),
+    (["qvk"], "no trace 'qvk'. Did you mean 'qkv'? Run `attn-tutor trace` to list them."),
     (["qkv", "--set", "nope=1"],
      "input nope: no such input; this trace takes tokens, X, W_Q, W_K, W_V, position"),
     (["qkv", "--set", "W_V=1,2"], "input W_V: got a vector of 2 numbers, expected a matrix of "

@@ -24,13 +24,14 @@ NAME = "lesson"
 HELP = "Read a lesson: one per section of the lecture, plus the exam revision cards."
 
 EXAM = "exam"
+QA = "qa"
 
 
 def command(
     lesson_id: Annotated[Optional[str], typer.Argument(
         metavar="[ID]", show_default=False,
         help="Lesson id or section number (omit it to list the lessons; 'exam' for the "
-             "revision cards).")] = None,
+             "revision cards, 'qa' for every question students asked).")] = None,
     plain: Annotated[bool, typer.Option(
         "--plain", help="Print plain text (for pipes and screen readers).")] = False,
     exam: Annotated[bool, typer.Option(
@@ -41,33 +42,40 @@ def command(
 
 def run(lesson_id: str | None, *, plain: bool = False, exam: bool = False) -> None:
     """The command's work, as a plain function (the CLI wraps it in the one-line error handler)."""
-    if exam and lesson_id not in (None, EXAM):
-        raise UserError(f"give a lesson id or --exam, not both (got {lesson_id!r} and --exam)")
-    if exam or lesson_id == EXAM:
-        from tutor.render.documents import exam_document
+    found = None if lesson_id is None else find_lesson(lesson_id)
+    if exam and found not in (None, EXAM):
+        from tutor.limits import shorten
 
-        if _open_tui(EXAM, plain):
+        raise UserError(f"give a lesson id or --exam, not both (got {shorten(lesson_id)} and --exam)")
+    if exam or found in (EXAM, QA):
+        from tutor.render.documents import exam_document, qa_document
+
+        page = EXAM if exam else found
+        if _open_tui(page, plain):
             return
-        _show(exam_document())
+        _show(exam_document() if page == EXAM else qa_document())
         return
-    if lesson_id is None:
+    if found is None:
         typer.echo(listing())
         return
-    show_lesson(find_lesson(lesson_id), plain=plain)
+    show_lesson(found, plain=plain)
 
 
-def find_lesson(key: str) -> Lesson:
-    """A lesson by id or by section number; :class:`UserError` naming the choices otherwise."""
+def find_lesson(key: str) -> Lesson | str:
+    """A lesson by id (any case) or section number, or the page ``exam`` / ``qa``;
+    :class:`UserError` with "did you mean …" otherwise."""
     from tutor.content import load_lessons
+    from tutor.names import resolve
 
     lessons = load_lessons()
-    for lesson in lessons:
-        if key == lesson.id or (key.isdigit() and int(key) == lesson.section):
-            return lesson
-    raise UserError(
-        f"no lesson {key!r}; expected one of: " + ", ".join(l.id for l in lessons)
-        + f", {EXAM}, or a section number 1-{len(lessons)}"
-    )
+    text = key.strip()
+    if text.isdecimal() and text.isascii() and len(text) <= 3:
+        for lesson in lessons:
+            if int(text) == lesson.section:
+                return lesson
+    name = resolve(key, [l.id for l in lessons] + [EXAM, QA], "lesson",
+                   f"Run `attn-tutor lesson` to list them (or give a section number 1-{len(lessons)}).")
+    return next((l for l in lessons if l.id == name), name)
 
 
 def listing() -> str:
@@ -86,7 +94,7 @@ def listing() -> str:
         "",
         f"{done} of {len(lessons)} opened (✓).",
         f"Read one: attn-tutor lesson ID (or its section number). Revision cards: "
-        f"attn-tutor lesson {EXAM}",
+        f"attn-tutor lesson {EXAM}. Every question students asked: attn-tutor lesson {QA}",
     ]
     return "\n".join(lines)
 

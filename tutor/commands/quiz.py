@@ -45,19 +45,22 @@ def run(*, mode: str, topics: list[str], count: int | None, seed: int | None,
 
     from tutor.errors import UserError
     from tutor.quiz.bank import load_bank
-    from tutor.quiz.modes import MODES, resolve_topics, select, time_limit_s
+    from tutor.limits import MAX_QUESTIONS, MAX_SEED
+    from tutor.quiz.modes import check_minutes, resolve_mode, resolve_topics, select, time_limit_s
     from tutor.quiz.session import QuizSession
     from tutor.store import open_store
     from tutor.terminal import is_interactive
 
-    mode = mode.strip().lower()
-    if mode not in MODES:
-        raise UserError(f"--mode {mode!r}: expected one of {', '.join(MODES)}")
+    mode = resolve_mode(mode)
     wanted = resolve_topics(topics)
-    if count is not None and count < 1:
-        raise UserError(f"--count {count}: expected a whole number >= 1")
-    if time_limit is not None and not time_limit > 0:
-        raise UserError(f"--time-limit {time_limit:g}: expected minutes > 0")
+    if count is not None and not 1 <= count <= MAX_QUESTIONS:
+        raise UserError(f"--count {count}: expected a whole number from 1 to {MAX_QUESTIONS}")
+    if seed is not None and not 0 <= seed <= MAX_SEED:
+        raise UserError(f"--seed: expected a whole number from 0 to {MAX_SEED}")
+    try:
+        check_minutes(time_limit)
+    except UserError as exc:
+        raise UserError(f"--time-limit: {exc}") from None
     if not plain and is_interactive():
         from tutor.quiz.modes import QuizStart
 

@@ -76,9 +76,12 @@ def run(name: str | None, *, plain: bool = False, as_json: bool = False, markdow
         _emit(traces_text(traces, fmt), output)
         return
 
-    from engine.traces import build, get_info, input_specs
+    from engine.traces import build, input_specs, list_traces
 
-    get_info(name)  # unknown name → one line listing the names
+    from tutor.names import resolve
+
+    name = resolve(name, [t.name for t in list_traces()], "trace",
+                   "Run `attn-tutor trace` to list them.")
     if inputs:
         from tutor.render.catalog import inputs_text
 

@@ -58,6 +58,7 @@ def time_limit_s(mode: str, n_items: int, minutes: float | None = None) -> float
     """Seconds allowed: ``minutes`` when given, else 2 minutes a question in a mock exam, else
     no limit."""
     if minutes is not None:
+        check_minutes(minutes)
         return minutes * 60
     return MOCK_SECONDS_PER_QUESTION * n_items if mode == "mock" else None
 
@@ -191,19 +192,40 @@ def resolve_topics(raw: Iterable[str]) -> set[str]:
     Raises:
         UserError: for a name that is neither, listing the valid ones.
     """
+    from tutor.names import did_you_mean, find
+    from tutor.limits import shorten
+
     out: set[str] = set()
+    topics = list(SECTIONS) + list(EXAM_TOPICS)
     for name in raw:
-        t = name.strip().lower()
-        if t.isdigit() and 1 <= int(t) <= len(SECTIONS):
+        t = name.strip()
+        if t.isdecimal() and t.isascii() and len(t) <= 3 and 1 <= int(t) <= len(SECTIONS):
             out.add(SECTIONS[int(t) - 1])
-        elif t in SECTIONS or t in EXAM_TOPICS:
-            out.add(t)
-        elif "exam-" + t in EXAM_TOPICS:
-            out.add("exam-" + t)
-        else:
-            raise UserError(f"--topic {name!r}: not a lesson or exam topic; expected one of "
-                            + ", ".join(SECTIONS + EXAM_TOPICS) + " (or a section number 1–12)")
+            continue
+        found = find(t, topics) or find("exam-" + t, EXAM_TOPICS)
+        if found is None:
+            raise UserError(f"--topic {shorten(name)}: not a lesson or exam topic."
+                            f"{did_you_mean(t, topics)} Expected a lesson id (encoder-decoder … "
+                            f"training), a section number 1–{len(SECTIONS)} or an exam topic "
+                            "(exam-scaled-dot …); `attn-tutor lesson` lists the lessons")
+        out.add(found)
     return out
+
+
+def resolve_mode(name: str) -> str:
+    """``--mode`` in any case; ``UserError`` with "did you mean …" otherwise."""
+    from tutor.names import resolve
+
+    return resolve(name, MODES, "quiz mode", "Expected one of " + ", ".join(MODES) + ".")
+
+
+def check_minutes(minutes: float | None) -> None:
+    """A time limit must be a number of minutes above 0 and at most ``MAX_MINUTES``."""
+    from tutor.limits import MAX_MINUTES
+
+    if minutes is not None and not 0 < minutes <= MAX_MINUTES:  # NaN fails both comparisons
+        raise UserError(f"time limit {minutes:g} minutes: expected more than 0 and at most "
+                        f"{MAX_MINUTES:g} (ten hours)")
 
 
 def matches(item: Item, topics: set[str]) -> bool:

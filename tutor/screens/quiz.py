@@ -16,7 +16,7 @@ from textual.screen import Screen
 from textual.widgets import Button, Checkbox, Footer, Header, Input, Label, OptionList, SelectionList, Static
 from textual.widgets.option_list import Option
 
-from tutor.quiz.modes import MODE_TITLES, QuizStart, mode_name
+from tutor.quiz.modes import MODE_TITLES, QuizStart, check_minutes, mode_name
 from tutor.quiz.session import RATINGS, command_word, hint_line
 from tutor.render import quiz as words
 from tutor.render.safe import text
@@ -191,8 +191,10 @@ class QuizScreen(Screen):
         except ValueError:
             error.update("How many: a whole number; minutes: e.g. 10 or 2.5")
             return
-        if minutes is not None and minutes <= 0:
-            error.update("Minutes: expected a number above 0")
+        try:
+            check_minutes(minutes)  # inf, NaN, negative or over ten hours
+        except UserError as exc:
+            error.update(text(f"Minutes: {exc}"))
             return
         topics = set(self.query_one("#quiz-topics", SelectionList).selected)
         generated = self.query_one("#quiz-generated", Checkbox).value
