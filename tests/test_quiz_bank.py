@@ -507,7 +507,9 @@ def test_parse_number():
     assert parse_number(".5") == 0.5
     assert parse_number("470,400") == 470400 and parse_number("25,600,000") == 25_600_000
     assert parse_number("-1,024.5") == -1024.5
-    for bad in ("", "abc", "1/0", "1//2", "nan", "inf", "1/2/3", "√2",
+    assert parse_number("1/2/3") == 1 / 6  # left to right, as on paper
+    assert parse_number("√2") == 2 ** 0.5
+    for bad in ("", "abc", "1/0", "1//2", "nan", "inf", "√-1", "2^^3",
                 "0,5", "0,500", "1,5", "1,50", "1,0000", "1,000,00", ",500", "0.5, 0.6"):
         assert parse_number(bad) is None, bad
     assert "decimal point" in number_hint("0,500") and "not a list" in number_hint("0.5, 0.6")

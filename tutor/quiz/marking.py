@@ -11,10 +11,12 @@ line quiz and the TUI alike.
 * :data:`LETTERS` label multiple-choice options (``a)`` … ``e)``).
 
 Accepted input: mcq ``2``, ``b``, ``B``, ``(b)`` or the choice's text; true/false
-``t/f/true/false/yes/no/y/n``; numbers as decimals (``0.47``, ``-1e-3``, ``−0.5``) or fractions
-(``3/4``), within the stated tolerance; text compared after :func:`squash` (case, spaces,
-brackets, ``√`` vs ``sqrt`` and a leading article do not matter). Pure Python (standard
-library only).
+``t/f/true/false/yes/no/y/n``; numbers as :func:`read_number` reads them (decimals, digit
+groups, fractions, roots, powers: ``25,600,000``, ``√64``, ``2^-3``, ``≈0.367``), within the
+stated tolerance; text compared after :func:`squash` (case, spaces, brackets, ``√`` vs
+``sqrt`` and a leading article do not matter). An answer longer than
+:data:`MAX_ANSWER` characters is not marked (a hint says so). Pure Python (standard library
+only).
 """
 
 from __future__ import annotations
@@ -23,14 +25,21 @@ import math
 import re
 import unicodedata
 from dataclasses import dataclass
-from fractions import Fraction
 from typing import TYPE_CHECKING
+
+from tutor.limits import MAX_ANSWER
 
 if TYPE_CHECKING:
     from tutor.quiz.bank import Question
 
 LETTERS = "abcde"
 """Labels of multiple-choice options, in order."""
+
+
+
+def too_long(n: int) -> Verdict:
+    """The verdict on an answer of ``n`` characters, more than :data:`MAX_ANSWER`."""
+    return Verdict.invalid(f"That answer is {n} characters long; keep it under {MAX_ANSWER}.")
 
 
 @dataclass(frozen=True)
@@ -58,10 +67,9 @@ class Verdict:
 
 # --------------------------------------------------------------------------- numbers
 
-_NUMBER = re.compile(r"^[+-]?(?:\d+\.?\d*|\.\d+)(?:e[+-]?\d+)?$")
-_GROUPED = re.compile(r"^[+-]?[1-9]\d{0,2}(?:,\d{3})+(?:\.\d+)?$")
-"""Digits in groups of three (``25,600,000``); the first group has no leading zero, so
-``0,500`` stays a decimal-comma slip that :func:`number_hint` explains."""
+_MAX_NUMBER_TEXT = 100
+"""A typed number (or the little sum that gives it) longer than this is not read."""
+_MAX_DIGITS = 50
 
 
 def fmt(x: float) -> str:
@@ -69,36 +77,179 @@ def fmt(x: float) -> str:
     return f"{x:.10g}"
 
 
+@dataclass(frozen=True)
+class Reading:
+    """What :func:`read_number` made of a typed answer: the value, or why not (``hint``)."""
+
+    value: float | None
+    hint: str | None = None
+
+
+_SUPER = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹⁻⁺", "0123456789-+")
+_SUPER_RUN = re.compile("[⁰¹²³⁴⁵⁶⁷⁸⁹⁻⁺]+")
+_GROUPED = re.compile(r"[+-]?[1-9]\d{0,2}(?:,\d{3})+(?:\.\d+)?")
+"""Digits in groups of three (``470,400``, ``25,600,000``); the first group has no leading zero."""
+_ONE_GROUP = re.compile(r"[+-]?0,\d{3}")
+"""``0,367``: a decimal comma, or a digit group after a zero? Asked, never marked."""
+_TOKEN = re.compile(r"\s*(?:(\d+\.?\d*(?:e[+-]?\d+)?|\.\d+(?:e[+-]?\d+)?)|(sqrt|exp|ln|pi|π|e)|(\*\*|[-+*×·/^()]))")
+_PREFIX = re.compile(r"^(?:≈|~|=|≃|about\s)\s*")
+
+
+def read_number(text: str) -> Reading:
+    """One number as students type it; the one place typed numbers are read (quiz questions,
+    generated problems, and anyone else who marks a number, such as exam papers).
+
+    Accepted: decimals (``0.47``, ``-1e-3``, ``.5``, ``−0.5``), digit groups (``25,600,000``,
+    ``1,234.5``), fractions (``3/4``), roots (``√64``, ``sqrt(64)``, ``1/√3``), powers
+    (``2^-3``, ``2**-3``, ``2⁻³``, ``10^6``), ``e`` and ``exp``/``ln``, products (``3×10^8``),
+    a leading ``≈`` or ``~``, and small sums of these. Refused, with a hint and never marked:
+    a decimal comma (``0,5``), a digit group after a zero (``0,367``: 0.367, or 367?), a
+    list, and anything longer than 100 characters.
+    """
+    raw = (text or "").strip()
+    if not raw:
+        return Reading(None, "Type a number.")
+    if len(raw) > _MAX_NUMBER_TEXT:
+        return Reading(None, f"That is {len(raw)} characters; a number here is at most "
+                             f"{_MAX_NUMBER_TEXT}. {_TYPE_A_NUMBER}")
+    s = _SUPER_RUN.sub(lambda m: "^(" + m.group().translate(_SUPER) + ")", raw)
+    s = unify(s).replace("⁄", "/").replace("∕", "/").replace("÷", "/")
+    s = _PREFIX.sub("", s).replace(" ", "")
+    if "," in s:
+        if _GROUPED.fullmatch(s):
+            s = s.replace(",", "")
+        elif _ONE_GROUP.fullmatch(s):
+            whole, frac = s.split(",")
+            grouped = int(whole + frac)
+            return Reading(None, f"{raw} could be {whole}.{frac} or {grouped}: type it with a "
+                                 f"decimal point ({whole}.{frac}) or without the comma ({grouped}).")
+        else:
+            return Reading(None, _comma_hint(raw))
+    if ";" in s:
+        return Reading(None, "Type a single number, not a list.")
+    try:
+        value = _Expression(s).value()
+    except _NotANumber as exc:
+        return Reading(None, str(exc) or _TYPE_A_NUMBER)
+    except (ZeroDivisionError, OverflowError, ValueError):
+        return Reading(None, "That does not give a finite number. " + _TYPE_A_NUMBER)
+    if not math.isfinite(value):
+        return Reading(None, "That does not give a finite number. " + _TYPE_A_NUMBER)
+    return Reading(value)
+
+
+_TYPE_A_NUMBER = "Type a number: a decimal like 0.25, a fraction like 3/4, or √3, 2^-3, 1e-3."
+
+
+def _comma_hint(text: str) -> str:
+    if re.search(r"\d,\d", text) and read_number(text.replace(",", ".")).value is not None:
+        return "Use a decimal point, not a comma: 0.5, not 0,5."
+    return "Type a single number, not a list."
+
+
+class _NotANumber(Exception):
+    pass
+
+
+class _Expression:
+    """A tiny recursive-descent reader of numbers with + − × / ^, roots, e and brackets
+    (never ``eval``): sum := product (± product)*; product := unary ((×|/)? unary)*;
+    unary := ± unary | power; power := atom (^ unary)?; atom := number | (sum) | func atom | e | π."""
+
+    _FUNCS = {"sqrt": math.sqrt, "exp": math.exp, "ln": math.log}
+
+    def __init__(self, text: str):
+        self.tokens: list[str] = []
+        pos = 0
+        while pos < len(text):
+            m = _TOKEN.match(text, pos)
+            if not m:
+                raise _NotANumber
+            token = m.group(1) or m.group(2) or m.group(3)
+            if m.group(1) and len(re.sub(r"\D", "", token)) > _MAX_DIGITS:
+                raise _NotANumber(f"That number has more than {_MAX_DIGITS} digits. {_TYPE_A_NUMBER}")
+            self.tokens.append("^" if token == "**" else token)
+            pos = m.end()
+        self.at = 0
+
+    def value(self) -> float:
+        if not self.tokens:
+            raise _NotANumber
+        v = self._sum()
+        if self.at != len(self.tokens):
+            raise _NotANumber
+        return v
+
+    def _peek(self) -> str | None:
+        return self.tokens[self.at] if self.at < len(self.tokens) else None
+
+    def _take(self) -> str:
+        token = self._peek()
+        if token is None:
+            raise _NotANumber
+        self.at += 1
+        return token
+
+    def _sum(self) -> float:
+        v = self._product()
+        while self._peek() in ("+", "-"):
+            v = v + self._product() if self._take() == "+" else v - self._product()
+        return v
+
+    def _product(self) -> float:
+        v = self._unary()
+        while True:
+            token = self._peek()
+            if token in ("*", "×", "·", "/"):
+                self.at += 1
+                right = self._unary()
+                v = v / right if token == "/" else v * right
+            elif token is not None and (token == "(" or token in self._FUNCS or token in ("e", "pi", "π")):
+                v *= self._unary()  # 2√3, 2(1+1), 2π: implicit product
+            else:
+                return v
+
+    def _unary(self) -> float:
+        if self._peek() in ("+", "-"):
+            return -self._unary() if self._take() == "-" else self._unary()
+        return self._power()
+
+    def _power(self) -> float:
+        base = self._atom()
+        if self._peek() != "^":
+            return base
+        self.at += 1
+        exponent = self._unary()
+        if abs(exponent) > 1000:
+            raise OverflowError
+        return math.pow(base, exponent)
+
+    def _atom(self) -> float:
+        token = self._take()
+        if token == "(":
+            v = self._sum()
+            if self._take() != ")":
+                raise _NotANumber
+            return v
+        if token in self._FUNCS:
+            return self._FUNCS[token](self._atom() if self._peek() == "(" else self._power())
+        if token == "e":
+            return math.e
+        if token in ("pi", "π"):
+            return math.pi
+        if token[0].isdigit() or token[0] == ".":
+            return float(token)
+        raise _NotANumber
+
+
 def parse_number(text: str) -> float | None:
-    """A plain decimal (``0.47``, ``-1.2e-3``, ``.5``), a fraction (``3/4``, ``-1/8``) or a
-    whole number in digit groups (``470,400``)."""
-    s = unify(text).replace(" ", "")
-    if not s:
-        return None
-    if _GROUPED.match(s):
-        s = s.replace(",", "")
-    if s.count("/") == 1:
-        top, bottom = s.split("/")
-        if _NUMBER.match(top) and _NUMBER.match(bottom):
-            try:
-                value = Fraction(top) / Fraction(bottom)
-            except (ValueError, ZeroDivisionError):
-                return None
-            return float(value)
-        return None
-    if _NUMBER.match(s):
-        value = float(s)
-        return value if math.isfinite(value) else None
-    return None
+    """The value of a typed number (see :func:`read_number`), or None when it is not one."""
+    return read_number(text).value
 
 
 def number_hint(text: str) -> str:
-    """What to type instead of ``text``, which :func:`parse_number` could not read."""
-    if re.search(r"\d,\d", text) and parse_number(text.replace(",", ".")) is not None:
-        return "Use a decimal point, not a comma: 0.5, not 0,5."
-    if re.search(r"[,;]", text):
-        return "Type a single number, not a list."
-    return "Type a number: a decimal like 0.25 or a fraction like 3/4."
+    """What to type instead of ``text``, which :func:`read_number` could not read."""
+    return read_number(text).hint or _TYPE_A_NUMBER
 
 
 def within(value: float, answer: float, tolerance: float) -> bool:
@@ -114,6 +265,7 @@ def tolerance_text(tolerance: float, each: bool = False, fmt_num=fmt) -> str:
 
 
 NUMBER_INSTRUCTIONS = "Type a number (a decimal like 0.25 or a fraction like 3/4)"
+"""How the quiz asks for a number (:func:`read_number` reads much more: √3, 2^-3, 25,600,000)."""
 
 
 # --------------------------------------------------------------------------- text
@@ -152,6 +304,8 @@ def _choice_index(text: str, q: Question) -> int | None | str:
     target = squash(text)
     by_text = next((i for i, c in enumerate(q.choices) if target and target == squash(c)), None)
     if re.fullmatch(r"\d+", s):
+        if len(s) > 3:
+            return by_text if by_text is not None else "range"
         i = int(s) - 1
         return i if 0 <= i < n else by_text if by_text is not None else "range"
     if re.fullmatch(r"[a-z]", s):
@@ -170,6 +324,8 @@ def check_answer(question: Question, text: str) -> Verdict:
     expected = q.answer_text
     if not text.strip():
         return Verdict.invalid("Type an answer first. " + q.instructions)
+    if len(text) > MAX_ANSWER:
+        return too_long(len(text))
 
     if q.kind == "free":
         return Verdict(True, None, "Compare your answer with the model answer and grade yourself.",

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import IO, Any
 
+from tutor.limits import MAX_LINE_BYTES
 from tutor.quiz.session import (COMMANDS_HELP, RATINGS, Feedback, QuizSession, Summary,
                                 command_word, hint_line)
 from tutor.render.numbers import clock, percent
@@ -49,21 +50,29 @@ class LineReader:
             self.fd = None
         self._buf = ""
         self._eof = False
+        self._skip = False  # the rest of an over-long line is being dropped
         self._decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
 
     def readline(self, timeout: float | None = None) -> str | None:
-        """One line without its newline; None at end of input.
+        """One line without its newline; None at end of input. A line longer than
+        :data:`~tutor.limits.MAX_LINE_BYTES` is cut there and the rest of it skipped.
 
         Raises:
             InputTimeout: ``timeout`` seconds passed without a complete line.
         """
         if self.fd is None:
-            line = self.stream.readline()
+            line = self.stream.readline(MAX_LINE_BYTES + 1)
+            if len(line) > MAX_LINE_BYTES and not line.endswith("\n"):
+                while (rest := self.stream.readline(MAX_LINE_BYTES)) and not rest.endswith("\n"):
+                    pass
             return None if line == "" else line.rstrip("\r\n")
         import time
 
         deadline = None if timeout is None else time.monotonic() + timeout
         while "\n" not in self._buf and not self._eof:
+            if len(self._buf) > MAX_LINE_BYTES:  # no newline in sight: hand over what we have
+                line, self._buf, self._skip = self._buf[:MAX_LINE_BYTES + 1], "", True
+                return line
             wait = None if deadline is None else max(0.0, deadline - time.monotonic())
             ready, _, _ = select.select([self.fd], [], [], wait)
             if not ready:
@@ -74,6 +83,11 @@ class LineReader:
                 self._buf += self._decoder.decode(b"", final=True)
             else:
                 self._buf += self._decoder.decode(chunk)
+            if self._skip:  # still inside the over-long line handed over already
+                if "\n" not in self._buf:
+                    self._buf = ""
+                    continue
+                self._buf, self._skip = self._buf.split("\n", 1)[1], False
         if "\n" in self._buf:
             line, self._buf = self._buf.split("\n", 1)
             return line.rstrip("\r")

@@ -19,7 +19,8 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from tutor.inputs import TraceLink
-from tutor.quiz.marking import (NUMBER_INSTRUCTIONS, Verdict, number_hint, parse_number,
+from tutor.limits import MAX_ANSWER, shorten
+from tutor.quiz.marking import (NUMBER_INSTRUCTIONS, Verdict, number_hint, parse_number, too_long,
                                 tolerance_text, within)
 
 PartKind = Literal["number", "vector", "set", "choice"]
@@ -104,6 +105,8 @@ class Part:
         expected = self.answer_text
         if not text.strip():
             return Verdict.invalid("Type an answer first. " + self.instructions)
+        if len(text) > MAX_ANSWER:
+            return too_long(len(text))
         if self.kind == "number":
             value = parse_number(text)
             if value is None:
@@ -112,12 +115,13 @@ class Part:
             return _verdict(ok, f"you gave {num(value)}", expected)
         if self.kind == "vector":
             tokens = [t for t in _SPLIT.split(text.strip().strip(_BRACKETS)) if t]
-            tokens = [t.strip(_BRACKETS) for t in tokens]
-            values = [parse_number(t) for t in tokens]
+            # "sqrt(2)" keeps its brackets; "[0.5" and "0.2]" lose the list's
+            values = [parse_number(t) if parse_number(t) is not None else parse_number(t.strip(_BRACKETS))
+                      for t in tokens]
             n = len(self.answer)
             if any(v is None for v in values):
                 bad = next(t for t, v in zip(tokens, values) if v is None)
-                return Verdict.invalid(f"{bad!r} is not a number. {self.instructions}")
+                return Verdict.invalid(f"{shorten(bad)} is not a number. {self.instructions}")
             if len(values) != n:
                 return Verdict.invalid(f"That is {len(values)} number{'s' * (len(values) != 1)}; "
                                        f"this answer has {n}. {self.instructions}")
@@ -128,7 +132,7 @@ class Part:
             known = {_norm_word(o): o for o in self.options}
             unknown = [w for w in words if w not in known]
             if unknown or not words:
-                return Verdict.invalid(f"{unknown[0]!r} is not one of the tokens. "
+                return Verdict.invalid(f"{shorten(unknown[0])} is not one of the tokens. "
                                        f"{self.instructions}" if unknown else self.instructions)
             chosen = frozenset(known[w] for w in words)
             shown = "{" + ", ".join(o for o in self.options if o in chosen) + "}"
@@ -137,7 +141,7 @@ class Part:
         s = _norm_word(text)
         picked = None
         if re.fullmatch(r"\d+", s):
-            i = int(s)
+            i = int(s) if len(s) <= 3 else 0
             if not 1 <= i <= len(self.options):
                 return Verdict.invalid(f"Choose 1–{len(self.options)}. {self.instructions}")
             picked = self.options[i - 1]
