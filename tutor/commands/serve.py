@@ -1,4 +1,8 @@
-"""`attn-tutor serve`: the full-screen tutor in a web browser, through textual-serve."""
+"""`attn-tutor serve`: the full-screen tutor in a web browser, through textual-serve.
+
+The server itself (a per-run key in the address, same-origin websockets, one line for a busy
+port) is :mod:`tutor.serve`; this module only reads the options.
+"""
 
 from __future__ import annotations
 
@@ -8,7 +12,10 @@ from typing import Annotated
 import typer
 
 NAME = "serve"
-HELP = "Serve the full-screen tutor in a web browser (needs textual-serve: pip install textual-serve)."
+INSTALL_HINT = "pip install textual-serve"
+"""What to run when textual-serve is missing: the same words in --help, the error and README."""
+HELP = ("Serve the full-screen tutor in a web browser, at an address with a key for this run "
+        f"(needs textual-serve: {INSTALL_HINT}).")
 
 LOCAL_HOSTS = {"localhost", "127.0.0.1", "::1"}
 
@@ -17,17 +24,26 @@ def command(
     host: Annotated[str, typer.Option(help="Interface to bind; anything but localhost is reachable by others.")] = "localhost",
     port: Annotated[int, typer.Option(min=1, max=65535, help="TCP port.")] = 8000,
 ) -> None:
-    from tutor.errors import fail
+    from tutor.errors import fail, user_errors
 
     try:
-        from textual_serve.server import Server
+        import textual_serve.server  # noqa: F401
     except ImportError:
-        fail("`attn-tutor serve` needs textual-serve; install it with: pip install 'attn-tutor[serve]'")
+        fail(f"`attn-tutor serve` needs textual-serve; install it with: {INSTALL_HINT}")
+    user_errors(run)(host, port)
+
+
+def run(host: str, port: int) -> None:
+    """Check the host, warn when it is reachable by others, serve until Ctrl-C."""
+    from tutor.serve import LockedServer, check_host
+
+    check_host(host, port)
     if host not in LOCAL_HOSTS:
         print(
-            f"attn-tutor: warning: serving on {host}:{port} with no authentication — anyone who can "
-            "reach this address can use the tutor and its progress file.",
+            f"attn-tutor: warning: serving on {host}:{port}: anyone who can reach this address "
+            "and has its key (printed below) can use the tutor and its progress file.",
             file=sys.stderr,
         )
     # each browser tab runs its own copy of the app in a subprocess
-    Server(f"{sys.executable} -m tutor.tui_main", host=host, port=port, title="attn-tutor").serve()
+    LockedServer(f"{sys.executable} -m tutor.tui_main", host=host, port=port,
+                 title="attn-tutor").serve()
