@@ -305,3 +305,15 @@ def test_renderable_follows_the_console_width_when_none_is_given():
     out = _printed(render_heatmap(w, options=HeatmapOptions(color=False)), width=50)
     assert "columns 1–12 of 40" in out  # (50 - 2) // 4 = 12
     assert max(len(line) for line in out.splitlines()) <= 50
+
+
+def test_special_tokens_are_never_written_downwards():
+    # the same 3-character width as the test above, but one label is a special token:
+    # written down, "</s>" would be four unrelated signs, so the columns are numbered instead
+    w = np.full((2, 30), 1 / 30)
+    cols = [f"w{k:02d}" for k in range(29)] + ["</s>"]
+    text = heatmap_text(w, ["a", "b"], cols, "", HeatmapOptions(width=60))
+    lines = text.splitlines()
+    assert lines[1].split() == [str(k) for k in range(1, 15)]  # one header line: numbers
+    assert "30 </s>" in text  # the key keeps the token whole
+    assert not any(line.strip() in ("<", "/", ">") for line in lines)

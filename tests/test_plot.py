@@ -89,3 +89,17 @@ def test_log_axis_skips_non_positive_points():
 
     plot = line_plot([Series("s", [0, 1, 10], [1, 2, 3])], logy=True, ascii=True, markers=True)
     assert plot.text().count("*") >= 1
+
+
+def test_every_series_keeps_each_of_its_markers_when_points_coincide():
+    # attention stays at 100 while fixed falls; both start at 100, so their first points
+    # share a cell: that cell shows the overlap mark, every other point its own marker
+    from tutor.plot import OVERLAP
+
+    a = Series("attention", [100, 100, 100, 100, 100], [5, 10, 15, 20, 25])
+    f = Series("fixed", [100, 75, 50, 25, 0], [5, 10, 15, 20, 25])
+    text = line_plot([a, f], width=40, height=9, y_range=(0, 100), markers=True).text()
+    grid, legend = text.splitlines()[:9], text.splitlines()[-1]
+    body = "\n".join(line.split("┤", 1)[-1].split("│", 1)[-1] for line in grid)
+    assert body.count("●") == 4 and body.count("◆") == 4 and body.count(OVERLAP[1]) == 1
+    assert legend.split() == ["●", "attention", "◆", "fixed", OVERLAP[1], "both"]

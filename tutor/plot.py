@@ -9,8 +9,11 @@ Used by the lab (loss curves, accuracy by length) and meant for any other experi
 
 Unicode mode draws with Braille dots (2×4 per character cell) so curves look smooth;
 ``ascii=True`` draws each series with its own marker character (``* o + x # @``) at
-character resolution, for ``TERM=dumb``, logs and copy-paste. A cell hit by several series
-shows the later series (Braille dots are merged). NaN/inf points are skipped.
+character resolution, for ``TERM=dumb``, logs and copy-paste. A line cell hit by several
+series shows the later series (Braille dots are merged); data-point markers are drawn after
+every line, so no line hides a point, and points of several series in one cell show
+:data:`OVERLAP` (listed in the legend), so every series keeps each of its markers.
+NaN/inf points are skipped.
 """
 
 from __future__ import annotations
@@ -21,6 +24,8 @@ from dataclasses import dataclass, field
 
 ASCII_MARKERS = "*o+x#@"
 UNICODE_MARKERS = "●◆▲■★✚"
+OVERLAP = ("&", "◎")
+"""(ASCII, Unicode) marker of a cell where data points of several series fall together."""
 COLORS = ("cyan", "magenta", "yellow", "green", "red", "blue")
 _BRAILLE_BASE = 0x2800
 # dot bit for (column 0/1, row 0..3) inside a Braille cell
@@ -157,6 +162,7 @@ def line_plot(series: Sequence[Series], *, width: int = 60, height: int = 12, ti
 
     cells: list[list[tuple[str, int]]] = [[(" ", -1)] * width for _ in range(height)]
     bits = [[0] * width for _ in range(height)]
+    marked: dict[tuple[int, int], list[int]] = {}  # cell -> series with a data point there
     for k, ps in enumerate(pts):
         grid = [to_grid(x, y) for x, y in ps]
         dots = set(grid[:1])
@@ -170,9 +176,14 @@ def line_plot(series: Sequence[Series], *, width: int = 60, height: int = 12, ti
                 bits[cy][cx] |= _BRAILLE_BITS[gx % 2][gy % 4]
                 cells[cy][cx] = (chr(_BRAILLE_BASE + bits[cy][cx]), k)
         if markers:
-            mark = (ASCII_MARKERS if ascii else UNICODE_MARKERS)[k % len(ASCII_MARKERS)]
             for gx, gy in grid:
-                cells[gy // sub_y][gx // sub_x] = (mark, k)
+                at = marked.setdefault((gx // sub_x, gy // sub_y), [])
+                if k not in at:
+                    at.append(k)
+    overlap = OVERLAP[0] if ascii else OVERLAP[1]
+    for (cx, cy), ks in marked.items():  # after every line: no line hides a point
+        mark = (ASCII_MARKERS if ascii else UNICODE_MARKERS)[ks[0] % len(ASCII_MARKERS)]
+        cells[cy][cx] = (mark, ks[0]) if len(ks) == 1 else (overlap, -1)
 
     # axes: y labels at top, middle and bottom; x labels at both ends and the middle
     ticks = {0: y_text(y_hi), height - 1: y_text(y_lo)}
@@ -209,5 +220,7 @@ def line_plot(series: Sequence[Series], *, width: int = 60, height: int = 12, ti
             if k:
                 row += text_row("   ")
             row += [(mark, k)] + text_row(" " + s.label)
+        if any(len(ks) > 1 for ks in marked.values()):
+            row += text_row(f"   {overlap} " + ("both" if len(series) == 2 else "several"))
         rows.append(row)
     return Plot(rows, [s.label for s in series])

@@ -12,7 +12,9 @@ The numbers (shading levels, colours, argmax, whether rows sum to 1) come from
 
 Wide matrices are split into pages of whole columns ("columns 1–19 of 50") that fit the width,
 never wrapped. Column headers are written across when they fit the cell, otherwise downwards
-(labels of up to :data:`VERTICAL_MAX` characters), otherwise as numbers with a key underneath.
+(labels of up to :data:`VERTICAL_MAX` characters that are words: letters, digits, apostrophes
+and hyphens — ``</s>`` or ``<pad>`` read down as four unrelated signs), otherwise as numbers
+with a key underneath.
 The largest value of each row is put in brackets, ``[@@]``.
 
 The widget :mod:`tutor.widgets.heatmap` reuses :func:`prepare`, :func:`geometry` and the
@@ -125,7 +127,7 @@ def geometry(model: HeatmapModel, options: HeatmapOptions, width: int) -> Geomet
     if mode == "auto":
         if longest <= base or n_cols * (longest + 2) <= room:
             mode = "horizontal"
-        elif longest <= VERTICAL_MAX:
+        elif longest <= VERTICAL_MAX and all(_reads_down(x) for x in model.col_labels):
             mode = "vertical"
         else:
             mode = "numbered"
@@ -137,6 +139,11 @@ def geometry(model: HeatmapModel, options: HeatmapOptions, width: int) -> Geomet
         inner, lines = max(base, len(str(n_cols))), 1
     per_page = max(1, room // (inner + 2))
     return Geometry(row_width, inner, mode, lines, per_page, options.max_label, options.ascii)
+
+
+def _reads_down(label: str) -> bool:
+    """A label that still reads as a word one character per line (not ``</s>``, ``<pad>``)."""
+    return all(ch.isalnum() or ch in "'-’" for ch in label)
 
 
 def row_label_piece(model: HeatmapModel, geo: Geometry, row: int, style: Style | None) -> Piece:
