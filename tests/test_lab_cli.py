@@ -324,3 +324,17 @@ def test_a_long_kernel_load_is_announced_on_stderr_when_it_is_not_a_terminal(mon
     monkeypatch.setattr(engine_lab, "warm_up", lambda: None)          # a cached load: silent
     warm_up_kernels(False, quiet_for=60.0, say=say)
     assert said == []
+
+
+@pytest.mark.parametrize("args", [
+    ("bottleneck", *TINY, "--per-bucket", "4", "--hidden", "8"),
+    ("train", *TINY, *TINY_MODEL),
+    ("scaling", "--min-n", "16", "--max-n", "32", "--d", "8", "--repeat", "1"),
+    ("saturation", "--max-d", "8", "--samples", "200", "--trials", "20"),
+])
+def test_every_lab_command_writes_ascii_to_a_pipe(args):
+    # one character set for the family when piped (no --ascii): scaling always did; the
+    # training experiments drew Braille plots and Unicode tables
+    res = lab(*args)
+    assert res.exit_code == 0, res.output
+    assert res.stdout.isascii(), sorted({ch for ch in res.stdout if not ch.isascii()})[:5]

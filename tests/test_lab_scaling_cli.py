@@ -63,7 +63,7 @@ def test_saturation_json_schema():
 def test_saturation_text():
     r = run(*SATURATION)
     assert r.exit_code == 0, r.output
-    assert "Var MC" in r.stdout and "entropy (nats) vs d_k" in r.stdout and "* /√d_k" in r.stdout
+    assert "Var MC" in r.stdout and "entropy (nats) vs d_k" in r.stdout and "* /sqrt(d_k)" in r.stdout  # piped: ASCII, like every lab command
 
 
 @pytest.mark.parametrize(("args", "message"), [

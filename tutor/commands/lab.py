@@ -86,8 +86,10 @@ Monte Carlo variance of q·k for q, k with unit-variance components (next to the
 def _run(name: str, make_settings, *, json_out: bool, ascii_only: bool | None) -> None:
     """Build the settings (a user mistake is one line, exit 2), then run in the terminal.
 
-    ``ascii_only`` None: ASCII whenever there is no colour (the measurements' plots).
+    ``ascii_only`` False or None: ASCII whenever there is no colour (piped, NO_COLOR,
+    TERM=dumb), so every lab command writes one character set to a pipe; True: ``--ascii``.
     """
+    ascii_only = ascii_only or None
     from tutor.errors import user_errors
 
     def work() -> None:

@@ -160,7 +160,21 @@ def table_text(table: Any, width: int = 100) -> str:
 
 def print_parts(console: Any, parts: Sequence[Part], style: Style) -> None:
     """Print a report on ``console``: sentences as data (never markup), plots as plain text
-    when there is no colour, everything else as Rich draws it."""
+    when there is no colour, everything else as Rich draws it. In the ASCII style (``--ascii``,
+    or piped) the whole report is spelled in ASCII (``√d_k`` → ``sqrt(d_k)``, ``×`` → ``x``),
+    so every lab command writes one character set."""
+    if style.ascii:
+        from tutor.render.text import asciify
+
+        with console.capture() as captured:
+            _print_parts(console, parts, style)
+        console.file.write(asciify(captured.get()))
+        console.file.flush()
+        return
+    _print_parts(console, parts, style)
+
+
+def _print_parts(console: Any, parts: Sequence[Part], style: Style) -> None:
     for part in parts:
         if isinstance(part, str):
             console.print(text(part))
