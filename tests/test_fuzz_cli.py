@@ -1,0 +1,175 @@
+"""Hypothesis drives the whole command line (issue 14 §5): random commands, options, values,
+files and stdin through the real entry point, each run judged by
+:func:`tests.fuzz_helpers.problems` (no traceback, no hang, exit 0/1/2/130, one short error
+line). A quiz run must also have stored every answer it acknowledged.
+
+The normal run tries a few dozen commands (a few seconds); ``tests/test_fuzz_slow.py`` runs
+the same strategies with hundreds, plus every trace input and every heatmap option.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import tempfile
+from pathlib import Path
+
+import numpy as np
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from tests.fuzz_helpers import assert_clean, invoke
+from tests.test_fuzz_parsers import csv_text, junk, json_text
+
+BASE = settings(deadline=None, derandomize=True, database=None,
+                suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,
+                                       HealthCheck.function_scoped_fixture])
+_TMP = Path(tempfile.mkdtemp(prefix="attn-fuzz-cli-"))
+
+from engine.traces import REGISTRY, input_specs  # noqa: E402  (metadata only: no numba)
+
+LESSONS = ["encoder-decoder", "qkv", "scoring", "exam", "qa", "QKV", "Scoring", "5", "12", "0",
+           "13", "²", "٣", "qvk", "lesson", ""]
+TOPICS = ["scoring", "Scoring", "qkv", "exam-decoding", "decoding", "7", "99", "²", "nope", ""]
+MODES = ["practice", "review", "weak", "retry", "mock", "Mock", "cram", ""]
+NUMBERS = ["0", "1", "2", "-1", "3", "1e3", "7" * 30, "7" * 5000, "²", "", "nan", "inf", "-inf",
+           "0.5", "1e308", "abc", "4294967296"]
+numbers = st.one_of(st.sampled_from(NUMBERS), st.integers(-5, 50).map(str))
+traces = st.one_of(st.sampled_from(sorted(REGISTRY)), st.sampled_from(["QKV", "Beam-Search", "nope", "qvk", ""]))
+
+
+@st.composite
+def set_options(draw, trace: str) -> list[str]:
+    """``--set NAME=VALUE`` for the trace's own inputs (and a stranger), values plausible or junk."""
+    try:
+        names = [spec.name for spec in input_specs(trace)]
+    except (ValueError, KeyError):
+        names = []
+    out = []
+    for _ in range(draw(st.integers(0, 3))):
+        name = draw(st.sampled_from(names + ["nope", "x y"]) if names else st.just("Q"))
+        value = draw(st.one_of(junk, st.sampled_from(["1,0; 0,1", "0.5", "my feet hurt", "[[1,0],[0,1]]",
+                                                      "1, 0, -1", "true", "3", "0"])))
+        out += ["--set", f"{name}={value}"]
+    return out
+
+
+@st.composite
+def trace_args(draw) -> list[str]:
+    name = draw(traces)
+    args = ["trace", name] + draw(set_options(name))
+    args += draw(st.sampled_from([[], ["--json"], ["--plain"], ["--markdown"], ["--inputs"]]))
+    if draw(st.booleans()):
+        args += ["--step", draw(numbers)]
+    return args
+
+
+@st.composite
+def matrix_file(draw) -> Path:
+    kind = draw(st.sampled_from([".csv", ".tsv", ".json", ".npy"]))
+    path = _TMP / f"m{draw(st.integers(0, 9))}{kind}"
+    if kind == ".npy":
+        shape = draw(st.sampled_from([(2, 3), (1, 1), (3,), (2, 2, 2), (0, 3), (300, 2)]))
+        fill = draw(st.sampled_from([0.5, float("nan"), 1e9, -0.1]))
+        np.save(path, np.full(shape, fill))
+    else:
+        text = draw(csv_text if kind != ".json" else json_text)
+        path.write_text(text, encoding="utf-8", errors="surrogatepass")
+    return path
+
+
+@st.composite
+def heatmap_args(draw) -> list[str]:
+    if draw(st.booleans()):
+        name = draw(st.sampled_from(["heatmap-reading", "dynamic-context", "qkv", "scores", "Heatmap-Reading",
+                                     "plain", "nope"]))
+        args = ["heatmap", name] + draw(set_options(name))
+        if draw(st.booleans()):
+            args += ["--index", draw(numbers)]
+    else:
+        args = ["heatmap", "--from", str(draw(matrix_file()))]
+        for flag in ("--rows", "--cols", "--title"):
+            if draw(st.booleans()):
+                args += [flag, draw(st.one_of(junk, st.sampled_from(["my feet hurt", "j' ai mal", "</s>"])))]
+    for flag in ("--values", "--ascii"):
+        if draw(st.booleans()):
+            args.append(flag)
+    if draw(st.booleans()):
+        args += ["--scale", draw(st.sampled_from(["matrix", "row", "ROW", "column"]))]
+    if draw(st.booleans()):
+        args += ["--width", draw(numbers)]
+    if draw(st.booleans()):
+        args += ["--save", str(_TMP / draw(st.sampled_from(["h.txt", "h.svg", "h.html", "h.png", "h"])))]
+    return args
+
+
+@st.composite
+def quiz_args(draw) -> list[str]:
+    args = ["quiz", "--plain", "--mode", draw(st.sampled_from(MODES))]
+    for _ in range(draw(st.integers(0, 2))):
+        args += ["--topic", draw(st.sampled_from(TOPICS))]
+    for flag in ("--count", "--seed", "--time-limit"):
+        if draw(st.booleans()):
+            args += [flag, draw(numbers)]
+    if draw(st.booleans()):
+        args.append("--no-generated")
+    return args
+
+
+lines = st.one_of(junk, st.sampled_from(["a", "b", "c", "1", "2", "3", "4", "true", "f", "0.5", "√2",
+                                         "0,367", ":hint", ":skip", ":quit", "", "7" * 5000,
+                                         "x" * 70_000, "\x04", "again", "good"]))
+stdin = st.lists(lines, max_size=14).map(lambda ls: "\n".join(ls) + "\n")
+
+other_args = st.one_of(
+    st.tuples(st.just("lesson"), st.sampled_from(LESSONS)).map(list).map(lambda a: a + ["--plain"]),
+    st.just(["lesson"]), st.just(["lesson", "--exam", "qkv"]),
+    st.sampled_from([["stats"], ["stats", "--json"], ["check"], ["check", "--json"], ["--version"],
+                     ["lab"], ["LESSON", "QKV", "--PLAIN"], ["nope"], ["trace", "--set", "Q=1"]]),
+    st.tuples(st.just("stats"), st.just("--goal"), numbers).map(list),
+    st.lists(st.one_of(junk, st.sampled_from(["--set", "--help", "-h", "--", "-x"])), max_size=4),
+)
+
+
+def run_and_judge(args: list[str], text: str = "") -> None:
+    """One command: clean by the rules, and a quiz stores every answer it acknowledged."""
+    before = _answers_stored() if args[:1] == ["quiz"] else None
+    run = invoke(args, stdin=text, timeout=60)
+    assert_clean(run)
+    if run.code == 0 and "--json" in args and args[:1] != ["lab"]:
+        json.loads(run.out)
+    if before is not None and run.code == 0 and "NOT saved" not in run.out:
+        answered = re.search(r"^Answered (\d+) of", run.out, re.M)
+        if answered:
+            assert _answers_stored() - before == int(answered.group(1)), run
+
+
+def _answers_stored() -> int:
+    from tutor.store import open_store
+
+    with open_store() as store:
+        return len(store.answers())
+
+
+@settings(BASE, max_examples=12)
+@given(trace_args())
+def test_trace_commands_are_clean(args):
+    run_and_judge(args)
+
+
+@settings(BASE, max_examples=8)
+@given(heatmap_args())
+def test_heatmap_commands_are_clean(args):
+    run_and_judge(args)
+
+
+@settings(BASE, max_examples=6)
+@given(quiz_args(), stdin)
+def test_quiz_commands_are_clean_and_keep_every_answer(args, text):
+    run_and_judge(args, text)
+
+
+@settings(BASE, max_examples=12)
+@given(other_args)
+def test_other_commands_are_clean(args):
+    run_and_judge(args)
