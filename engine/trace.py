@@ -396,7 +396,7 @@ class Trace:
         return bad
 
     def to_dict(self) -> dict[str, Any]:
-        """The stable JSON schema (see docs/trace-json.md)."""
+        """The stable JSON schema (see tutor/schemas/trace-json.md)."""
         return {
             "schema": 1,
             "name": self.name,

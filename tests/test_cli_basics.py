@@ -88,3 +88,27 @@ def test_piped_help_is_plain_text():
     out = subprocess.run([sys.executable, "-m", "tutor", "--help"], capture_output=True, text=True)
     assert out.returncode == 0 and out.stdout.startswith("Usage: attn-tutor")
     assert "╭" not in out.stdout and "\x1b[" not in out.stdout
+
+
+@pytest.mark.parametrize("command", [["trace"], ["stats"], ["lab"], ["lab", "train"],
+                                     ["lab", "scaling"], ["lab", "saturation"]])
+def test_help_points_at_a_schema_the_installed_tutor_can_print(command):
+    # --help used to point at docs/*-json.md, which the wheel does not ship
+    help_text = CliRunner().invoke(app, [*command, "--help"]).output
+    assert "docs/" not in help_text
+    name = command[0]
+    words = " ".join(help_text.split())
+    assert ("--schema" in words) if command == ["lab"] else (f"attn-tutor {name} --schema" in words)
+    schema = CliRunner().invoke(app, [name, "--schema"])
+    assert schema.exit_code == 0 and schema.output.startswith(f"# `attn-tutor {name}")
+
+
+def test_the_schemas_ship_with_the_package():
+    import tomllib
+
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    assert "schemas/*.md" in project["tool"]["setuptools"]["package-data"]["tutor"]
+    from tutor.render.documents import JSON_SCHEMAS
+
+    for name in JSON_SCHEMAS:
+        assert (ROOT / "tutor" / "schemas" / f"{name}-json.md").is_file()

@@ -5,7 +5,7 @@ One subcommand per experiment of :mod:`tutor.lab.experiments`: ``bottleneck``,
 ``transformer-vs-rnn``), ``scaling``, ``saturation``. Each command only
 turns its options into the experiment's settings and hands them to
 :func:`tutor.lab.run.run_in_terminal`: a progress bar on stderr (when it is a terminal),
-tables and plots on stdout (or ``--json``, schema ``docs/lab-json.md``), and Ctrl-C stops
+tables and plots on stdout (or ``--json``, schema ``attn-tutor lab --schema``), and Ctrl-C stops
 cleanly, reporting what it has (exit status 130; a second Ctrl-C aborts).
 
 Only typer is imported at module level; numpy, numba, Rich and the engine load inside the
@@ -29,8 +29,14 @@ app = typer.Typer(help=HELP, invoke_without_command=True)
 
 
 @app.callback()
-def lab(ctx: typer.Context) -> None:
+def lab(ctx: typer.Context, schema: Annotated[bool, typer.Option(
+        "--schema", help="Print the schema of every lab command's --json (Markdown) and exit.")] = False) -> None:
     """Bare `attn-tutor lab`: the TUI's lab screen on a terminal, this help otherwise."""
+    if schema:
+        from tutor.render.documents import json_schema
+
+        typer.echo(json_schema(NAME), nl=False)
+        raise typer.Exit()
     if ctx.invoked_subcommand is not None:
         return
     from tutor.terminal import is_interactive
@@ -61,7 +67,7 @@ class Decoder(str, Enum):
 
 SeedOpt = Annotated[int, typer.Option("--seed", min=0, max=MAX_SEED,
                                       help="Seed for initialisation, data and sampling (0 or more).")]
-JsonOpt = Annotated[bool, typer.Option("--json", help="Print the results as JSON (schema: docs/lab-json.md).")]
+JsonOpt = Annotated[bool, typer.Option("--json", help="Print the results as JSON (schema: attn-tutor lab --schema).")]
 AsciiOpt = Annotated[bool, typer.Option("--ascii", help="7-bit ASCII tables and plots, no colour.")]
 # hidden knobs the tests and benchmarks use to make a run small (None: the experiment's default)
 StepsOpt = Annotated[Optional[int], typer.Option("--steps", min=1, max=MAX_STEPS, hidden=True)]
@@ -273,7 +279,7 @@ def scaling_cmd(
                                         "the fastest counts.")] = 3,
     seed: Annotated[int, typer.Option("--seed", min=0, max=MAX_SEED, help="Seed for Q, K, V.")] = 0,
     float64: Annotated[bool, typer.Option("--float64", help="Use float64 (default float32).")] = False,
-    as_json: Annotated[bool, typer.Option("--json", help="Print the results as JSON (schema 1).")] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the results as JSON (schema: attn-tutor lab --schema).")] = False,
 ) -> None:
     _run("scaling", lambda: _module("scaling").from_options(
         min_n=min_n, max_n=max_n, d=d, repeat=repeat, seed=seed,
@@ -289,7 +295,7 @@ def saturation_cmd(
                                          "variance, per d_k.")] = 20_000,
     trials: Annotated[int, typer.Option("--trials", min=1, max=100_000, help="Softmaxes averaged per d_k.")] = 2_000,
     seed: Annotated[int, typer.Option("--seed", min=0, max=MAX_SEED, help="Seed of the random q and k.")] = 0,
-    as_json: Annotated[bool, typer.Option("--json", help="Print the results as JSON (schema 1).")] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the results as JSON (schema: attn-tutor lab --schema).")] = False,
 ) -> None:
     _run("saturation", lambda: _module("saturation").from_options(
         min_d=min_d, max_d=max_d, keys=keys, samples=samples, trials=trials, seed=seed),

@@ -11,16 +11,23 @@ HELP = """Your progress: due cards, per-topic mastery, mock-exam history.
 
 Accuracy counts graded answers in every mode; mastery is the mean FSRS recall probability now over all of a topic's questions (unseen ones count 0); the daily goal compares your answers per day over the last 7 days with --goal (an average, not a streak).
 
---json prints the same numbers as one JSON object (schema 1, documented in docs/stats-json.md): schema, generated_at, store, due {now, next_24h, seen, unseen, total}, topics[] and exam_topics[] {id, questions, seen, answers, graded, correct, accuracy, mastery, due}, mock_exams[], daily {goal, window_days, days[], average, met}, lessons_opened.
+--json prints the same numbers as one JSON object (schema 1; --schema prints its documentation): schema, generated_at, store, due {now, next_24h, seen, unseen, total}, topics[] and exam_topics[] {id, questions, seen, answers, graded, correct, accuracy, mastery, due}, mock_exams[], daily {goal, window_days, days[], average, met}, lessons_opened.
 """
 
 
 def command(
-    json_out: Annotated[bool, typer.Option("--json", help="Print JSON (schema: docs/stats-json.md).")] = False,
+    json_out: Annotated[bool, typer.Option("--json", help="Print JSON (schema: attn-tutor stats --schema).")] = False,
     goal: Annotated[int, typer.Option("--goal", metavar="N", min=1, max=100_000,
                                       help="Daily goal in answers per day.")] = 20,
+    schema: Annotated[bool, typer.Option("--schema", help="Print the schema of --json (Markdown) and exit.")] = False,
 ) -> None:
     from tutor.errors import user_errors
+
+    if schema:
+        from tutor.render.documents import json_schema
+
+        typer.echo(json_schema(NAME), nl=False)
+        return
 
     user_errors(run)(json_out=json_out, goal=goal)
 

@@ -23,7 +23,7 @@ def command(
     plain: Annotated[bool, typer.Option(
         "--plain", help="Print every step as plain ASCII text (no colour, no boxes).")] = False,
     as_json: Annotated[bool, typer.Option(
-        "--json", help="Print the trace as JSON (schema: docs/trace-json.md).")] = False,
+        "--json", help="Print the trace as JSON (schema: attn-tutor trace --schema).")] = False,
     markdown: Annotated[bool, typer.Option(
         "--markdown", help="Print the trace as Markdown to keep in your notes.")] = False,
     step: Annotated[Optional[int], typer.Option(
@@ -40,8 +40,16 @@ def command(
                                ".json → JSON, otherwise plain text).", show_default=False)] = None,
     inputs: Annotated[bool, typer.Option(
         "--inputs", help="List the inputs this trace accepts, with their defaults.")] = False,
+    schema: Annotated[bool, typer.Option(
+        "--schema", help="Print the schema of --json (Markdown) and exit.")] = False,
 ) -> None:
     from tutor.errors import user_errors
+
+    if schema:
+        from tutor.render.documents import json_schema
+
+        typer.echo(json_schema(NAME), nl=False)
+        return
 
     user_errors(run)(name, plain=plain, as_json=as_json, markdown=markdown, step=step, sets=sets,
                      file=file, output=output, inputs=inputs)

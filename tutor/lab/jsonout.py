@@ -1,4 +1,4 @@
-"""The pieces of the lab's ``--json`` output (schema: ``docs/lab-json.md``).
+"""The pieces of the lab's ``--json`` output (schema: ``tutor/schemas/lab-json.md``).
 
 Each experiment's ``to_json(result)`` builds its object from these, so every training run,
 accuracy bucket and number is written the same way.

@@ -1,5 +1,5 @@
 """The numbers behind ``attn-tutor stats``: due cards, per-topic accuracy and mastery, mock
-exams and the daily-goal rolling average. Plain data (see docs/stats-json.md for the schema);
+exams and the daily-goal rolling average. Plain data (see tutor/schemas/stats-json.md for the schema);
 :mod:`tutor.render.stats` writes it out as text and as Rich tables.
 
 Definitions:

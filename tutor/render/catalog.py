@@ -11,7 +11,7 @@ from tutor.render.text import asciify
 
 
 def trace_json(trace: Any, step: int | None = None) -> str:
-    """The trace (or only step ``step``, 1-based) in the schema of ``docs/trace-json.md``."""
+    """The trace (or only step ``step``, 1-based) in the schema of ``tutor/schemas/trace-json.md``."""
     data = trace.to_dict()
     if step is not None:
         data["steps"] = [data["steps"][step - 1]]

@@ -96,6 +96,18 @@ def exam_document(root: Path | None = None) -> str:
     return "\n".join(out).rstrip() + "\n"
 
 
+JSON_SCHEMAS = ("trace", "stats", "lab")
+"""Commands whose ``--json`` has a documented schema (``tutor/schemas/NAME-json.md``, shipped in
+the wheel; ``attn-tutor NAME --schema`` prints it)."""
+
+
+def json_schema(name: str) -> str:
+    """The schema document of ``attn-tutor NAME --json``, as the installed package holds it."""
+    from importlib.resources import files
+
+    return files("tutor").joinpath("schemas", f"{name}-json.md").read_text(encoding="utf-8")
+
+
 def qa_document(root: Path | None = None) -> str:
     """Every student question with its answer and lesson, as one Markdown document."""
     out = ["# Questions students asked", ""]
