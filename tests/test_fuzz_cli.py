@@ -116,6 +116,29 @@ def quiz_args(draw) -> list[str]:
     return args
 
 
+@st.composite
+def lab_args(draw) -> list[str]:
+    """A lab command with at least one option that must fail before any training starts."""
+    sub = draw(st.sampled_from(["bottleneck", "teacher-forcing", "alignment", "train", "scaling",
+                                "saturation", "Train", "nope"]))
+    args = ["lab", sub]
+    garbage = _TMP / "garbage.npz"
+    garbage.write_bytes(draw(st.binary(max_size=64)))
+    bad = {
+        "train": [["--load", str(garbage)], ["--save", "m.pt"], ["--hidden", draw(numbers)],
+                  ["--ratio", draw(st.sampled_from(["nan", "2", "-0.1", "inf"]))], ["--steps", "100001"]],
+        "alignment": [["--load", str(garbage)], ["--save", str(_TMP / "a.png")],
+                      ["--digits", draw(st.one_of(junk, st.just("1" * 61)).filter(
+                          lambda d: not (d.isdigit() and d.isascii() and len(d) <= 60)))]],
+        "scaling": [["--max-n", "16385"], ["--min-n", "64", "--max-n", "32"], ["--d", "0"]],
+        "saturation": [["--max-d", "4097"], ["--min-d", "64", "--max-d", "8"], ["--keys", "1"]],
+    }.get(sub.lower(), [["--steps", draw(st.sampled_from(["0", "-1", "100001", "x"]))],
+                        ["--seed", draw(st.sampled_from(["-1", "4294967296", "x", "7" * 5000]))]])
+    if draw(st.booleans()):
+        args.append("--json")
+    return args + draw(st.sampled_from(bad))  # last, so no later option can override it
+
+
 lines = st.one_of(junk, st.sampled_from(["a", "b", "c", "1", "2", "3", "4", "true", "f", "0.5", "√2",
                                          "0,367", ":hint", ":skip", ":quit", "", "7" * 5000,
                                          "x" * 70_000, "\x04", "again", "good"]))
@@ -172,4 +195,10 @@ def test_quiz_commands_are_clean_and_keep_every_answer(args, text):
 @settings(BASE, max_examples=12)
 @given(other_args)
 def test_other_commands_are_clean(args):
+    run_and_judge(args)
+
+
+@settings(BASE, max_examples=8)
+@given(lab_args())
+def test_lab_commands_refuse_bad_options_before_training(args):
     run_and_judge(args)

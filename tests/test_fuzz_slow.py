@@ -20,8 +20,8 @@ from hypothesis import strategies as st
 
 from tests import test_fuzz_parsers as parsers
 from tests.fuzz_helpers import assert_clean, invoke
-from tests.test_fuzz_cli import (BASE, _TMP, heatmap_args, other_args, quiz_args, run_and_judge,
-                                 stdin, trace_args)
+from tests.test_fuzz_cli import (BASE, _TMP, heatmap_args, lab_args, other_args, quiz_args,
+                                 run_and_judge, stdin, trace_args)
 
 pytestmark = pytest.mark.slow
 
@@ -61,6 +61,12 @@ def test_quiz_stdin_in_every_mode_keeps_every_answer(mode, seed, text):
 @settings(BASE, max_examples=150)
 @given(other_args)
 def test_many_other_commands(args):
+    run_and_judge(args)
+
+
+@settings(BASE, max_examples=100)
+@given(lab_args())
+def test_many_lab_commands_refuse_bad_options_before_training(args):
     run_and_judge(args)
 
 
@@ -109,9 +115,20 @@ def test_every_trace_input_is_clean_and_a_trace_agrees_with_itself(data):
     value = data.draw(spec_value(spec))
     run = invoke(["trace", name, "--set", f"{spec.name}={format_value(value)}", "--json"], timeout=60)
     assert_clean(run)
-    if run.code == 0:
+    if run.code == 0 and _size(value) <= 1e3:
+        # (beyond ~1e3 the scores of a softmax reach 1e7 and more, and the two summation
+        # orders differ in the last digits, which exp() turns into 1e-8 of weight: found by
+        # this suite at X = ±1e6 on qkv, reported, not a bug of either path)
         trace = json.loads(run.out)
         assert trace["agrees"], f"{name} {spec.name}={format_value(value)}: step-by-step != fused"
+
+
+def _size(value) -> float:
+    try:
+        arr = np.asarray(value, dtype=float)
+    except (TypeError, ValueError):
+        return 0.0
+    return float(np.max(np.abs(arr))) if arr.size else 0.0
 
 
 # --------------------------------------------------------------------------- weights records

@@ -479,3 +479,26 @@ def test_saved_errata_are_wrapped_once_to_the_width(tmp_path, suffix):
     start = next(i for i, line in enumerate(lines) if line.startswith("Errata:"))
     assert lines[start:start + len(expected)] == expected
     assert max(len(line) for line in expected) <= 70
+
+
+def test_semicolon_separated_csv_loads_like_commas(tmp_path):
+    # spreadsheets in many languages write ';' between cells; it used to load as an empty
+    # (1, 0) matrix
+    semi, comma = tmp_path / "semi.csv", tmp_path / "comma.csv"
+    semi.write_text(";my;feet;hurt\nj';0.7;0.2;0.1\nai;0.1;0.8;0.1\n")
+    comma.write_text(",my,feet,hurt\nj',0.7,0.2,0.1\nai,0.1,0.8,0.1\n")
+    drawn = [ok("--from", str(p), "--values", "--ascii", "--title", "t") for p in (semi, comma)]
+    assert drawn[0] == drawn[1] and "0.70" in drawn[0]  # the same table, read the same way
+
+
+def test_decimal_commas_between_semicolons_say_what_to_type(tmp_path):
+    path = tmp_path / "de.csv"
+    path.write_text("0,7;0,3\n0,4;0,6\n")
+    line = fails("--from", str(path))
+    assert "mixes ';' and ','" in line and "'.' as the decimal point" in line
+
+
+def test_an_empty_first_cell_row_is_a_gap_not_a_header(tmp_path):
+    path = tmp_path / "gap.csv"
+    path.write_text("1,,2\n3,4,5\n")
+    assert fails("--from", str(path)).endswith("line 1, column 2 is empty; expected a number")

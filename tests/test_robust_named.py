@@ -156,6 +156,11 @@ def test_a_record_with_lengths_of_100000_is_refused(tmp_path):
     fails(["lab", "train", "--load", str(bad), "--steps", "0"], "min_len", "100000", "at most")
 
 
+def test_alignment_digits_of_5000_are_refused_before_training():
+    # used to train a model and then reach 3.6 GB drawing a 5000-long test sequence
+    fails(["lab", "alignment", "--digits", "1" * 5000], "--digits", "5000 digits", "at most 60")
+
+
 def test_an_npz_that_decompresses_beyond_the_limit_is_refused(tmp_path):
     path = tmp_path / "bomb.npz"
     chunk = b"\0" * (1 << 20)
@@ -204,12 +209,13 @@ def test_lesson_with_a_digit_that_is_not_0_to_9_is_one_line(key):
     fails(["lesson", key], "no lesson")
 
 
-def test_a_quiz_answer_of_5000_digits_is_marked_and_the_session_goes_on():
-    run = invoke(["quiz", "--plain", "--no-generated", "--topic", "scoring", "--count", "2",
-                  "--seed", "3"], stdin=f"{DIGITS}\n{DIGITS}\n{DIGITS}\n{DIGITS}\n")
+@pytest.mark.parametrize("seed", range(1, 7))  # seed 4 starts with a multiple-choice question
+def test_a_quiz_answer_of_5000_digits_is_refused_and_the_session_goes_on(seed):
+    run = invoke(["quiz", "--plain", "--count", "3", "--seed", str(seed)],
+                 stdin=f"{DIGITS}\n" * 6)
     assert_clean(run)
     assert run.code == 0, run
-    assert "Session" in run.out and "Answered" in run.out  # the summary was printed
+    assert "Not an answer" in run.out and "Answered" in run.out  # hinted, then the summary
 
 
 def _serve_env(monkeypatch):
@@ -249,3 +255,23 @@ def test_narrow_output_encodings_degrade_to_ascii(encoding, tmp_path):
         assert out.returncode == 0, (args, out.stderr[-2000:])
         assert "Traceback" not in out.stderr
         assert out.stdout.isascii(), args
+
+
+# --------------------------------------------------------------------------- §5 internal errors
+
+
+def test_a_bug_is_one_line_naming_the_report_with_the_full_traceback(monkeypatch):
+    import tutor.commands.stats as stats
+
+    def broken(**kwargs):
+        raise ZeroDivisionError("a bug planted by this test")
+
+    monkeypatch.setattr(stats, "run", broken)
+    run = invoke(["stats"])
+    assert run.crash is None and run.code == 70
+    (line,) = run.err.splitlines()
+    assert line.startswith("attn-tutor: internal error (ZeroDivisionError: a bug planted by this test)")
+    report = Path(line.split("the full report is in ", 1)[1].split(". This is a bug")[0])
+    text = report.read_text()
+    assert "Traceback (most recent call last)" in text and "def broken" not in line
+    assert "a bug planted by this test" in text and "broken" in text

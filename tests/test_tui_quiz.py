@@ -200,3 +200,18 @@ async def test_a_generated_problem_opens_its_trace_by_key_not_by_command():
         await app.workers.wait_for_complete()
         await pilot.pause()
         assert app.screen.trace_name == link.name and app.screen.overrides
+
+
+async def test_a_time_limit_that_is_not_a_sensible_number_is_refused_on_the_form():
+    # inf, NaN or over ten hours used to start a mock exam whose clock raised OverflowError
+    for minutes in ("inf", "nan", "601", "-2"):
+        app = make_app(StartAt("quiz", quiz=QuizStart(mode="mock", count=2, seed=3, generated=False)))
+        async with app.run_test(size=(100, 30)) as pilot:
+            await pilot.pause()
+            screen = app.screen
+            screen.query_one("#quiz-minutes").value = minutes
+            screen.start()
+            await pilot.pause()
+            assert screen.state == "setup", minutes
+            assert "Minutes: time limit" in str(screen.query_one("#quiz-setup-error").render()), minutes
+            assert app.store.mock_exams() == []

@@ -49,6 +49,8 @@ MAX_LAYERS = 16
 """Encoder or decoder layers of a loaded Transformer."""
 MAX_SEQ_LEN = 200
 """Digits in a lab training sequence (``--min-len``/``--max-len``, and a record's lengths)."""
+MAX_TEST_DIGITS = 60
+"""``lab alignment --digits`` (and ``--length``): the test sequence drawn as a heatmap."""
 MAX_STEPS = 100_000
 """Training steps in one ``lab`` run."""
 MAX_RECORDED_STEPS = 10**9

@@ -20,7 +20,8 @@ from typing import Annotated, Optional
 
 import typer
 
-from tutor.limits import MAX_MODEL_SIZE, MAX_SEED, MAX_SEQ_LEN, MAX_STEPS  # (stdlib only)
+from tutor.limits import (MAX_MODEL_SIZE, MAX_SEED, MAX_SEQ_LEN, MAX_STEPS,  # (stdlib only)
+                          MAX_TEST_DIGITS)
 
 NAME = "lab"
 HELP = "Train a tiny seq2seq live: bottleneck, teacher forcing, alignment, a Transformer, scaling."
@@ -159,7 +160,7 @@ def alignment_cmd(
     digits: Annotated[Optional[str], typer.Option(
         "--digits", metavar="DIGITS", help="The test sequence, e.g. 31415926 (default: random).",
         show_default=False)] = None,
-    length: Annotated[int, typer.Option("--length", min=1, max=60,
+    length: Annotated[int, typer.Option("--length", min=1, max=MAX_TEST_DIGITS,
                                         help="Digits in the random test sequence.")] = 12,
     load: Annotated[Optional[Path], typer.Option(
         "--load", metavar="FILE", help="Use an attention model saved by `lab train --save` "

@@ -165,8 +165,13 @@ def from_options(*, seed: int, task: str, digits: str | None, length: int, load:
         check_heatmap_path(save)
     seq = None
     if digits is not None:
+        from tutor.limits import MAX_TEST_DIGITS, shorten
+
         if not digits.isdigit() or not digits.isascii():
-            raise UserError(f"--digits: expected only the digits 0-9, got {digits!r}")
+            raise UserError(f"--digits: expected only the digits 0-9, got {shorten(digits)}")
+        if len(digits) > MAX_TEST_DIGITS:
+            raise UserError(f"--digits: {len(digits)} digits; expected at most {MAX_TEST_DIGITS} "
+                            "(as --length)")
         seq = tuple(int(c) for c in digits)
     s = lab.AlignmentSettings(test_len=length)
     tr = replace(s.train, seed=seed, task=task, steps=steps or s.train.steps,

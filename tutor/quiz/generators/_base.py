@@ -44,6 +44,16 @@ def mat(rows: Sequence[Sequence[float]], digits: int = 4) -> str:
     return "[" + "; ".join(", ".join(num(x, digits) for x in r) for r in rows) + "]"
 
 
+_PAIRS = {"[": "]", "(": ")", "⟨": "⟩", "{": "}"}
+
+
+def _unwrap(text: str) -> str:
+    """``[0.5, 2]`` → ``0.5, 2``: one outer pair of brackets off (``sqrt(4), 1`` keeps its own)."""
+    if len(text) >= 2 and _PAIRS.get(text[0]) == text[-1]:
+        return text[1:-1]
+    return text
+
+
 def _norm_word(text: str) -> str:
     return " ".join(text.strip().strip("\"'.").casefold().split())
 
@@ -114,7 +124,7 @@ class Part:
             ok = within(value, self.answer, self.tolerance)
             return _verdict(ok, f"you gave {num(value)}", expected)
         if self.kind == "vector":
-            tokens = [t for t in _SPLIT.split(text.strip().strip(_BRACKETS)) if t]
+            tokens = [t for t in _SPLIT.split(_unwrap(text.strip())) if t]
             # "sqrt(2)" keeps its brackets; "[0.5" and "0.2]" lose the list's
             values = [parse_number(t) if parse_number(t) is not None else parse_number(t.strip(_BRACKETS))
                       for t in tokens]

@@ -1,0 +1,71 @@
+"""Numbers as students type them (issue 13 §4): one reader, ``tutor.quiz.marking.read_number``,
+for bank questions and generated problems alike. Expected values are hand arithmetic."""
+
+from __future__ import annotations
+
+import pytest
+
+from tutor.quiz.bank import Question
+from tutor.quiz.generators._base import Part
+from tutor.quiz.marking import check_answer, read_number
+
+
+def numeric(answer: float, tolerance: float = 0.0) -> Question:
+    return Question(id="n", kind="fill", section="scoring", prompt="How many?", answer=answer,
+                    explanation=".", difficulty=1, tolerance=tolerance)
+
+
+@pytest.mark.parametrize(("typed", "value"), [
+    ("25,600,000", 25_600_000.0),   # the prompts themselves write 50,000
+    ("1,234,567.5", 1_234_567.5),
+    ("√64", 8.0), ("sqrt(64)", 8.0), ("sqrt 64", 8.0), ("1/√4", 0.5),
+    ("≈0.367", 0.367), ("~0.367", 0.367),
+    ("2^-3", 0.125), ("2**-3", 0.125), ("2^(-3)", 0.125), ("2⁻³", 0.125), ("10⁶", 1e6),
+    ("1e-3", 0.001), ("1E-3", 0.001), ("3×10^8", 3e8), ("3*10^8", 3e8),
+    ("3/4", 0.75), ("½", 0.5), ("−0.5", -0.5), (".5", 0.5), ("(1+2)/4", 0.75),
+])
+def test_accepted_forms_read_as_their_value(typed, value):
+    assert read_number(typed).value == value
+
+
+@pytest.mark.parametrize(("typed", "hint"), [
+    ("0,367", "could be 0.367 or 367"),   # a decimal comma or a digit group? ask, never mark
+    ("1,234", "could be 1.234 or 1234"),
+    ("0,5", "decimal point"),
+    ("1,2,3", "not a list"), ("1; 2", "not a list"),
+    ("1/0", "finite"), ("sqrt(-1)", "finite"), ("2^5000", "finite"),
+    ("7" * 60, "50 digits"), ("7" * 5000, "at most 100"),
+])
+def test_ambiguous_or_broken_forms_get_a_hint(typed, hint):
+    reading = read_number(typed)
+    assert reading.value is None and hint in reading.hint
+
+
+def test_a_bank_question_accepts_every_form_and_never_marks_an_ambiguous_one_wrong():
+    q = numeric(25_600_000.0)
+    assert check_answer(q, "25,600,000").correct is True
+    assert check_answer(q, "2.56e7").correct is True
+    root = numeric(8.0)
+    for typed in ("√64", "sqrt(64)", "2^3", "≈8"):
+        assert check_answer(root, typed).correct is True, typed
+    v = check_answer(numeric(0.367, 0.001), "0,367")
+    assert v.valid is False and v.correct is None and "0.367" in v.hint
+    assert check_answer(numeric(0.125), "2^-3").correct is True
+
+
+def test_a_generated_part_reads_numbers_the_same_way():
+    part = Part("p =", "number", 0.125)
+    assert part.check("2^-3").correct is True and part.check("1/8").correct is True
+    assert part.check("0,125").valid is False
+    vec = Part.vector("v =", [0.5, 2.0])
+    assert vec.check("[1/2, sqrt(4)]").correct is True
+    assert vec.check("√0.25, 2").correct is True
+
+
+def test_a_5000_digit_answer_is_refused_not_fatal():
+    mcq = Question(id="m", kind="mcq", section="qkv", prompt="?", answer=1, explanation=".",
+                   difficulty=1, choices=("a", "b", "c"))
+    for q in (mcq, numeric(1.0)):
+        v = check_answer(q, "7" * 5000)
+        assert v.valid is False and v.hint
+    assert check_answer(mcq, "x" * 5000).valid is False  # over the answer length limit
