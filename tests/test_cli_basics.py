@@ -91,7 +91,7 @@ def test_piped_help_is_plain_text():
 
 
 @pytest.mark.parametrize("command", [["trace"], ["stats"], ["lab"], ["lab", "train"],
-                                     ["lab", "scaling"], ["lab", "saturation"]])
+                                     ["lab", "scaling"], ["lab", "saturation"], ["plan"]])
 def test_help_points_at_a_schema_the_installed_tutor_can_print(command):
     # --help used to point at docs/*-json.md, which the wheel does not ship
     help_text = CliRunner().invoke(app, [*command, "--help"]).output
@@ -112,3 +112,13 @@ def test_the_schemas_ship_with_the_package():
 
     for name in JSON_SCHEMAS:
         assert (ROOT / "tutor" / "schemas" / f"{name}-json.md").is_file()
+
+
+def test_no_help_points_into_docs():
+    from tutor.cli import app as root
+
+    commands = [[c.name] for c in root.registered_commands] + [[g.name] for g in root.registered_groups]
+    assert len(commands) >= 10
+    for command in commands:
+        out = CliRunner().invoke(app, [*command, "--help"]).output
+        assert "docs/" not in out, command

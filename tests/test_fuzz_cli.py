@@ -139,6 +139,37 @@ def lab_args(draw) -> list[str]:
     return args + draw(st.sampled_from(bad))  # last, so no later option can override it
 
 
+DATES = ["2027-06-01", "2026-12-02", "1999-01-01", "9999-12-31", "2027-13-01", "tomorrow", "", "²"]
+
+
+@st.composite
+def exam_args(draw) -> list[str]:
+    """The exam wing: a timed paper on stdin, the plan, the formula sheet, the exports."""
+    kind = draw(st.sampled_from(["paper", "plan", "sheet", "export"]))
+    if kind == "paper":
+        args = ["paper", "--plain", "--minutes", draw(st.sampled_from(["0", "5", "inf", "nan", "-1", "601"]))]
+        for flag in ("--questions", "--seed"):
+            if draw(st.booleans()):
+                args += [flag, draw(numbers)]
+        if draw(st.booleans()):
+            args += ["--topic", draw(st.sampled_from(TOPICS))]
+        return args
+    if kind == "plan":
+        args = ["plan", "--exam", draw(st.sampled_from(DATES))]
+        if draw(st.booleans()):
+            args += ["--today", draw(st.sampled_from(DATES))]
+        if draw(st.booleans()):
+            args += ["--minutes", draw(numbers)]
+        return args + draw(st.sampled_from([[], ["--json"]]))
+    if kind == "sheet":
+        args = ["sheet"] + draw(st.sampled_from([[], ["--markdown"], ["--html"], ["--markdown", "--html"]]))
+        if draw(st.booleans()):
+            args += ["-o", str(_TMP / draw(st.sampled_from(["s.md", "s.html", "s", "no/such/dir/s.md"])))]
+        return args
+    fmt = draw(st.sampled_from(["anki", "markdown", "csv", "Anki", "nope", ""]))
+    return ["export", fmt, str(_TMP / draw(st.sampled_from(["r.apkg", "r.md", "r.csv", "r", "no/dir/r.csv"])))]
+
+
 lines = st.one_of(junk, st.sampled_from(["a", "b", "c", "1", "2", "3", "4", "true", "f", "0.5", "√2",
                                          "0,367", ":hint", ":skip", ":quit", "", "7" * 5000,
                                          "x" * 70_000, "\x04", "again", "good"]))
@@ -202,3 +233,9 @@ def test_other_commands_are_clean(args):
 @given(lab_args())
 def test_lab_commands_refuse_bad_options_before_training(args):
     run_and_judge(args)
+
+
+@settings(BASE, max_examples=6)
+@given(exam_args(), stdin)
+def test_exam_commands_are_clean(args, text):
+    run_and_judge(args, text)

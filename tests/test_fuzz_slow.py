@@ -20,8 +20,8 @@ from hypothesis import strategies as st
 
 from tests import test_fuzz_parsers as parsers
 from tests.fuzz_helpers import assert_clean, invoke
-from tests.test_fuzz_cli import (BASE, _TMP, heatmap_args, lab_args, other_args, quiz_args,
-                                 run_and_judge, stdin, trace_args)
+from tests.test_fuzz_cli import (BASE, _TMP, exam_args, heatmap_args, lab_args, other_args,
+                                 quiz_args, run_and_judge, stdin, trace_args)
 
 pytestmark = pytest.mark.slow
 
@@ -62,6 +62,12 @@ def test_quiz_stdin_in_every_mode_keeps_every_answer(mode, seed, text):
 @given(other_args)
 def test_many_other_commands(args):
     run_and_judge(args)
+
+
+@settings(BASE, max_examples=80)
+@given(exam_args(), stdin)
+def test_many_exam_commands(args, text):
+    run_and_judge(args, text)
 
 
 @settings(BASE, max_examples=100)

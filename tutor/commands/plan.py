@@ -9,7 +9,7 @@ import typer
 NAME = "plan"
 HELP = """A day-by-day plan from today to your exam: cards FSRS has due, lessons not opened yet, weak topics (mastery below 60%) and structured-question papers not yet sat, fitted to the minutes you have each day.
 
-The exam date and minutes are remembered (the full-screen tutor's Home shows today's part), so later runs need no options; studying changes your progress, so each run re-plans. --json prints the plan (schema: docs/plan-json.md).
+The exam date and minutes are remembered (the full-screen tutor's Home shows today's part), so later runs need no options; studying changes your progress, so each run re-plans. --json prints the plan (schema: attn-tutor plan --schema).
 """
 
 
@@ -20,9 +20,16 @@ def command(
                                                 help="Minutes a day to revise, 10-600 (default 60; remembered).")] = None,
     today: Annotated[str | None, typer.Option("--today", metavar="YYYY-MM-DD",
                                               help="Plan as if today were this date.")] = None,
-    json_out: Annotated[bool, typer.Option("--json", help="Print JSON (schema: docs/plan-json.md).")] = False,
+    json_out: Annotated[bool, typer.Option("--json", help="Print JSON (schema: attn-tutor plan --schema).")] = False,
+    schema: Annotated[bool, typer.Option("--schema", help="Print the schema of --json (Markdown) and exit.")] = False,
 ) -> None:
     from tutor.errors import user_errors
+
+    if schema:
+        from tutor.render.documents import json_schema
+
+        typer.echo(json_schema(NAME), nl=False)
+        return
 
     user_errors(run)(exam=exam, minutes=minutes, today=today, json_out=json_out)
 

@@ -96,7 +96,7 @@ def exam_document(root: Path | None = None) -> str:
     return "\n".join(out).rstrip() + "\n"
 
 
-JSON_SCHEMAS = ("trace", "stats", "lab")
+JSON_SCHEMAS = ("trace", "stats", "lab", "plan")
 """Commands whose ``--json`` has a documented schema (``tutor/schemas/NAME-json.md``, shipped in
 the wheel; ``attn-tutor NAME --schema`` prints it)."""
 
