@@ -205,37 +205,32 @@ def _answers_stored() -> int:
         return len(store.answers())
 
 
-@settings(BASE, max_examples=12)
-@given(trace_args())
-def test_trace_commands_are_clean(args):
-    run_and_judge(args)
+no_stdin = st.just("")
+COMMANDS = {  # family: (argv, stdin, examples in the normal run, in the slow suite)
+    "trace": (trace_args(), no_stdin, 12, 150),
+    "heatmap": (heatmap_args(), no_stdin, 8, 150),
+    "quiz": (quiz_args(), stdin, 6, 60),
+    "lab": (lab_args(), no_stdin, 8, 100),
+    "exam": (exam_args(), stdin, 6, 80),
+    "other": (other_args, no_stdin, 12, 150),
+}
 
 
-@settings(BASE, max_examples=8)
-@given(heatmap_args())
-def test_heatmap_commands_are_clean(args):
-    run_and_judge(args)
+def command_test(family: str, slow: bool = False):
+    """A Hypothesis test running ``family``'s commands through :func:`run_and_judge`."""
+    argv, text, n, many = COMMANDS[family]
+
+    @settings(BASE, max_examples=many if slow else n)
+    @given(argv, text)
+    def test(args, text):
+        run_and_judge(args, text)
+
+    return test
 
 
-@settings(BASE, max_examples=6)
-@given(quiz_args(), stdin)
-def test_quiz_commands_are_clean_and_keep_every_answer(args, text):
-    run_and_judge(args, text)
-
-
-@settings(BASE, max_examples=12)
-@given(other_args)
-def test_other_commands_are_clean(args):
-    run_and_judge(args)
-
-
-@settings(BASE, max_examples=8)
-@given(lab_args())
-def test_lab_commands_refuse_bad_options_before_training(args):
-    run_and_judge(args)
-
-
-@settings(BASE, max_examples=6)
-@given(exam_args(), stdin)
-def test_exam_commands_are_clean(args, text):
-    run_and_judge(args, text)
+test_trace_commands_are_clean = command_test("trace")
+test_heatmap_commands_are_clean = command_test("heatmap")
+test_quiz_commands_are_clean_and_keep_every_answer = command_test("quiz")
+test_lab_commands_refuse_bad_options_before_training = command_test("lab")
+test_exam_commands_are_clean = command_test("exam")
+test_other_commands_are_clean = command_test("other")

@@ -54,14 +54,24 @@ def _short_user_error(exc: UserError) -> None:
     assert "\n" not in text.strip() and len(text) < MAX_LINE, text[:500]
 
 
+_REFUSED = object()
+
+
+def _or_refused(fn, *args):
+    """``fn(*args)``, or :data:`_REFUSED` when it raised a (short, one-line) ``UserError``."""
+    try:
+        return fn(*args)
+    except UserError as exc:
+        _short_user_error(exc)
+        return _REFUSED
+
+
 # --------------------------------------------------------------------------- --set and --file
 
 
 def prop_parse_value(text):
-    try:
-        value = parse_value(text)
-    except UserError as exc:
-        _short_user_error(exc)
+    value = _or_refused(parse_value, text)
+    if value is _REFUSED:
         return
     assert isinstance(value, (bool, float, int, str, list))
     if isinstance(value, list) and value and isinstance(value[0], float):
@@ -73,12 +83,8 @@ set_items = st.lists(st.tuples(st.text(max_size=8), values).map(lambda nv: f"{nv
 
 
 def prop_parse_sets(items):
-    try:
-        out = parse_sets(items)
-    except UserError as exc:
-        _short_user_error(exc)
-        return
-    assert all(isinstance(k, str) and k for k in out)
+    out = _or_refused(parse_sets, items)
+    assert out is _REFUSED or all(isinstance(k, str) and k for k in out)
 
 
 toml_lines = st.one_of(
@@ -97,12 +103,8 @@ toml_text = st.lists(toml_lines, max_size=6).map("\n".join)
 def prop_input_file(text):
     path = _TMP / "in.toml"
     path.write_text(text, encoding="utf-8", errors="surrogatepass")
-    try:
-        data = load_input_file(path)
-    except UserError as exc:
-        _short_user_error(exc)
-        return
-    assert isinstance(data, dict)
+    data = _or_refused(load_input_file, path)
+    assert data is _REFUSED or isinstance(data, dict)
 
 
 # --------------------------------------------------------------------------- heatmap files
@@ -125,11 +127,8 @@ json_text = st.one_of(
 def _load(suffix: str, data: bytes):
     path = _TMP / f"w{suffix}"
     path.write_bytes(data)
-    try:
-        return load_matrix(path)
-    except UserError as exc:
-        _short_user_error(exc)
-        return None
+    loaded = _or_refused(load_matrix, path)
+    return None if loaded is _REFUSED else loaded
 
 
 def _check_loaded(loaded) -> None:

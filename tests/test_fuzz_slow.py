@@ -20,8 +20,7 @@ from hypothesis import strategies as st
 
 from tests import test_fuzz_parsers as parsers
 from tests.fuzz_helpers import assert_clean, invoke
-from tests.test_fuzz_cli import (BASE, _TMP, exam_args, heatmap_args, lab_args, other_args,
-                                 quiz_args, run_and_judge, stdin, trace_args)
+from tests.test_fuzz_cli import BASE, COMMANDS, _TMP, command_test, run_and_judge, stdin
 
 pytestmark = pytest.mark.slow
 
@@ -34,46 +33,14 @@ for _name in parsers.PROPERTIES:
 # --------------------------------------------------------------------------- commands
 
 
-@settings(BASE, max_examples=150)
-@given(trace_args())
-def test_many_trace_commands(args):
-    run_and_judge(args)
-
-
-@settings(BASE, max_examples=150)
-@given(heatmap_args())
-def test_many_heatmap_commands(args):
-    run_and_judge(args)
-
-
-@settings(BASE, max_examples=60)
-@given(quiz_args(), stdin)
-def test_many_quiz_sessions(args, text):
-    run_and_judge(args, text)
+for _family in COMMANDS:
+    globals()[f"test_many_{_family}_commands"] = command_test(_family, slow=True)
 
 
 @settings(BASE, max_examples=40)
 @given(st.sampled_from(["practice", "review", "weak", "retry", "mock"]), st.integers(0, 50), stdin)
 def test_quiz_stdin_in_every_mode_keeps_every_answer(mode, seed, text):
     run_and_judge(["quiz", "--plain", "--mode", mode, "--seed", str(seed), "--count", "4"], text)
-
-
-@settings(BASE, max_examples=150)
-@given(other_args)
-def test_many_other_commands(args):
-    run_and_judge(args)
-
-
-@settings(BASE, max_examples=80)
-@given(exam_args(), stdin)
-def test_many_exam_commands(args, text):
-    run_and_judge(args, text)
-
-
-@settings(BASE, max_examples=100)
-@given(lab_args())
-def test_many_lab_commands_refuse_bad_options_before_training(args):
-    run_and_judge(args)
 
 
 # --------------------------------------------------------------------------- every trace input

@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from tutor.errors import UserError, existing_file
-from tutor.limits import MAX_INPUT_FILE, check_file_size, check_text, shorten
+from tutor.limits import MAX_INPUT_FILE, check_text, read_text, shorten
 
 _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_\-]*$")
 
@@ -131,13 +131,7 @@ def load_input_file(path: str | Path) -> dict[str, Any]:
     """Inputs from a TOML file: top-level ``NAME = value`` pairs (arrays for vectors/matrices)."""
     where = f"--file {Path(path)}"
     p = existing_file(path, where, "a TOML file of NAME = value lines")
-    check_file_size(p, MAX_INPUT_FILE, where)
-    try:
-        text = p.read_text(encoding="utf-8")
-    except UnicodeDecodeError:
-        raise UserError(f"{where}: not UTF-8 text; expected a TOML file of NAME = value lines") from None
-    except OSError as exc:
-        raise UserError(f"{where}: cannot read it ({exc.strerror or exc})") from None
+    text = read_text(p, where, "a TOML file of NAME = value lines", MAX_INPUT_FILE, "utf-8")
     check_text(text, where, limit=MAX_INPUT_FILE, toml=True)
     try:
         data = tomllib.loads(text)

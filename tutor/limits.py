@@ -108,6 +108,18 @@ def check_file_size(path: Path, limit: int, where: str) -> None:
                         f"{size_text(limit)} this tutor reads; expected a smaller file")
 
 
+def read_text(path: Path, where: str, expected: str, limit: int, encoding: str = "utf-8-sig") -> str:
+    """The text of ``path`` once its size is within ``limit``; ``UserError`` (too big, not
+    UTF-8, unreadable) saying ``expected`` otherwise."""
+    check_file_size(path, limit, where)
+    try:
+        return path.read_text(encoding=encoding)
+    except UnicodeDecodeError:
+        raise UserError(f"{where}: not UTF-8 text; expected {expected}") from None
+    except OSError as exc:
+        raise UserError(f"{where}: cannot read it ({exc.strerror or exc})") from None
+
+
 def check_text(text: str, where: str, *, limit: int = MAX_VALUE_CHARS, toml: bool = False) -> None:
     """Length, nesting and digits of ``text`` before it is parsed; ``UserError`` naming the limit."""
     if len(text) > limit:

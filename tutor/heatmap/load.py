@@ -43,7 +43,7 @@ import numpy as np
 
 from tutor.errors import UserError, existing_file
 from tutor.limits import (MAX_HEATMAP_SIDE, MAX_LABEL, MAX_LABEL_FILE, MAX_MATRIX_FILE, MAX_TITLE,
-                          check_digits, check_file_size, check_nesting, shorten)
+                          check_digits, check_file_size, check_nesting, read_text, shorten)
 
 FORMATS = (".csv", ".tsv", ".npy", ".json")
 
@@ -70,16 +70,11 @@ def load_matrix(path: str | Path, where: str | None = None) -> Loaded:
         raise UserError(f"{where}: is a folder; expected a {suffix} file")
     if not p.is_file():
         raise UserError(f"{where}: no such file")
-    check_file_size(p, MAX_MATRIX_FILE, where)
     if suffix == ".npy":
+        check_file_size(p, MAX_MATRIX_FILE, where)
         loaded = _load_npy(p, where)
     else:
-        try:
-            text = p.read_text(encoding="utf-8-sig")
-        except UnicodeDecodeError:
-            raise UserError(f"{where}: not UTF-8 text; expected a {suffix} text file") from None
-        except OSError as exc:
-            raise UserError(f"{where}: cannot read it ({exc.strerror or exc})") from None
+        text = read_text(p, where, f"a {suffix} text file", MAX_MATRIX_FILE)
         check_digits(text, where)
         if suffix == ".json":
             check_nesting(text, where)
@@ -305,13 +300,7 @@ def split_labels(text: str) -> list[str]:
 def load_labels(path: str | Path, where: str) -> list[str]:
     """One label per line; trailing blank lines are ignored."""
     p = existing_file(path, where, "a text file with one label per line")
-    check_file_size(p, MAX_LABEL_FILE, where)
-    try:
-        lines = p.read_text(encoding="utf-8-sig").splitlines()
-    except UnicodeDecodeError:
-        raise UserError(f"{where}: not UTF-8 text; expected one label per line") from None
-    except OSError as exc:
-        raise UserError(f"{where}: cannot read it ({exc.strerror or exc})") from None
+    lines = read_text(p, where, "one label per line", MAX_LABEL_FILE).splitlines()
     while lines and not lines[-1].strip():
         lines.pop()
     if not lines:
