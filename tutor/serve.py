@@ -138,7 +138,7 @@ def check_host(host: str, port: int) -> None:
     """``UserError`` when ``host`` does not resolve (checked before anything is printed)."""
     try:
         socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
-    except (socket.gaierror, UnicodeError) as exc:
+    except (OSError, UnicodeError, ValueError) as exc:  # gaierror is an OSError
         reason = exc.strerror if isinstance(exc, socket.gaierror) and exc.strerror else str(exc)
         raise UserError(f"--host {host[:60]}: cannot find this host ({reason}); expected a name "
                         "or address of this machine, such as localhost or 0.0.0.0") from None
