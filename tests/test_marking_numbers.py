@@ -32,7 +32,7 @@ def test_accepted_forms_read_as_their_value(typed, value):
 @pytest.mark.parametrize(("typed", "hint"), [
     ("0,367", "could be 0.367 or 367"),   # a decimal comma or a digit group? ask, never mark
     ("-0,125", "could be -0.125 or -125"),
-    ("0,5", "decimal point"),
+    ("0,5", "decimal point"), ("1,5", "decimal point, not a comma: 1.5, not 1,5"),
     ("1,2,3", "not a list"), ("1; 2", "not a list"),
     ("1/0", "finite"), ("sqrt(-1)", "finite"), ("2^5000", "finite"),
     ("7" * 60, "50 digits"), ("7" * 5000, "at most 100"),

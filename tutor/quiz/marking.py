@@ -142,8 +142,9 @@ _TYPE_A_NUMBER = "Type a number: a decimal like 0.25, a fraction like 3/4, or âˆ
 
 
 def _comma_hint(text: str) -> str:
-    if re.search(r"\d,\d", text) and read_number(text.replace(",", ".")).value is not None:
-        return "Use a decimal point, not a comma: 0.5, not 0,5."
+    pointed = text.replace(",", ".")
+    if re.search(r"\d,\d", text) and read_number(pointed).value is not None:
+        return f"Use a decimal point, not a comma: {pointed}, not {text}."
     return "Type a single number, not a list."
 
 
