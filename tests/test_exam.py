@@ -149,8 +149,20 @@ def test_bad_numeric_answers_are_refused_with_a_hint():
     assert parse_answer(q.part("a"), "[1/2; 0; 0]") == (0.5, 0.0, 0.0)
     count = instantiate(by_id()["xq-decoder-output"], 0).part("c")
     assert parse_answer(count, "25,600,000") == 25_600_000.0
-    with pytest.raises(AnswerError, match="one number, not 2"):
+    with pytest.raises(AnswerError, match="decimal point, not a comma: 0.5"):
         parse_answer(count, "0,5")
+
+
+def test_a_numeric_part_reads_numbers_as_the_quiz_does_and_asks_about_0_367():
+    count = instantiate(by_id()["xq-decoder-output"], 0).part("c")
+    for typed, value in [("√64", 8.0), ("sqrt(64)", 8.0), ("2^-3", 0.125), ("≈0.367", 0.367),
+                         ("1e-3", 0.001), ("25 600 000", 25_600_000.0)]:
+        assert parse_answer(count, typed) == value, typed
+    for typed, hint in [("0,367", "could be 0.367 or 367"), ("1 2", "not a list"), ("abc", "'abc' is not")]:
+        with pytest.raises(AnswerError, match=hint):  # refused with a hint: never marked
+            parse_answer(count, typed)
+    vector = _notes_question().part("a")
+    assert parse_answer(vector, "[sqrt(1/4), 0, 2^-1]") == (0.5, 0.0, 0.5)
 
 
 @pytest.mark.parametrize("name", names())

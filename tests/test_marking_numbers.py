@@ -18,7 +18,7 @@ def numeric(answer: float, tolerance: float = 0.0) -> Question:
 @pytest.mark.parametrize(("typed", "value"), [
     ("25,600,000", 25_600_000.0),   # the prompts themselves write 50,000
     ("50,000", 50_000.0), ("470,400", 470_400.0),
-    ("1,234,567.5", 1_234_567.5),
+    ("1,234,567.5", 1_234_567.5), ("25 600 000", 25_600_000.0), ("25\u2009600\u2009000", 25_600_000.0),
     ("√64", 8.0), ("sqrt(64)", 8.0), ("sqrt 64", 8.0), ("1/√4", 0.5),
     ("≈0.367", 0.367), ("~0.367", 0.367),
     ("2^-3", 0.125), ("2**-3", 0.125), ("2^(-3)", 0.125), ("2⁻³", 0.125), ("10⁶", 1e6),
@@ -33,7 +33,7 @@ def test_accepted_forms_read_as_their_value(typed, value):
     ("0,367", "could be 0.367 or 367"),   # a decimal comma or a digit group? ask, never mark
     ("-0,125", "could be -0.125 or -125"),
     ("0,5", "decimal point"), ("1,5", "decimal point, not a comma: 1.5, not 1,5"),
-    ("1,2,3", "not a list"), ("1; 2", "not a list"),
+    ("1,2,3", "not a list"), ("1; 2", "not a list"), ("1 2", "not a list"), ("1 2/3", "not a list"),
     ("1/0", "finite"), ("sqrt(-1)", "finite"), ("2^5000", "finite"),
     ("7" * 60, "50 digits"), ("7" * 5000, "at most 100"),
 ])

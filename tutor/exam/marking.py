@@ -25,14 +25,13 @@ from typing import Literal
 
 from tutor.exam.numbers import Value
 from tutor.exam.paper import ExamPart, ExamQuestion
-from tutor.quiz.marking import parse_number
+from tutor.limits import shorten
+from tutor.quiz.marking import TYPE_A_NUMBER, read_number, read_numbers
 from tutor.quiz.generators._base import num, vec
 
 Status = Literal["right", "follow-through", "wrong", "blank", "self-marked"]
 
 _SPLIT = re.compile(r"[,;\s]+")
-_BRACKETS = "[](){}⟨⟩"
-_THOUSANDS = re.compile(r"-?\d{1,3}(?:,\d{3})+(?:\.\d+)?")
 
 
 class AnswerError(ValueError):
@@ -86,19 +85,17 @@ def parse_answer(part: ExamPart, text: str) -> Value | None:
     if not text:
         return None
     size = part.step.size if part.step else None
-    if size is None and _THOUSANDS.fullmatch(text):
-        text = text.replace(",", "")  # 25,600,000: digit groups, not a list
-    tokens = [t.strip(_BRACKETS) for t in _SPLIT.split(text.strip(_BRACKETS)) if t.strip(_BRACKETS)]
-    values = [parse_number(t) for t in tokens]
-    bad = next((t for t, v in zip(tokens, values) if v is None), None)
-    comma = " (for a decimal, use a point: 0.5, not 0,5)" if re.search(r"\d,\d", text) else ""
+    if size is None:  # one number, read whole: 25,600,000 and sqrt(64) as typed, 0,367 asked
+        reading = read_number(text)
+        if reading.value is None:  # what was wrong, then this part's own instructions
+            why = (reading.hint or "").replace(TYPE_A_NUMBER, "").strip()
+            raise AnswerError(f"{why or shorten(text) + ' is not a number.'} {how_to_answer(part)}")
+        return reading.value
+    read = read_numbers(text)
+    values = [v for _, v in read]
+    bad = next((t for t, v in read if v is None), None)
     if bad is not None:
         raise AnswerError(f"{bad[:20]!r} is not a number. {how_to_answer(part)}")
-    if size is None:
-        if len(values) != 1:
-            raise AnswerError(f"This part wants one number, not {len(values)}{comma}. "
-                              f"{how_to_answer(part)}")
-        return float(values[0])
     if len(values) != size:
         raise AnswerError(f"That is {len(values)} number{'s' * (len(values) != 1)}; this answer "
                           f"has {size}. {how_to_answer(part)}")

@@ -93,6 +93,9 @@ _ONE_GROUP = re.compile(r"[+-]?0,\d{3}")
 """``0,367``: a decimal comma, or a digit group after a zero? Asked, never marked."""
 _TOKEN = re.compile(r"\s*(?:(\d+\.?\d*(?:e[+-]?\d+)?|\.\d+(?:e[+-]?\d+)?)|(sqrt|exp|ln|pi|π|e)|(\*\*|[-+*×·/^()]))")
 _PREFIX = re.compile(r"^(?:≈|~|=|≃|about\s)\s*")
+_SPACED_DIGITS = re.compile(r"\d+(?: +\d+)+")
+_SPACE_GROUPED = re.compile(r"\d{1,3}(?: \d{3})+")
+"""Digits in groups of three with spaces between (``25 600 000``; NFKC makes thin spaces plain)."""
 
 
 def read_number(text: str) -> Reading:
@@ -111,10 +114,13 @@ def read_number(text: str) -> Reading:
         return Reading(None, "Type a number.")
     if len(raw) > _MAX_NUMBER_TEXT:
         return Reading(None, f"That is {len(raw)} characters; a number here is at most "
-                             f"{_MAX_NUMBER_TEXT}. {_TYPE_A_NUMBER}")
+                             f"{_MAX_NUMBER_TEXT}. {TYPE_A_NUMBER}")
     s = _SUPER_RUN.sub(lambda m: "^(" + m.group().translate(_SUPER) + ")", raw)
     s = unify(s).replace("⁄", "/").replace("∕", "/").replace("÷", "/")
-    s = _PREFIX.sub("", s).replace(" ", "")
+    s = _PREFIX.sub("", s)
+    if any(not _SPACE_GROUPED.fullmatch(run.group()) for run in _SPACED_DIGITS.finditer(s)):
+        return Reading(None, "Type a single number, not a list.")  # 1 2 is not 12; 25 600 000 is fine
+    s = s.replace(" ", "")
     if "," in s:
         if _GROUPED.fullmatch(s):
             s = s.replace(",", "")
@@ -130,15 +136,16 @@ def read_number(text: str) -> Reading:
     try:
         value = _Expression(s).value()
     except _NotANumber as exc:
-        return Reading(None, str(exc) or _TYPE_A_NUMBER)
+        return Reading(None, str(exc) or TYPE_A_NUMBER)
     except (ZeroDivisionError, OverflowError, ValueError):
-        return Reading(None, "That does not give a finite number. " + _TYPE_A_NUMBER)
+        return Reading(None, "That does not give a finite number. " + TYPE_A_NUMBER)
     if not math.isfinite(value):
-        return Reading(None, "That does not give a finite number. " + _TYPE_A_NUMBER)
+        return Reading(None, "That does not give a finite number. " + TYPE_A_NUMBER)
     return Reading(value)
 
 
-_TYPE_A_NUMBER = "Type a number: a decimal like 0.25, a fraction like 3/4, or √3, 2^-3, 1e-3."
+TYPE_A_NUMBER = "Type a number: a decimal like 0.25, a fraction like 3/4, or √3, 2^-3, 1e-3."
+"""The end of most :func:`read_number` hints: the forms a number may take."""
 
 
 def _comma_hint(text: str) -> str:
@@ -168,7 +175,7 @@ class _Expression:
                 raise _NotANumber
             token = m.group(1) or m.group(2) or m.group(3)
             if m.group(1) and len(re.sub(r"\D", "", token)) > _MAX_DIGITS:
-                raise _NotANumber(f"That number has more than {_MAX_DIGITS} digits. {_TYPE_A_NUMBER}")
+                raise _NotANumber(f"That number has more than {_MAX_DIGITS} digits. {TYPE_A_NUMBER}")
             self.tokens.append("^" if token == "**" else token)
             pos = m.end()
         self.at = 0
@@ -248,9 +255,29 @@ def parse_number(text: str) -> float | None:
     return read_number(text).value
 
 
+_LIST_SPLIT = re.compile(r"[,;\s]+")
+_BRACKETS = "[](){}⟨⟩"
+_PAIRS = {"[": "]", "(": ")", "⟨": "⟩", "{": "}"}
+
+
+def read_numbers(text: str) -> list[tuple[str, float | None]]:
+    """A typed list of numbers (``[0.5, 2]``, ``0.5; 2``, ``sqrt(2) 1/2``): each token with its
+    value, or None for a token that is not a number. One outer pair of brackets goes; a
+    token's own brackets stay (``sqrt(4)``), a list's stray ones do not (``[0.5``, ``2]``).
+    """
+    text = text.strip()
+    if len(text) >= 2 and _PAIRS.get(text[0]) == text[-1]:
+        text = text[1:-1]
+    out = []
+    for token in (t for t in _LIST_SPLIT.split(text) if t):
+        value = parse_number(token)
+        out.append((token, value if value is not None else parse_number(token.strip(_BRACKETS))))
+    return out
+
+
 def number_hint(text: str) -> str:
     """What to type instead of ``text``, which :func:`read_number` could not read."""
-    return read_number(text).hint or _TYPE_A_NUMBER
+    return read_number(text).hint or TYPE_A_NUMBER
 
 
 def within(value: float, answer: float, tolerance: float) -> bool:

@@ -20,14 +20,10 @@ from typing import Any, Literal
 
 from tutor.inputs import TraceLink
 from tutor.limits import MAX_ANSWER, shorten
-from tutor.quiz.marking import (NUMBER_INSTRUCTIONS, Verdict, number_hint, parse_number, too_long,
-                                tolerance_text, within)
+from tutor.quiz.marking import (NUMBER_INSTRUCTIONS, Verdict, number_hint, parse_number, read_numbers,
+                                too_long, tolerance_text, within)
 
 PartKind = Literal["number", "vector", "set", "choice"]
-
-_SPLIT = re.compile(r"[,;\s]+")
-_BRACKETS = "[](){}⟨⟩"
-
 
 def num(x: float, digits: int = 4) -> str:
     """A number as a student writes it (``0.4621``, ``-0.2``, ``3``)."""
@@ -42,16 +38,6 @@ def vec(xs: Sequence[float], digits: int = 4) -> str:
 
 def mat(rows: Sequence[Sequence[float]], digits: int = 4) -> str:
     return "[" + "; ".join(", ".join(num(x, digits) for x in r) for r in rows) + "]"
-
-
-_PAIRS = {"[": "]", "(": ")", "⟨": "⟩", "{": "}"}
-
-
-def _unwrap(text: str) -> str:
-    """``[0.5, 2]`` → ``0.5, 2``: one outer pair of brackets off (``sqrt(4), 1`` keeps its own)."""
-    if len(text) >= 2 and _PAIRS.get(text[0]) == text[-1]:
-        return text[1:-1]
-    return text
 
 
 def _norm_word(text: str) -> str:
@@ -124,13 +110,11 @@ class Part:
             ok = within(value, self.answer, self.tolerance)
             return _verdict(ok, f"you gave {num(value)}", expected)
         if self.kind == "vector":
-            tokens = [t for t in _SPLIT.split(_unwrap(text.strip())) if t]
-            # "sqrt(2)" keeps its brackets; "[0.5" and "0.2]" lose the list's
-            values = [parse_number(t) if parse_number(t) is not None else parse_number(t.strip(_BRACKETS))
-                      for t in tokens]
+            read = read_numbers(text)
+            values = [v for _, v in read]
             n = len(self.answer)
-            if any(v is None for v in values):
-                bad = next(t for t, v in zip(tokens, values) if v is None)
+            bad = next((t for t, v in read if v is None), None)
+            if bad is not None:
                 return Verdict.invalid(f"{shorten(bad)} is not a number. {self.instructions}")
             if len(values) != n:
                 return Verdict.invalid(f"That is {len(values)} number{'s' * (len(values) != 1)}; "
