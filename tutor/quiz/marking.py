@@ -103,11 +103,11 @@ def read_number(text: str) -> Reading:
     generated problems, and anyone else who marks a number, such as exam papers).
 
     Accepted: decimals (``0.47``, ``-1e-3``, ``.5``, ``−0.5``), digit groups (``25,600,000``,
-    ``1,234.5``), fractions (``3/4``), roots (``√64``, ``sqrt(64)``, ``1/√3``), powers
+    ``1,234.5``, ``25 600 000``), fractions (``3/4``), roots (``√64``, ``sqrt(64)``, ``1/√3``), powers
     (``2^-3``, ``2**-3``, ``2⁻³``, ``10^6``), ``e`` and ``exp``/``ln``, products (``3×10^8``),
     a leading ``≈`` or ``~``, and small sums of these. Refused, with a hint and never marked:
     a decimal comma (``0,5``), a digit group after a zero (``0,367``: 0.367, or 367?), a
-    list, and anything longer than 100 characters.
+    list (``1 2`` too), and anything longer than 100 characters.
     """
     raw = (text or "").strip()
     if not raw:
