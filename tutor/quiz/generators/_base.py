@@ -25,6 +25,7 @@ from tutor.quiz.marking import (NUMBER_INSTRUCTIONS, Verdict, number_hint, parse
 
 PartKind = Literal["number", "vector", "set", "choice"]
 
+
 def num(x: float, digits: int = 4) -> str:
     """A number as a student writes it (``0.4621``, ``-0.2``, ``3``)."""
     from engine.trace import fmt_num
