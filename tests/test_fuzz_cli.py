@@ -119,8 +119,8 @@ def quiz_args(draw) -> list[str]:
 @st.composite
 def lab_args(draw) -> list[str]:
     """A lab command with at least one option that must fail before any training starts."""
-    sub = draw(st.sampled_from(["bottleneck", "teacher-forcing", "alignment", "train", "scaling",
-                                "saturation", "Train", "nope"]))
+    sub = draw(st.sampled_from(["bottleneck", "teacher-forcing", "alignment", "train", "transformer",
+                                "scaling", "saturation", "Train", "nope"]))
     args = ["lab", sub]
     garbage = _TMP / "garbage.npz"
     garbage.write_bytes(draw(st.binary(max_size=64)))
@@ -130,6 +130,9 @@ def lab_args(draw) -> list[str]:
         "alignment": [["--load", str(garbage)], ["--save", str(_TMP / "a.png")],
                       ["--digits", draw(st.one_of(junk, st.just("1" * 61)).filter(
                           lambda d: not (d.isdigit() and d.isascii() and len(d) <= 60)))]],
+        "transformer": [["--load", str(garbage)], ["--save", str(_TMP / "t.png")],
+                        ["--digits", draw(st.one_of(junk, st.just("1" * 64)).filter(
+                            lambda d: not (d.isdigit() and d.isascii() and len(d) <= 63)))]],
         "scaling": [["--max-n", "16385"], ["--min-n", "64", "--max-n", "32"], ["--d", "0"]],
         "saturation": [["--max-d", "4097"], ["--min-d", "64", "--max-d", "8"], ["--keys", "1"]],
     }.get(sub.lower(), [["--steps", draw(st.sampled_from(["0", "-1", "100001", "x"]))],

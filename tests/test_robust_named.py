@@ -204,6 +204,24 @@ def test_every_record_field_is_checked(tmp_path, field, value):
     fails(["lab", "train", "--load", str(bad), "--steps", "0"], field)
 
 
+@pytest.mark.parametrize(("field", "value"), [
+    ("max_len", 100_000), ("num_encoder_layers", 10**6), ("d_model", "64"), ("d_ff", 10**9),
+])
+def test_a_transformer_record_config_out_of_range_is_refused_before_building(tmp_path, field, value):
+    # max_len sizes the position table: 100000 rows would be built before any shape check
+    from engine.transformer import Transformer, TransformerConfig
+    from tutor.lab.files import TRANSFORMER_FORMAT, save_model
+
+    path = tmp_path / "t.npz"
+    config = TransformerConfig(d_model=4, num_heads=2, d_ff=4, num_encoder_layers=1,
+                               num_decoder_layers=1, max_len=8)
+    save_model(path, Transformer.init(config), {"task": "reverse"}, TRANSFORMER_FORMAT)
+    with np.load(path) as data:
+        record = json.loads(str(data["__record__"]))
+    bad = _with_record(path, config={**record["config"], field: value})
+    fails(["lab", "transformer", "--load", str(bad)], f"config.{field}", "record")
+
+
 @pytest.mark.parametrize("key", ["²", "٣", "½", "1" * 5000])
 def test_lesson_with_a_digit_that_is_not_0_to_9_is_one_line(key):
     fails(["lesson", key], "no lesson")
