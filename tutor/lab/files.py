@@ -16,6 +16,8 @@ WEIGHTS_FORMAT = "attn-tutor-seq2seq"
 TRANSFORMER_FORMAT = "attn-tutor-transformer"
 WEIGHTS_VERSION = 1
 HEATMAP_SUFFIXES = (".json", ".txt", ".svg", ".html")
+MAX_ARRAYS = 1024
+"""Arrays in one weights file (a Transformer at 16 layers a side holds about 500)."""
 
 
 def save_model(path: Path, model: Any, meta: dict[str, Any], fmt: str = WEIGHTS_FORMAT) -> None:
@@ -75,8 +77,7 @@ def _read_weights(path: Path, fmt: str, kind: str, how: str) -> tuple[dict[str, 
         raise UserError(f"{path}: not a readable .npz weights file ({reason[:100]})") from None
     if not isinstance(record, dict) or record.get("format") != fmt:
         other = record.get("format") if isinstance(record, dict) else None
-        extra = (f" (it holds {shorten(other.removeprefix('attn-tutor-'))} weights)"
-                 if isinstance(other, str) else "")
+        extra = f" (it holds {other.removeprefix('attn-tutor-')[:40]} weights)" if isinstance(other, str) else ""
         raise UserError(f"{path}: not an attn-tutor {kind} weights file{extra}")
     if record.get("version") != WEIGHTS_VERSION:
         raise UserError(f"{path}: weights format version {shorten(record.get('version'))}; this "
@@ -145,10 +146,10 @@ def _check_members(path: Path) -> None:
         with zipfile.ZipFile(path) as zf:
             members = zf.infolist()
             total = sum(m.file_size for m in members)
-            if total > MAX_WEIGHTS_FILE or len(members) > 64:
+            if total > MAX_WEIGHTS_FILE or len(members) > MAX_ARRAYS:
                 raise UserError(f"{path}: its {len(members)} arrays decompress to "
                                 f"{size_text(total)}; expected at most {size_text(MAX_WEIGHTS_FILE)} "
-                                "(and 64 arrays)")
+                                f"(and {MAX_ARRAYS} arrays)")
             for m in members:
                 with zf.open(m) as fh:
                     shape, dtype = read_npy_header(fh, f"{path} ({m.filename})")
