@@ -498,6 +498,12 @@ def test_decimal_commas_between_semicolons_say_what_to_type(tmp_path):
     assert "mixes ';' and ','" in line and "'.' as the decimal point" in line
 
 
+def test_a_semicolon_inside_a_label_of_a_comma_file_is_a_character(tmp_path):
+    path = tmp_path / "labels.csv"
+    path.write_text(",my;own,feet\nj',0.5,0.5\nai,0.2,0.8\n")
+    assert "my;own" in ok("--from", str(path), "--ascii")
+
+
 def test_an_empty_first_cell_row_is_a_gap_not_a_header(tmp_path):
     path = tmp_path / "gap.csv"
     path.write_text("1,,2\n3,4,5\n")

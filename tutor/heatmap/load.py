@@ -36,6 +36,7 @@ from __future__ import annotations
 import csv
 import json
 import math
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -174,6 +175,10 @@ def _load_csv(text: str, where: str, suffix: str) -> Loaded:
     return Loaded(np.array(matrix, dtype=np.float64), rows, cols)
 
 
+_NUMBER_SEMI_NUMBER = re.compile(r"\d\s*;\s*[-+]?\.?\d")
+_DECIMAL_COMMA = re.compile(r"\d,\d")
+
+
 def _delimiter(lines: list[tuple[int, str]], where: str, suffix: str) -> str:
     """Tab, semicolon or comma, from the first line; decimal commas with ';' between cells are
     refused with what to type instead (they cannot be read unambiguously)."""
@@ -182,8 +187,9 @@ def _delimiter(lines: list[tuple[int, str]], where: str, suffix: str) -> str:
         return "\t"
     if ";" in first and "," not in first:
         return ";"
-    semi = next(((n, line) for n, line in lines if ";" in line), None)
-    if semi is not None:
+    semi = next(((n, line) for n, line in lines
+                 if _NUMBER_SEMI_NUMBER.search(line) and _DECIMAL_COMMA.search(line)), None)
+    if semi is not None:  # 0,7;0,3 (a ';' inside a label, as in "a;b", is only a character)
         raise UserError(f"{where}: line {semi[0]} mixes ';' and ','; expected cells separated by "
                         "commas with '.' as the decimal point (0.5,0.3), or by ';' alone (0.5;0.3)")
     return ","
