@@ -508,3 +508,13 @@ def test_an_empty_first_cell_row_is_a_gap_not_a_header(tmp_path):
     path = tmp_path / "gap.csv"
     path.write_text("1,,2\n3,4,5\n")
     assert fails("--from", str(path)).endswith("line 1, column 2 is empty; expected a number")
+
+
+@pytest.mark.parametrize("text", ["x,y\nc\nd\n", "c\nd\n"])
+def test_rows_of_labels_alone_name_the_missing_numbers(tmp_path, text):
+    """A file of row labels and no numbers says so, not 'expected 0' names or a (1, 0) shape."""
+    path = tmp_path / "labels.csv"
+    path.write_text(text)
+    message = fails("--from", str(path))
+    assert "has a label and no numbers; expected numbers after it" in message
+    assert "expected 0" not in message and "(1, 0)" not in message

@@ -166,6 +166,9 @@ def _load_csv(text: str, where: str, suffix: str) -> Loaded:
                 raise UserError(f"{where}: line {n}, column {k} is {cell[:40]}; expected finite numbers")
             row.append(value)
         matrix.append(row)
+    if width == 0:  # every row is a label alone: no numbers to draw
+        raise UserError(f"{where}: line {width_line} has a label and no numbers; expected numbers after it, "
+                        "separated by commas")
     cols = None
     if header is not None:
         names = header[1:] if len(header) == width + 1 else header
