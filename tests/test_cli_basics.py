@@ -122,3 +122,14 @@ def test_no_help_points_into_docs():
     for command in commands:
         out = CliRunner().invoke(app, [*command, "--help"]).output
         assert "docs/" not in out, command
+
+
+def test_readme_tour_names_every_area_and_its_key():
+    """The Tour's list of areas is the home screen's, so a new area (7 Exam) is not left out."""
+    from tutor.screens.home import AREAS
+
+    tour = (ROOT / "README.md").read_text().split("## Tour", 1)[1].split("```", 1)[0]
+    words = {1: "one", 2: "two", 3: "three", 4: "four", 5: "five", 6: "six", 7: "seven", 8: "eight"}
+    assert f"has {words[len(AREAS)]} areas" in tour
+    for area in AREAS:
+        assert f"`{area.key}` {area.title}" in tour, area.title
