@@ -111,3 +111,21 @@ async def test_palette_and_app_open_the_exam_tabs():
         await pilot.pause()
         assert isinstance(app.screen, ExamScreen)
         assert app.screen.query_one("#exam-tabs", TabbedContent).active == "exam-sheet"
+
+
+async def test_submit_key_shows_only_while_a_part_is_open():
+    """The footer offers ctrl+s Submit on a part being answered, not on the setup form."""
+    app = make_app(StartAt("exam", exam=ExamStart(questions=("xq-qkv-notes-erratum",))))
+    async with app.run_test(size=(100, 32)) as pilot:
+        await pilot.pause()
+        screen = app.screen
+
+        def keys() -> set[str]:
+            return {key for key, active in screen.active_bindings.items() if active.enabled}
+
+        assert "ctrl+s" not in keys()
+        panel = screen.query_one(PaperPanel)
+        panel.query_one("#paper-minutes").value = "0"
+        await pilot.click("#paper-start")
+        await pilot.pause()
+        assert panel.state == "answer" and "ctrl+s" in keys()

@@ -62,5 +62,12 @@ class ExamScreen(Screen):
         activate()
         self.call_after_refresh(activate)
 
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Submit is offered only while a part is being answered or ticked, not on setup or results."""
+        if action == "submit":
+            panels = self.query(PaperPanel)
+            return bool(panels) and panels.first().state in ("answer", "tick")
+        return True
+
     def action_submit(self) -> None:
         self.query_one(PaperPanel).submit()

@@ -90,6 +90,7 @@ class PaperPanel(Vertical):
         self.query_one("#paper-points").display = state == "tick"
         self.query_one("#paper-submit").display = state in ("tick",) or (state == "answer" and not numeric)
         self.query_one("#paper-next").display = state == "feedback"
+        self.screen.refresh_bindings()  # the screen's ctrl+s Submit shows only while a part is open
         focus = {"setup": "#paper-start", "tick": "#paper-points", "feedback": "#paper-next",
                  "result": "#paper-again"}.get(state)
         if state == "answer":
