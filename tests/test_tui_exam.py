@@ -129,3 +129,25 @@ async def test_submit_key_shows_only_while_a_part_is_open():
         await pilot.click("#paper-start")
         await pilot.pause()
         assert panel.state == "answer" and "ctrl+s" in keys()
+
+
+async def test_f3_and_f4_leave_a_running_paper_and_f2_returns_to_its_answer_box():
+    """The focused answer box used to pull its tab straight back, so f3/f4 did nothing mid-paper."""
+    from textual.widgets import TabbedContent
+
+    app = make_app(StartAt("exam", exam=ExamStart(questions=("xq-qkv-notes-erratum",))))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        screen = app.screen
+        tabs = screen.query_one("#exam-tabs", TabbedContent)
+        panel = screen.query_one(PaperPanel)
+        panel.query_one("#paper-minutes").value = "0"
+        await pilot.click("#paper-start")
+        await pilot.pause()
+        assert panel.state == "answer" and app.focused is panel.query_one("#paper-answer")
+        for key, tab in (("f3", "exam-sheet"), ("f4", "exam-plan"), ("f2", "exam-paper")):
+            await pilot.press(key)
+            await pilot.pause()
+            await pilot.pause()
+            assert tabs.active == tab, key
+        assert app.focused is panel.query_one("#paper-answer")

@@ -55,12 +55,16 @@ class ExamScreen(Screen):
         if tab not in TABS:
             return
         self.initial_tab = tab
+        if self.focused is not None and tab != "exam-paper":  # a focused answer box would pull its tab back
+            self.set_focus(None)
 
         def activate() -> None:  # after the tabs' own first activation, which picks `initial`
             self.query_one("#exam-tabs", TabbedContent).active = tab
 
         activate()
         self.call_after_refresh(activate)
+        if tab == "exam-paper" and self.query(PaperPanel):
+            self.call_after_refresh(self.query_one(PaperPanel).focus_current)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """Submit is offered only while a part is being answered or ticked, not on setup or results."""

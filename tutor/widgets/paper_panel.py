@@ -91,10 +91,15 @@ class PaperPanel(Vertical):
         self.query_one("#paper-submit").display = state in ("tick",) or (state == "answer" and not numeric)
         self.query_one("#paper-next").display = state == "feedback"
         self.screen.refresh_bindings()  # the screen's ctrl+s Submit shows only while a part is open
+        self.focus_current()
+
+    def focus_current(self) -> None:
+        """Focus what the current state is used through (the answer box, Next, …)."""
+        part = self.run.current[1] if self.run is not None and self.run.current else None
         focus = {"setup": "#paper-start", "tick": "#paper-points", "feedback": "#paper-next",
-                 "result": "#paper-again"}.get(state)
-        if state == "answer":
-            focus = "#paper-answer" if numeric else "#paper-text"
+                 "result": "#paper-again"}.get(self.state)
+        if self.state == "answer":
+            focus = "#paper-answer" if part is not None and part.kind == "numeric" else "#paper-text"
         if focus and self.is_mounted:
             self.query_one(focus).focus()
 
