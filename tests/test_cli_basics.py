@@ -133,3 +133,24 @@ def test_readme_tour_names_every_area_and_its_key():
     assert f"has {words[len(AREAS)]} areas" in tour
     for area in AREAS:
         assert f"`{area.key}` {area.title}" in tour, area.title
+
+
+def test_every_option_the_readme_names_exists():
+    """Each `--option` in a README command (Tour lines and inline `attn-tutor …`/`lab …` spans)
+    is one its command takes: the Speed section once named a `lab scaling --dtype` that never was."""
+    import typer.main
+
+    root = typer.main.get_command(app)
+    readme = (ROOT / "README.md").read_text()
+    commands = re.findall(r"^attn-tutor ([^#\n]*)", readme, re.M)
+    commands += re.findall(r"`(?:attn-tutor )?((?:lab|trace|quiz|heatmap|paper|plan|stats|export|lesson) [^`]*)`",
+                           readme)
+    assert any("lab scaling" in c for c in commands)
+    for line in commands:
+        command, words = root, line.split()
+        while words and words[0] in getattr(command, "commands", {}):
+            command = command.commands[words.pop(0)]
+        known = {opt for param in command.params for opt in param.opts + param.secondary_opts}
+        for word in words:
+            if word.startswith("--"):
+                assert word.split("=")[0] in known, f"README: {line!r} names {word}, not an option"
