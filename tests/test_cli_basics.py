@@ -154,3 +154,16 @@ def test_every_option_the_readme_names_exists():
         for word in words:
             if word.startswith("--"):
                 assert word.split("=")[0] in known, f"README: {line!r} names {word}, not an option"
+
+
+def test_readme_piped_quiz_example_answers_its_own_questions():
+    """The README's `printf … | attn-tutor quiz --plain …` line is a working example: its seed
+    picks questions its answers fit (b: variances of independent terms add; 1/√3 = 0.577)."""
+    readme = (ROOT / "README.md").read_text()
+    line = re.search(r"^printf '([^']*)' \| attn-tutor (quiz --plain[^#\n]*)", readme, re.M)
+    assert line, "the README's piped quiz example is missing"
+    answers = line.group(1).encode().decode("unicode_escape")
+    result = CliRunner().invoke(app, line.group(2).split(), input=answers)
+    assert result.exit_code == 0, result.output
+    n = answers.count("\n")
+    assert f"correct {n} of {n} marked" in result.output, result.output

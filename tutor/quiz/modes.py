@@ -187,7 +187,7 @@ class Selection:
 
 
 def resolve_topics(raw: Iterable[str]) -> set[str]:
-    """``--topic`` values → lesson ids and exam-topic ids (numbers 1–12 name sections).
+    """``--topic`` values → lesson ids and exam-topic ids (numbers 1–13 name sections).
 
     Raises:
         UserError: for a name that is neither, listing the valid ones.
