@@ -196,3 +196,16 @@ def test_saved_exam_and_home_lines(tmp_path):
     lines = today_lines(_hand_plan())
     assert lines[0] == "Exam Tue 05 Jan: 4 days left. Today (58 min):"
     assert "  • Read lesson 5: qkv (20 min)" in lines
+
+
+@pytest.mark.parametrize("minutes", ["0", "9", "601", "-5"])
+def test_plan_minutes_out_of_range_names_the_option(minutes):
+    from typer.testing import CliRunner
+
+    from tutor.cli import app
+
+    result = CliRunner().invoke(app, ["plan", "--exam", "2099-01-01", "--minutes", minutes])
+    assert result.exit_code == 2
+    lines = result.output.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith(f"attn-tutor: error: --minutes {minutes}:")
+    assert "10 to 600" in lines[0]

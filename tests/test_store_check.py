@@ -180,6 +180,7 @@ def test_no_file_and_a_healthy_file(tmp_path):
         "answers": 1, "cards": 0, "lesson_opens": 1, "mock_exams": 0, "papers": 0,
         "paper_parts": 0, "settings": 0}
     assert render_text(report)[-1] == "No problems found."
+    assert "(1 answer, 0 cards, 1 lesson opened, 0 mock exams," in render_text(report)[0]
 
 
 def test_cli_text_json_and_exit_codes(spoiled, _data_home):

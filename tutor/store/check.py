@@ -349,10 +349,11 @@ def render_text(report: CheckReport) -> list[str]:
     """The report for a person, one string per line."""
     if not report.exists:
         return [f"Progress file: {report.path}", report.note + "."]
-    names = {"answers": "answers", "cards": "cards", "lesson_opens": "lessons opened",
-             "mock_exams": "mock exams", "papers": "papers", "paper_parts": "paper parts",
-             "settings": "settings"}
-    counts = ", ".join(f"{n} {names.get(t, t)}" for t, n in report.counts.items())
+    names = {"answers": ("answer", "answers"), "cards": ("card", "cards"),
+             "lesson_opens": ("lesson opened", "lessons opened"),
+             "mock_exams": ("mock exam", "mock exams"), "papers": ("paper", "papers"),
+             "paper_parts": ("paper part", "paper parts"), "settings": ("setting", "settings")}
+    counts = ", ".join(f"{n} {names.get(t, (t, t))[n != 1]}" for t, n in report.counts.items())
     out = [f"Progress file: {report.path}" + (f" ({counts})" if counts else ""),
            f"Integrity: {report.integrity}"]
     if not report.problems:
