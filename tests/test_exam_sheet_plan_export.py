@@ -208,4 +208,4 @@ def test_plan_minutes_out_of_range_names_the_option(minutes):
     assert result.exit_code == 2
     lines = result.output.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith(f"attn-tutor: error: --minutes {minutes}:")
-    assert "10 to 600" in lines[0]
+    assert "10–600" in lines[0]

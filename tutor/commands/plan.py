@@ -56,7 +56,7 @@ def run(*, exam: str | None, minutes: int | None, today: str | None, json_out: b
     from tutor.store.papers import attempted_questions
 
     if minutes is not None and not 10 <= minutes <= 600:
-        raise UserError(f"--minutes {minutes}: expected the minutes you have per day, 10 to 600")
+        raise UserError(f"--minutes {minutes}: expected the minutes you have per day, 10–600")
     day = _date(today, "--today") if today else date.today()
     with open_store() as store:
         for warning in store.warnings:
