@@ -67,6 +67,18 @@ def greedy_decode(model: Seq2Seq, src: object, steps: int, src_len: object | Non
     return pred, (w.Al.transpose(1, 0, 2).copy() if keep_attention else None)  # (B, T, S)
 
 
+def check_step_inputs(src: np.ndarray, vocab: tuple[str, ...], vocab_size: int) -> None:
+    """A step model decodes one source (1, S) with one word per vocabulary entry.
+
+    Raises:
+        ValueError: for a batch of sources or a vocabulary of the wrong size.
+    """
+    if src.shape[0] != 1:
+        raise ValueError(f"src: expected one sequence (S,), got shape {src.shape}")
+    if len(vocab) != vocab_size:
+        raise ValueError(f"vocab: expected {vocab_size} words (the model's V), got {len(vocab)}")
+
+
 @dataclass(frozen=True)
 class DecoderState:
     """The decoder's state between steps: hidden state s_t (d,) and the last attention (S,)."""
@@ -87,10 +99,7 @@ class Seq2SeqStepModel:
     def __init__(self, model: Seq2Seq, src: object, vocab: tuple[str, ...],
                  bos_token: int = K.BOS, eos_token: int | None = None) -> None:
         s, lens = _sources(model, src, None)
-        if s.shape[0] != 1:
-            raise ValueError(f"src: expected one sequence (S,), got shape {s.shape}")
-        if len(vocab) != model.config.vocab_size:
-            raise ValueError(f"vocab: expected {model.config.vocab_size} words (the model's V), got {len(vocab)}")
+        check_step_inputs(s, vocab, model.config.vocab_size)
         self.vocab = tuple(vocab)
         self.bos_token = bos_token
         self.eos_token = eos_token

@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from engine._validate import as_int, check_positive_int
-from engine.seq2seq.decode import _sources as seq2seq_sources
+from engine.seq2seq.decode import _sources as seq2seq_sources, check_step_inputs
 from engine.softmax import log_softmax
 from engine.transformer import _kernels as K
 from engine.transformer.layers import Shape, heads_attention, layer_norm
@@ -128,10 +128,7 @@ class TransformerStepModel:
     def __init__(self, model: Transformer, src: object, vocab: tuple[str, ...],
                  eos_token: int | None = None) -> None:
         s, lens = sources(model, src)
-        if s.shape[0] != 1:
-            raise ValueError(f"src: expected one sequence (S,), got shape {s.shape}")
-        if len(vocab) != model.config.vocab_size:
-            raise ValueError(f"vocab: expected {model.config.vocab_size} words (the model's V), got {len(vocab)}")
+        check_step_inputs(s, vocab, model.config.vocab_size)
         self.vocab = tuple(vocab)
         self.bos_token = BOS
         self.eos_token = eos_token
