@@ -55,7 +55,6 @@ import threading
 import time
 
 import numpy as np
-from numba import config
 
 from engine._jit import jit
 from engine._tiles import (LN2, LOG2E, _exp2_inplace, _gemm, _mask_tile, _next_task,  # noqa: F401
@@ -184,7 +183,11 @@ def get_threads() -> int:
     layer (OpenMP here), which the kernel does not use and whose idle threads slowed
     PyTorch's OpenMP in the same process several-fold (n = 4096: ~45 ms → ~150 ms).
     """
-    return _threads if _threads is not None else max(1, int(config.NUMBA_NUM_THREADS))
+    if _threads is not None:
+        return _threads
+    from numba import config  # numba reads NUMBA_NUM_THREADS (default: the usable cores)
+
+    return max(1, int(config.NUMBA_NUM_THREADS))
 
 
 def _blocked_transpose(k: np.ndarray, block: int = PIECE_KEYS) -> np.ndarray:

@@ -78,6 +78,10 @@ def main(argv: list[str] | None = None) -> None:
     from tutor.terminal import degrade_to_ascii
 
     degrade_to_ascii()
+    if argv is None:  # the console script: this process is the command's own
+        from tutor.launch import mark_own_process
+
+        mark_own_process()
     try:
         code = app(args=argv, prog_name="attn-tutor", standalone_mode=False)
     except TyperException as exc:  # unknown option, missing value, bad choice or number

@@ -9,6 +9,25 @@ from __future__ import annotations
 
 import sys
 
+_own_process = False  # set by tutor.cli.main when it runs as the console script
+
+
+def mark_own_process() -> None:
+    """This process runs one command and exits (the console script, not a caller's main(argv))."""
+    global _own_process
+    _own_process = True
+
+
+def interpret_if_small(name: str, overrides: dict) -> None:
+    """A command that builds one trace, in a process of its own: run the kernels interpreted
+    when the trace is worked-example sized (``engine.traces.interpretable``), so no numba is
+    loaded. A test or a program that calls ``tutor.cli.main(argv)`` keeps compiled kernels:
+    the mode is per process and it may have other work for them."""
+    if _own_process:
+        from engine.traces import interpret_if_small as choose
+
+        choose(name, overrides)
+
 
 def main() -> None:
     """Console-script entry point (``attn-tutor``, ``python -m tutor``)."""

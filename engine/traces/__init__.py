@@ -8,10 +8,13 @@ builders. Each builder module ``engine.traces.<module>`` defines ``INPUTS`` (a l
 from __future__ import annotations
 
 import importlib
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 from types import ModuleType
 from typing import Any
+
+import numpy as np
 
 from engine.trace import InputSpec, Trace, coerce_inputs
 
@@ -62,6 +65,47 @@ _TABLE = [
 ]
 
 REGISTRY: dict[str, TraceInfo] = {row[0]: TraceInfo(*row) for row in _TABLE}
+
+# Traces whose work is big enough to need machine code (``scaling`` samples thousands of
+# dot products and softmaxes). Every other trace computes on worked-example sizes, which the
+# kernels' own source handles faster interpreted than numba can be loaded (engine._jit) —
+# up to this many numbers, words and sizes among the student's overrides.
+_COMPILED = frozenset({"scaling"})
+SMALL_INPUTS = 256
+
+
+def interpretable(name: str, overrides: Mapping[str, Any] | None = None) -> bool:
+    """Whether a process that only builds this trace should run its kernels interpreted.
+
+    True for every trace but ``scaling`` while the overrides stay worked-example sized: each
+    array or list counts its elements, a whole number its value (a width, a length, a step
+    count; not a seed), anything else 1, and the total must not exceed :data:`SMALL_INPUTS`.
+    """
+    if get_info(name).name in _COMPILED:
+        return False
+    return sum(_size(key, value) for key, value in (overrides or {}).items()) <= SMALL_INPUTS
+
+
+def interpret_if_small(name: str, overrides: Mapping[str, Any] | None = None) -> bool:
+    """For a process that builds only this trace (a CLI command, not the TUI): run the
+    kernels interpreted when :func:`interpretable` says so. True if the process now does;
+    False if the trace is too big or kernels were already compiled (nothing changes then)."""
+    if not interpretable(name, overrides):
+        return False
+    from engine._jit import use_interpreter
+
+    return use_interpreter()
+
+
+def _size(key: str, value: Any) -> int:
+    if isinstance(value, str):
+        return max(1, len(value.split()))
+    if isinstance(value, (list, tuple, np.ndarray)):
+        return max(1, int(np.size(np.asarray(value, dtype=object))))
+    if (key != "seed" and isinstance(value, (int, float)) and not isinstance(value, bool)
+            and math.isfinite(value) and value == int(value)):
+        return max(1, abs(int(value)))
+    return 1
 
 
 def list_traces() -> list[TraceInfo]:

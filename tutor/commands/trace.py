@@ -86,11 +86,13 @@ def run(name: str | None, *, plain: bool = False, as_json: bool = False, markdow
 
     from engine.traces import build, input_specs, list_traces
 
+    from tutor.launch import interpret_if_small
     from tutor.names import resolve
 
     name = resolve(name, [t.name for t in list_traces()], "trace",
                    "Run `attn-tutor trace` to list them.")
     if inputs:
+        interpret_if_small(name, {})
         from tutor.render.catalog import inputs_text
 
         _emit(inputs_text(name, input_specs(name), fmt), output)
@@ -99,6 +101,8 @@ def run(name: str | None, *, plain: bool = False, as_json: bool = False, markdow
     from tutor.inputs import gather_inputs
 
     overrides = gather_inputs(sets, file)
+    if not (fmt is None and output is None and step is None and _on_terminal()):
+        interpret_if_small(name, overrides)  # not for the TUI: its lab needs compiled kernels
     trace = build(name, overrides)
     if step is not None and not 1 <= step <= len(trace.steps):
         raise UserError(f"--step {step}: trace {name} has {len(trace.steps)} steps; "
