@@ -76,6 +76,20 @@ def test_readme_test_command_is_what_ci_runs():
     (["--bogus"], "attn-tutor: error: No such option: --bogus (see `attn-tutor --help`)"),
     (["lesson", "1", "2"], "attn-tutor: error: Got unexpected extra argument(s) (2) (see `attn-tutor lesson --help`)"),
     (["trace", "qkv", "--set"], "attn-tutor: error: Option '--set' requires an argument."),
+    # the parser's type checks, in the tutor's words and with the value as typed
+    (["trace", "qkv", "--step", "two"],
+     "attn-tutor: error: --step two: expected a whole number (see `attn-tutor trace --help`)"),
+    (["quiz", "-n", "1.5"], "attn-tutor: error: -n 1.5: expected a whole number (see `attn-tutor quiz --help`)"),
+    (["quiz", "--count=abc"],
+     "attn-tutor: error: --count abc: expected a whole number (see `attn-tutor quiz --help`)"),
+    (["lab", "transformer", "--steps", "100001"],
+     "attn-tutor: error: --steps 100001: expected at most 100000 (see `attn-tutor lab transformer --help`)"),
+    (["lab", "transformer", "--task", "shuffle"], "attn-tutor: error: --task shuffle: expected one of "
+     "'reverse', 'copy', 'sort' (see `attn-tutor lab transformer --help`)"),
+    (["heatmap", "qkv", "--scale", "col"], "attn-tutor: error: --scale col: expected one of 'matrix', "
+     "'row' (see `attn-tutor heatmap --help`)"),
+    (["lab", "transformer", "--dropout", "half"],
+     "attn-tutor: error: --dropout half: expected a number (see `attn-tutor lab transformer --help`)"),
 ])
 def test_usage_mistakes_are_one_line_and_exit_2(args, message):
     out = subprocess.run([sys.executable, "-m", "tutor", *args], capture_output=True, text=True)

@@ -117,8 +117,7 @@ def test_a_negative_seed_is_a_usage_error_before_any_training(capsys):
     err = capsys.readouterr()
     assert stop.value.code == 2 and err.out == ""           # no "training ..." line first
     assert err.err.strip().splitlines() == [
-        "attn-tutor: error: Invalid value for '--seed': Input should be greater than or equal "
-        "to 0 (see `attn-tutor lab transformer --help`)"]
+        "attn-tutor: error: --seed -1: expected 0 or more (see `attn-tutor lab transformer --help`)"]
 
 
 def test_loading_an_rnn_file_names_what_it_holds(tmp_path):

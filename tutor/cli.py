@@ -74,7 +74,7 @@ def main(argv: list[str] | None = None) -> None:
     bug is one line too (exit 70), naming the file with the full report."""
     from typer.exceptions import Abort, TyperException
 
-    from tutor.errors import EXIT_INTERNAL, one_line, report_internal_error
+    from tutor.errors import EXIT_INTERNAL, one_line, report_internal_error, usage_message
     from tutor.terminal import degrade_to_ascii
 
     degrade_to_ascii()
@@ -92,7 +92,8 @@ def main(argv: list[str] | None = None) -> None:
         hint = f" (see `{ctx.command_path} --help`)" if ctx is not None else ""
         from tutor.render.safe import clean
 
-        print(f"attn-tutor: error: {one_line(clean(exc.format_message()))}{hint}", file=sys.stderr)
+        message = usage_message(one_line(exc.format_message()), sys.argv[1:] if argv is None else argv)
+        print(f"attn-tutor: error: {one_line(clean(message))}{hint}", file=sys.stderr)
         raise SystemExit(exc.exit_code) from None
     except (Abort, KeyboardInterrupt):
         print("attn-tutor: interrupted", file=sys.stderr)

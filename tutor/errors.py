@@ -53,6 +53,47 @@ def one_line(message: str, limit: int = MAX_MESSAGE) -> str:
     return f"{text[:limit - tail - 5]} [...] {text[-tail:]}"
 
 
+_PARSER_PHRASES = [  # typer checks option types through pydantic; its wording → ours
+    (r"(?:Value error, )?'.*' is not one of (.*?)\.?$", r"expected one of \1"),
+    (r"Value error, (.*?)\.?$", r"\1"),
+    (r"Input should be a valid integer.*$", "expected a whole number"),
+    (r"Input should be a valid number.*$", "expected a number"),
+    (r"Input should be greater than or equal to (\S+)$", r"expected \1 or more"),
+    (r"Input should be greater than (\S+)$", r"expected more than \1"),
+    (r"Input should be less than or equal to (\S+)$", r"expected at most \1"),
+    (r"Input should be less than (\S+)$", r"expected less than \1"),
+    (r"Input should be (.*)$", r"expected \1"),
+]
+
+
+def usage_message(message: str, argv: list[str]) -> str:
+    """A command-line parser's complaint in the tutor's words: ``--steps abc: expected a whole
+    number`` rather than ``Invalid value for '--steps': Input should be a valid integer,
+    unable to parse string as an integer`` (the value quoted from ``argv`` when it is there)."""
+    import re
+
+    found = re.match(r"Invalid value for ((?:'[^']+'(?: / )?)+): (.*)$", message)
+    if not found:
+        return message
+    names, reason = re.findall(r"'([^']+)'", found.group(1)), found.group(2)
+    for pattern, replacement in _PARSER_PHRASES:
+        reason, hits = re.subn(pattern, replacement, reason)
+        if hits:
+            break
+    return f"{_option_as_typed(names, argv)}: {reason}"
+
+
+def _option_as_typed(names: list[str], argv: list[str]) -> str:
+    """``--steps abc`` as the student typed it (the first name if it is not in argv)."""
+    for i, token in enumerate(argv):
+        for name in names:
+            if token == name and i + 1 < len(argv):
+                return f"{name} {argv[i + 1]}"
+            if token.startswith(name + "="):
+                return f"{name} {token[len(name) + 1:]}"
+    return names[0]
+
+
 def report_internal_error(exc: BaseException) -> str:
     """Write ``exc``'s traceback to a report file; the one line to print about it."""
     import os
