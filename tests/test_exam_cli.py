@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import zipfile
 
+import pytest
 from typer.testing import CliRunner
 
 from tutor.cli import app
@@ -92,6 +93,24 @@ def test_paper_plain_follow_through_self_marking_and_stats():
 def test_paper_refuses_bad_options():
     for args, msg in [(("--minutes", "-3"), "--minutes -3"), (("--questions", "0"), "--questions 0"),
                       (("--topic", "nope"), "--topic 'nope'"), (("-q", "xq-nope"), "no exam question 'xq-nope'"),
-                      (("--topic", "10", "-n", "3"), "only 2 question(s) match")]:
+                      (("--topic", "10", "-n", "3"), "only 2 exam questions on decoding; asked for 3")]:
         r = _run("paper", "--plain", *args)
         assert r.exit_code == 2 and msg in r.stderr, (args, r.stderr)
+
+
+def test_paper_topic_filters_the_list_and_names_topics_without_questions():
+    from tutor.exam.model import load_questions
+
+    questions = load_questions()
+    decoding = [q.id for q in questions if q.section == "decoding"]
+    listed = _run("paper", "--list", "--topic", "10").stdout.splitlines()
+    assert [line.split()[0] for line in listed] == decoding and decoding
+    covered = sorted({q.section_number for q in questions})
+    if "transformer" in {q.section for q in questions}:
+        pytest.skip("the Transformer lesson has exam questions now")
+    r = _run("paper", "--plain", "--topic", "13", "-n", "1")
+    assert r.exit_code == 2
+    assert r.stderr.strip() == ("attn-tutor: error: no exam question on transformer yet; there are "
+                                f"questions on sections {', '.join(map(str, covered))}")
+    r = _run("paper", "--list", "--topic", "transformer")
+    assert r.exit_code == 2 and "no exam question on transformer yet" in r.stderr

@@ -23,7 +23,7 @@ def command(
     question: Annotated[list[str] | None, typer.Option(
         "--question", "-q", metavar="ID", help="Exactly this question (repeatable).")] = None,
     topic: Annotated[list[str] | None, typer.Option(
-        "--topic", "-t", metavar="TOPIC", help="Only these lessons (id or section number 1-12); repeatable.")] = None,
+        "--topic", "-t", metavar="TOPIC", help="Only these lessons (id or section number 1-13); repeatable.")] = None,
     seed: Annotated[int | None, typer.Option(metavar="SEED", help="Seed for the choice of questions and their numbers.")] = None,
     list_: Annotated[bool, typer.Option("--list", help="List the questions and exit.")] = False,
     plain: Annotated[bool, typer.Option("--plain", help="Line-based: parts to stdout, answers from stdin.")] = False,
@@ -47,15 +47,16 @@ def _sections(topics: list[str]) -> list[str]:
             out.append(t)
         else:
             raise UserError(f"--topic {t[:30]!r}: expected a lesson id ({', '.join(LESSON_IDS)}) "
-                            "or a section number 1-12")
+                            f"or a section number 1-{len(LESSON_IDS)}")
     return out
 
 
-def list_lines() -> list[str]:
+def list_lines(sections: list[str] | None = None) -> list[str]:
+    """One line per exam question (only those of ``sections``, lesson ids, when given)."""
     from tutor.exam.model import load_questions
 
     return [f"{q.id:<28} §{q.section_number:<2} {q.marks:>2} marks, {len(q.parts)} parts  {q.title}"
-            for q in load_questions()]
+            for q in load_questions() if not sections or q.section in sections]
 
 
 def run(*, questions: int, minutes: float, ids: list[str], topics: list[str], seed: int | None,
@@ -66,7 +67,12 @@ def run(*, questions: int, minutes: float, ids: list[str], topics: list[str], se
     from tutor.errors import UserError
 
     if list_:
-        print("\n".join(list_lines()))
+        chosen = _sections(topics)
+        lines = list_lines(chosen)
+        if not lines:
+            raise UserError(f"no exam question on {', '.join(chosen)} yet; "
+                            "run `attn-tutor paper --list` for all of them")
+        print("\n".join(lines))
         return
     if not 0 <= minutes <= 600 or minutes != minutes:
         raise UserError(f"--minutes {minutes:g}: expected 0 (untimed) to 600")

@@ -140,6 +140,17 @@ class Paper:
         return sum(q.marks for q in self.questions)
 
 
+def _too_few(found: int, n: int, sections, everything) -> str:
+    """Why a filter leaves fewer than ``n`` questions, and what would work instead."""
+    where = f" on {', '.join(sections)}" if sections else ""
+    if found == 0:
+        covered = sorted({q.section_number for q in everything})
+        return (f"no exam question{where} yet; there are questions on sections "
+                f"{', '.join(map(str, covered))}")
+    noun = "question" if found == 1 else "questions"
+    return f"only {found} exam {noun}{where}; asked for {n} (ask for {found} or add a topic)"
+
+
 def make_paper(n: int = DEFAULT_QUESTIONS, minutes: float | None = DEFAULT_MINUTES, *,
                seed: int = 0, sections: Sequence[str] = (), attempted: Iterable[str] = (),
                ids: Sequence[str] = (), questions: Sequence[QuestionSpec] | None = None) -> Paper:
@@ -168,10 +179,11 @@ def make_paper(n: int = DEFAULT_QUESTIONS, minutes: float | None = DEFAULT_MINUT
     else:
         if n < 1:
             raise PaperError(f"a paper needs at least 1 question, got {n}")
+        everything = pool
         if sections:
             pool = [q for q in pool if q.section in sections]
         if len(pool) < n:
-            raise PaperError(f"only {len(pool)} question(s) match; asked for {n}")
+            raise PaperError(_too_few(len(pool), n, sections, everything))
         done = set(attempted)
         rnd.shuffle(pool)
         chosen, used = [], set()
