@@ -35,7 +35,7 @@ def test_scaling_json_schema():
     assert data["fit"]["n"] == [16, 32]
     assert data["fit"]["exponents"]["plain_bytes"] == pytest.approx(
         math.log2(plain_memory(32, 8) / plain_memory(16, 8)))
-    assert data["stopped"] is False
+    assert data["interrupted"] is False and data["stopped"] is False   # `stopped`: schema-1 alias
 
 
 def test_scaling_text_has_table_fit_and_plots():
@@ -58,6 +58,7 @@ def test_saturation_json_schema():
     assert [p["d_k"] for p in data["points"]] == [2, 4, 8]
     assert [p["var_exact"] for p in data["points"]] == [2.0, 4.0, 8.0]
     assert all(0 < p["entropy_unscaled"] <= math.log(4) for p in data["points"])
+    assert data["interrupted"] is False and data["stopped"] is False
 
 
 def test_saturation_text():
