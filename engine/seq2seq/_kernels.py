@@ -478,55 +478,6 @@ def _attend_backward(Wq, v, s_prev, Ann, src_len, U, alpha, dctx, dq, dK, dAnn, 
 
 
 @jit
-def _decoder_step(theta, offs, dims, s_prev, tokens, Ann, K, C, src_len, Y, ctx, q, U,
-                  alpha, s_new, r, z, n, ghn, logp, gx, gh, gc, logits, ex_in, ex_out, ex_bits):
-    """One decoder step for a batch: previous state s_prev (B, d), input tokens (B,).
-
-    Fills Y (B, e), the context ctx (B, dA), the attention caches q (B, a), U (B, S, a),
-    α (B, S), s_new (B, d), the gate caches and logp (B, V) = log_softmax(s_new W_O + b_O).
-    The fixed-context decoder uses ctx = C at every step. gx, gh, gc (B, G d), logits
-    (B, V) and ex_* (≥ 2·B·d and S·a entries) are scratch.
-    """
-    V, e, d, A, cell, attn = dims[D_V], dims[D_E], dims[D_H], dims[D_A], dims[D_CELL], dims[D_ATTN]
-    G = 3 if cell == GRU else 1
-    dA = C.shape[1]
-    E = _mat(theta, offs, DEC_EMBED, V, e)
-    Wy = _mat(theta, offs, DEC_WY, e, G * d)        # W_HY
-    Wc = _mat(theta, offs, DEC_WC, dA, G * d)       # W_HC
-    Wh = _mat(theta, offs, DEC_WH, d, G * d)        # W_HH^(d)
-    bx = _vec(theta, offs, DEC_BX)
-    bh = _vec(theta, offs, DEC_BH)
-    Wo = _mat(theta, offs, OUT_W, d, V)             # W_O (stored transposed)
-    bo = _vec(theta, offs, OUT_B)
-    B = s_prev.shape[0]
-    for b in range(B):
-        _copy1(Y[b], E[tokens[b]])                  # Y_{t-1} as an embedding
-    if attn:
-        Wq = _mat(theta, offs, ATT_WQ, d, A)
-        v = _vec(theta, offs, ATT_V)
-        _attend(Wq, v, s_prev, Ann, K, src_len, q, U, alpha, ctx, ex_in, ex_out, ex_bits)
-    else:
-        _copy2(ctx, C)                              # C = H_T, the same at every step
-    _affine(Y, Wy, bx, gx)                          # (B, G d)  W_HY Y + W_HC C + b
-    np.dot(ctx, Wc, gc)
-    _iadd2(gx, gc)
-    _affine(s_prev, Wh, bh, gh)                     # (B, G d)  W_HH H_{t-1}
-    _cell_forward(cell, gx, gh, s_prev, s_new, r, z, n, ghn, ex_in, ex_out, ex_bits)
-    _affine(s_new, Wo, bo, logits)                  # (B, V)
-    for b in range(B):                              # log-softmax per row
-        m = -np.inf
-        for k in range(V):
-            if logits[b, k] > m:
-                m = logits[b, k]
-        total = 0.0
-        for k in range(V):
-            total += math.exp(logits[b, k] - m)
-        lse = m + math.log(total)
-        for k in range(V):
-            logp[b, k] = logits[b, k] - lse
-
-
-@jit
 def _keys(theta, offs, dims, Ann, K):
     """K = H W_k for every source position: (S, B, a) from Ann (S+1, B, dA), computed once
     per batch (left alone by the fixed-context decoder)."""
@@ -547,78 +498,104 @@ def _argmax(row):
     return best
 
 
-# ---------------------------------------------------------------------------- training pass
+# ---------------------------------------------------------------------------- decoder
+# The whole decoder time loop is one kernel each way, called from Python (see
+# :func:`training_pass`): a kernel linking the encoder, the decoder and both backward passes
+# into one module had LLVM optimise and compile all of them a second time, most of the
+# lab's first-run compile; a Python call per pass costs microseconds.
 
 
 @jit
-def _loss_and_grad(theta, offs, dims, src, src_len, tgt, tgt_len, ratio, want_grad, n_seq,
-                   dec_in, pred, w):
-    """Forward (with teacher forcing) and, if want_grad, backward through time.
+def _decode(theta, offs, dims, tgt, tgt_len, ratio, coins, n_seq, dec_in, pred, src_len, Ann,
+            K, C, Y, Cx, Qa, U, Al, Sd, dc, LP, tokens, gx, gh, gc, logits, ex_in, ex_out,
+            ex_bits):
+    """The decoder, T steps for a batch, after :func:`_encode` and :func:`_keys`.
 
-    With ratio 0 and want_grad False this is free-running greedy decoding (each step's
-    argmax is the next input), which is how :func:`engine.seq2seq.greedy_decode` calls it:
-    one compiled forward pass serves training and inference.
+    On entry Sd[0] (B, d) holds the start state and tokens (B,) the first step's inputs.
+    Step t (B sequences at once): Y_{t-1} = E_y[token], C_t = attention over the
+    annotations (or C), s_t = cell([Y_{t-1} ; C_t], s_{t-1}), logp = log_softmax(s_t W_O + b_O).
+    Step t > 0 feeds the ground truth tgt[b, t-1] when coins[t, b] < ratio (draws in [0, 1)),
+    else the model's own argmax pred[b, t-1].
 
-    Args (B sequences, S source and T target positions):
-        src (B, S), src_len (B,): source tokens and lengths (≥ 1).
-        tgt (B, T), tgt_len (B,): targets, ending with EOS; positions ≥ tgt_len are padding.
-        ratio: step t > 0 feeds the ground truth tgt[b, t-1] when w.coins[t, b] < ratio
-            (draws in [0, 1)), else the model's own argmax prediction from step t-1.
-        n_seq: the number of sequences the loss is averaged over: B, or the whole batch's
-            size when these B rows are one part of it (the parts' losses and gradients
-            then add up to the whole batch's).
-        dec_in (B, T), pred (B, T): receive the decoder inputs used and the argmax outputs.
-        w: the workspace views for this batch (:class:`engine.seq2seq.workspace.Work`);
-            w.grad (P,) receives dL/dθ when want_grad, w.Al (T, B, S) the attention
-            weights α of every step (zero for the fixed-context decoder).
+    Fills dec_in, pred (B, T), Y (T, B, e), the contexts Cx (T, B, dA), the attention caches
+    Qa (T, B, a), U (T, B, S, a), Al (T, B, S) (zero for the fixed context), Sd[1:], the gate
+    caches dc (4, T, B, d) and LP (T, B, V). gx, gh, gc (B, G d), logits (B, V) and ex_*
+    (≥ 2·B·d and S·a entries) are scratch.
 
     Returns:
-        L = (1/n_seq) Σ_b Σ_{t < tgt_len[b]} -log P(tgt[b, t]): cross-entropy summed over
-        steps, averaged over the batch; padding ignored.
+        (1/n_seq) Σ_b Σ_{t < tgt_len[b]} -log P(tgt[b, t]).
     """
     V, e, d, A, cell, attn = dims[D_V], dims[D_E], dims[D_H], dims[D_A], dims[D_CELL], dims[D_ATTN]
     G = 3 if cell == GRU else 1
-    bi = dims[D_BI]
-    dA = 2 * d if bi else d
-    B, S = src.shape
-    T = tgt.shape[1]
-
-    # ---- encoder forward
-    w.cache[:] = 0.0
-    _encode(theta, offs, dims, src, src_len, w.X, w.Hs, w.cache, w.Ann, w.C, w.gx, w.gh,
-            w.ex_in, w.ex_out, w.ex_bits)
-    _keys(theta, offs, dims, w.Ann, w.K)            # (S, B, a)
-
-    # ---- decoder forward, one step at a time (the input of step t may be step t-1's output)
-    w.dc[:] = 0.0                                   # decoder gate caches r, z, n, gh_n
+    dA = C.shape[1]
+    E = _mat(theta, offs, DEC_EMBED, V, e)
+    Wy = _mat(theta, offs, DEC_WY, e, G * d)        # W_HY
+    Wc = _mat(theta, offs, DEC_WC, dA, G * d)       # W_HC
+    Wh = _mat(theta, offs, DEC_WH, d, G * d)        # W_HH^(d)
+    bx = _vec(theta, offs, DEC_BX)
+    bh = _vec(theta, offs, DEC_BH)
+    Wo = _mat(theta, offs, OUT_W, d, V)             # W_O (stored transposed)
+    bo = _vec(theta, offs, OUT_B)
+    nq = d if attn else 0                           # the fixed decoder has no attention
+    Wq = _mat(theta, offs, ATT_WQ, nq, A)
+    v = _vec(theta, offs, ATT_V)
+    B, T = tgt.shape
+    dc[:] = 0.0
     if not attn:
-        w.Al[:] = 0.0
-    tokens, LP = w.tokens, w.LP
-    _copy2(w.Sd[0], w.Hs[0, S])                     # the decoder starts from H_T
+        Al[:] = 0.0
     loss = 0.0
     for t in range(T):
         for b in range(B):
             if t == 0:
-                tokens[b] = BOS
-            elif w.coins[t, b] < ratio:             # teacher forcing: the ground truth
+                pass                                # the inputs the caller put in tokens
+            elif coins[t, b] < ratio:               # teacher forcing: the ground truth
                 tokens[b] = tgt[b, t - 1]
             else:                                   # free running: the model's own guess
                 tokens[b] = pred[b, t - 1]
             dec_in[b, t] = tokens[b]
-        _decoder_step(theta, offs, dims, w.Sd[t], tokens, w.Ann, w.K, w.C, src_len,
-                      w.Y[t], w.Cx[t], w.Qa[t], w.U[t], w.Al[t], w.Sd[t + 1],
-                      w.dc[0, t], w.dc[1, t], w.dc[2, t], w.dc[3, t], LP[t],
-                      w.gx, w.gh, w.gc, w.logits, w.ex_in, w.ex_out, w.ex_bits)
-        for b in range(B):
-            pred[b, t] = _argmax(LP[t, b])
+            _copy1(Y[t, b], E[tokens[b]])           # Y_{t-1} as an embedding
+        s_prev, ctx = Sd[t], Cx[t]
+        if attn:
+            _attend(Wq, v, s_prev, Ann, K, src_len, Qa[t], U[t], Al[t], ctx, ex_in, ex_out,
+                    ex_bits)
+        else:
+            _copy2(ctx, C)                          # C = H_T, the same at every step
+        _affine(Y[t], Wy, bx, gx)                   # (B, G d)  W_HY Y + W_HC C + b
+        np.dot(ctx, Wc, gc)
+        _iadd2(gx, gc)
+        _affine(s_prev, Wh, bh, gh)                 # (B, G d)  W_HH H_{t-1}
+        _cell_forward(cell, gx, gh, s_prev, Sd[t + 1], dc[0, t], dc[1, t], dc[2, t], dc[3, t],
+                      ex_in, ex_out, ex_bits)
+        _affine(Sd[t + 1], Wo, bo, logits)          # (B, V)
+        lp = LP[t]
+        for b in range(B):                          # log-softmax per row
+            m = -np.inf
+            for k in range(V):
+                if logits[b, k] > m:
+                    m = logits[b, k]
+            total = 0.0
+            for k in range(V):
+                total += math.exp(logits[b, k] - m)
+            lse = m + math.log(total)
+            for k in range(V):
+                lp[b, k] = logits[b, k] - lse
+            pred[b, t] = _argmax(lp[b])
             if t < tgt_len[b]:
-                loss -= LP[t, b, tgt[b, t]]         # L_t = -log P(y_t)
-    loss /= n_seq
-    if not want_grad:
-        return loss
+                loss -= lp[b, tgt[b, t]]            # L_t = -log P(y_t)
+    return loss / n_seq
 
-    # ---- decoder backward
-    grad = w.grad
+
+@jit
+def _decode_backward(theta, offs, dims, src_len, tgt, tgt_len, n_seq, dec_in, Ann, Sd, dc, Y,
+                     Cx, U, Al, LP, grad, dAnn, dK, dC, ds, dlog, dgx, dgh, ds_prev, dq, dctx,
+                     dalpha, prod):
+    """Backward of :func:`_decode` (and of :func:`_keys`) through time: grad (P,) receives
+    dL/dθ of the decoder's parameters; dAnn (S+1, B, dA), dC (B, dA) and ds (B, d, then
+    dL/ds_0) what :func:`_encode_backward` needs. The rest is scratch (see the Work fields)."""
+    V, e, d, A, cell, attn = dims[D_V], dims[D_E], dims[D_H], dims[D_A], dims[D_CELL], dims[D_ATTN]
+    G = 3 if cell == GRU else 1
+    B, T = tgt.shape
+    S, dA = Ann.shape[0] - 1, Ann.shape[2]
     grad[:] = 0.0
     Ed_g = _mat(grad, offs, DEC_EMBED, V, e)
     Wy = _mat(theta, offs, DEC_WY, e, G * d)
@@ -632,8 +609,6 @@ def _loss_and_grad(theta, offs, dims, src, src_len, tgt, tgt_len, ratio, want_gr
     gbh = _vec(grad, offs, DEC_BH)
     gWo = _mat(grad, offs, OUT_W, d, V)
     gbo = _vec(grad, offs, OUT_B)
-    dAnn, dK, dC, ds, dlog = w.dAnn, w.dK, w.dC, w.ds, w.dlog
-    dgx, dgh, ds_prev, prod = w.dgx, w.dgh, w.ds_prev, w.prod
     dAnn[:] = 0.0
     dK[:] = 0.0
     dC[:] = 0.0                                     # fixed context: Σ_t dL/dC_t
@@ -653,23 +628,23 @@ def _loss_and_grad(theta, offs, dims, src, src_len, tgt, tgt_len, ratio, want_gr
             else:
                 dlog[b, :] = 0.0
         P = _part(prod, d, V)
-        np.dot(w.Sd[t + 1].T, dlog, P)              # (d, V)
+        np.dot(Sd[t + 1].T, dlog, P)                # (d, V)
         _iadd2(gWo, P)
         _add_colsum(gbo, dlog)
         P = _part(prod, B, d)
         np.dot(dlog, Wo.T, P)                       # (B, d)
         _iadd2(ds, P)
-        _cell_backward(cell, ds, w.Sd[t], w.dc[0, t], w.dc[1, t], w.dc[2, t], w.dc[3, t],
-                       dgx, dgh, ds_prev)
+        _cell_backward(cell, ds, Sd[t], dc[0, t], dc[1, t], dc[2, t], dc[3, t], dgx, dgh,
+                       ds_prev)
         P = _part(prod, d, G * d)
-        np.dot(w.Sd[t].T, dgh, P)                   # (d, G d)
+        np.dot(Sd[t].T, dgh, P)                     # (d, G d)
         _iadd2(gWh, P)
         _add_colsum(gbh, dgh)
         P = _part(prod, B, d)
         np.dot(dgh, Wh.T, P)                        # (B, d)
         _iadd2(ds_prev, P)
         P = _part(prod, e, G * d)
-        np.dot(w.Y[t].T, dgx, P)                    # (e, G d)
+        np.dot(Y[t].T, dgx, P)                      # (e, G d)
         _iadd2(gWy, P)
         _add_colsum(gbx, dgx)
         P = _part(prod, B, e)
@@ -677,19 +652,19 @@ def _loss_and_grad(theta, offs, dims, src, src_len, tgt, tgt_len, ratio, want_gr
         for b in range(B):
             _iadd1(Ed_g[dec_in[b, t]], P[b])
         P = _part(prod, dA, G * d)
-        np.dot(w.Cx[t].T, dgx, P)                   # (dA, G d)
+        np.dot(Cx[t].T, dgx, P)                     # (dA, G d)
         _iadd2(gWc, P)
-        np.dot(dgx, Wc.T, w.dctx)                   # (B, dA)
+        np.dot(dgx, Wc.T, dctx)                     # (B, dA)
         if attn:
-            _attend_backward(Wq, v, w.Sd[t], w.Ann, src_len, w.U[t], w.Al[t], w.dctx, w.dq,
-                             dK, dAnn, gWq, gv, ds_prev, w.dalpha, prod)
+            _attend_backward(Wq, v, Sd[t], Ann, src_len, U[t], Al[t], dctx, dq, dK, dAnn,
+                             gWq, gv, ds_prev, dalpha, prod)
         else:
-            _iadd2(dC, w.dctx)
+            _iadd2(dC, dctx)
         _copy2(ds, ds_prev)
     if attn:                                        # K = H W_k
         Wk = _mat(theta, offs, ATT_WK, dA, A)
         gWk = _mat(grad, offs, ATT_WK, dA, A)
-        H2 = w.Ann[1:].reshape((S * B, dA))
+        H2 = Ann[1:].reshape((S * B, dA))
         dK2 = dK.reshape((S * B, A))
         P = _part(prod, dA, A)
         np.dot(H2.T, dK2, P)                        # (dA, a)
@@ -698,16 +673,65 @@ def _loss_and_grad(theta, offs, dims, src, src_len, tgt, tgt_len, ratio, want_gr
         np.dot(dK2, Wk.T, P)                        # (S B, dA)
         _iadd2(dAnn[1:].reshape((S * B, dA)), P)
 
-    # ---- encoder backward (ds is now dL/ds_0, and s_0 = →h_T)
-    _encode_backward(theta, offs, dims, src, src_len, w.X, w.Hs, w.cache, dAnn, dC, ds, grad,
-                     w.dX, w.dH, w.dh, w.dh_cell, w.carry, dgx, dgh, ds_prev, prod)
+
+# ---------------------------------------------------------------------------- training pass
+
+
+def training_pass(theta: np.ndarray, offs: np.ndarray, dims: np.ndarray, src: np.ndarray,
+                  src_len: np.ndarray, tgt: np.ndarray, tgt_len: np.ndarray, ratio: float,
+                  want_grad: bool, n_seq: int, dec_in: np.ndarray, pred: np.ndarray,
+                  w) -> float:
+    """Forward (with teacher forcing) and, if want_grad, backward through time.
+
+    Five kernel calls: :func:`_encode`, :func:`_keys`, :func:`_decode`, then
+    :func:`_decode_backward` and :func:`_encode_backward`. With ratio 0 and want_grad False
+    this is free-running greedy decoding (each step's argmax is the next input), which is
+    how :func:`engine.seq2seq.greedy_decode` calls it: one forward pass serves training and
+    inference.
+
+    Args (B sequences, S source and T target positions):
+        src (B, S), src_len (B,): source tokens and lengths (≥ 1).
+        tgt (B, T), tgt_len (B,): targets, ending with EOS; positions ≥ tgt_len are padding.
+        ratio: step t > 0 feeds the ground truth tgt[b, t-1] when w.coins[t, b] < ratio
+            (draws in [0, 1)), else the model's own argmax prediction from step t-1.
+        n_seq: the number of sequences the loss is averaged over: B, or the whole batch's
+            size when these B rows are one part of it (the parts' losses and gradients
+            then add up to the whole batch's).
+        dec_in (B, T), pred (B, T): receive the decoder inputs used and the argmax outputs.
+        w: the workspace views for this batch (:class:`engine.seq2seq.workspace.Work`);
+            w.grad (P,) receives dL/dθ when want_grad, w.Al (T, B, S) the attention
+            weights α of every step (zero for the fixed-context decoder).
+
+    Returns:
+        L = (1/n_seq) Σ_b Σ_{t < tgt_len[b]} -log P(tgt[b, t]): cross-entropy summed over
+        steps, averaged over the batch; padding ignored.
+    """
+    S = src.shape[1]
+    w.cache[:] = 0.0
+    _encode(theta, offs, dims, src, src_len, w.X, w.Hs, w.cache, w.Ann, w.C, w.gx, w.gh,
+            w.ex_in, w.ex_out, w.ex_bits)
+    _keys(theta, offs, dims, w.Ann, w.K)            # (S, B, a)
+    w.Sd[0] = w.Hs[0, S]                            # the decoder starts from H_T
+    w.tokens[:] = BOS                               # and is fed BOS first
+    loss = _decode(theta, offs, dims, tgt, tgt_len, ratio, w.coins, n_seq, dec_in, pred, src_len,
+                   w.Ann, w.K, w.C, w.Y, w.Cx, w.Qa, w.U, w.Al, w.Sd, w.dc, w.LP, w.tokens,
+                   w.gx, w.gh, w.gc, w.logits, w.ex_in, w.ex_out, w.ex_bits)
+    if not want_grad:
+        return loss
+    _decode_backward(theta, offs, dims, src_len, tgt, tgt_len, n_seq, dec_in, w.Ann, w.Sd, w.dc,
+                     w.Y, w.Cx, w.U, w.Al, w.LP, w.grad, w.dAnn, w.dK, w.dC, w.ds, w.dlog,
+                     w.dgx, w.dgh, w.ds_prev, w.dq, w.dctx, w.dalpha, w.prod)
+    # ds is now dL/ds_0, and s_0 = →h_T
+    _encode_backward(theta, offs, dims, src, src_len, w.X, w.Hs, w.cache, w.dAnn, w.dC, w.ds,
+                     w.grad, w.dX, w.dH, w.dh, w.dh_cell, w.carry, w.dgx, w.dgh, w.ds_prev,
+                     w.prod)
     return loss
 
 
 # ---------------------------------------------------------------------------- inference
 # The step model of :mod:`engine.seq2seq.decode` calls :func:`_encode`, :func:`_keys` and
-# :func:`_decoder_step` directly (B = 1, T = 1 views of its own workspace), with the types
-# the training pass compiled them for: it needs no kernel of its own.
+# :func:`_decode` (B = 1, T = 1 views of its own workspace) directly, with the types the
+# training pass compiled them for: it needs no kernel of its own.
 
 
 # ---------------------------------------------------------------------------- optimiser

@@ -62,8 +62,8 @@ def greedy_decode(model: Seq2Seq, src: object, steps: int, src_len: object | Non
     w.coins[:] = 0.0
     dec_in = np.zeros((B, steps), np.int64)
     pred = np.zeros((B, steps), np.int64)
-    K._loss_and_grad(model.theta, model._offs, model._dims, s, lens, tgt, tgt_len, 0.0,
-                     False, B, dec_in, pred, w)
+    K.training_pass(model.theta, model._offs, model._dims, s, lens, tgt, tgt_len, 0.0,
+                    False, B, dec_in, pred, w)
     return pred, (w.Al.transpose(1, 0, 2).copy() if keep_attention else None)  # (B, T, S)
 
 
@@ -111,7 +111,8 @@ class Seq2SeqStepModel:
         K._encode(self._theta, self._offs, self._dims, s, lens, w.X, w.Hs, w.cache, w.Ann, w.C,
                   w.gx, w.gh, w.ex_in, w.ex_out, w.ex_bits)
         K._keys(self._theta, self._offs, self._dims, w.Ann, w.K)
-        w.Al[:] = 0.0                               # stays 0 for the fixed-context model
+        self._step_io = (np.zeros((1, 1), np.int64), np.ones(1, np.int64),  # tgt, tgt_len
+                         np.zeros((1, 1), np.int64), np.zeros((1, 1), np.int64))  # dec_in, pred
         self.initial_state = DecoderState(w.Hs[0, s.shape[1], 0].copy(), np.zeros(s.shape[1]))
 
     def step(self, state: DecoderState, token: int) -> tuple[np.ndarray, DecoderState]:
@@ -122,10 +123,10 @@ class Seq2SeqStepModel:
         w = self._work
         w.Sd[0, 0] = state.hidden                   # s_{t-1}
         w.tokens[0] = tok
-        K._decoder_step(self._theta, self._offs, self._dims, w.Sd[0], w.tokens, w.Ann, w.K, w.C,
-                        self._lens, w.Y[0], w.Cx[0], w.Qa[0], w.U[0], w.Al[0], w.Sd[1],
-                        w.dc[0, 0], w.dc[1, 0], w.dc[2, 0], w.dc[3, 0], w.LP[0],
-                        w.gx, w.gh, w.gc, w.logits, w.ex_in, w.ex_out, w.ex_bits)
+        tgt, tgt_len, dec_in, pred = self._step_io    # one step, its (unused) loss on token 0
+        K._decode(self._theta, self._offs, self._dims, tgt, tgt_len, 0.0, w.coins, 1, dec_in,
+                  pred, self._lens, w.Ann, w.K, w.C, w.Y, w.Cx, w.Qa, w.U, w.Al, w.Sd, w.dc,
+                  w.LP, w.tokens, w.gx, w.gh, w.gc, w.logits, w.ex_in, w.ex_out, w.ex_bits)
         return w.LP[0, 0].copy(), DecoderState(w.Sd[1, 0].copy(), w.Al[0, 0].copy())
 
 

@@ -100,8 +100,8 @@ def _forward_backward(model: Seq2Seq, batch: Batch, teacher_forcing_ratio: float
     if parts == 1:
         w = ws.work(model.config, B, S, T)
         gen.random(out=w.coins)                     # (T, B), the draws of gen.random((T, B))
-        loss = K._loss_and_grad(model.theta, model._offs, model._dims, b.src, b.src_len, b.tgt,
-                                b.tgt_len, ratio, want_grad, B, dec_in, pred, w)
+        loss = K.training_pass(model.theta, model._offs, model._dims, b.src, b.src_len, b.tgt,
+                               b.tgt_len, ratio, want_grad, B, dec_in, pred, w)
         return StepResult(float(loss), dec_in, pred), w.grad
     coins = gen.random((T, B))                      # the same draws, cut by rows below
     rows = [B * k // parts for k in range(parts + 1)]
@@ -110,9 +110,9 @@ def _forward_backward(model: Seq2Seq, batch: Batch, teacher_forcing_ratio: float
         lo, hi = rows[k], rows[k + 1]
         w = ws.part(k).work(model.config, hi - lo, S, T)
         w.coins[...] = coins[:, lo:hi]
-        loss = K._loss_and_grad(model.theta, model._offs, model._dims, b.src[lo:hi],
-                                b.src_len[lo:hi], b.tgt[lo:hi], b.tgt_len[lo:hi], ratio,
-                                want_grad, B, dec_in[lo:hi], pred[lo:hi], w)
+        loss = K.training_pass(model.theta, model._offs, model._dims, b.src[lo:hi],
+                               b.src_len[lo:hi], b.tgt[lo:hi], b.tgt_len[lo:hi], ratio,
+                               want_grad, B, dec_in[lo:hi], pred[lo:hi], w)
         return float(loss), w
 
     later = [pool.submit(run, k) for k in range(1, parts)] if pool is not None else []
