@@ -47,6 +47,10 @@ GRU, RNN = 0, 1
 
 COL0 = np.int64(0)  # the first column, as a numpy integer (see the slots above)
 
+# Options of the kernels only other kernels call: no CPython or C entry point to generate
+# and compile (Python calls only the ones without them).
+_INNER = {"no_cpython_wrapper": True, "no_cfunc_wrapper": True}
+
 BOS = 1  # start token fed to the decoder's first step (see engine.lab's vocabulary)
 
 
@@ -56,7 +60,7 @@ _LN2_LO = 1.9082149292705877e-10
 _ROUND = 6755399441055744.0         # 1.5·2^52: (t + _ROUND) - _ROUND rounds t to an integer
 
 
-@jit(fma=True)
+@jit(fma=True, **_INNER)
 def _vexp(x, out, bits):
     """out = exp(x) elementwise, within 4e-16 relative of libm, in loops LLVM vectorises.
 
@@ -81,12 +85,12 @@ def _vexp(x, out, bits):
         out[i] *= scale[i]
 
 
-@jit
+@jit(**_INNER)
 def _mat(theta, offs, k, rows, cols):
     return theta[offs[k]:offs[k + 1]].reshape((rows, cols))
 
 
-@jit
+@jit(**_INNER)
 def _vec(theta, offs, k):
     return theta[offs[k]:offs[k + 1]]
 
@@ -94,7 +98,7 @@ def _vec(theta, offs, k):
 # ---------------------------------------------------------------------------- the cell
 
 
-@jit
+@jit(**_INNER)
 def _cell_forward(cell, gx, gh, h_prev, h_new, r, z, n, ghn, ex_in, ex_out, ex_bits):
     """One recurrent step for a batch. gx = x W_x + b_x, gh = h W_h + b_h: (B, G·d).
 
@@ -138,7 +142,7 @@ def _cell_forward(cell, gx, gh, h_prev, h_new, r, z, n, ghn, ex_in, ex_out, ex_b
                 h_new[b, j] = hh
 
 
-@jit
+@jit(**_INNER)
 def _cell_backward(cell, dh, h_prev, r, z, n, ghn, dgx, dgh, dh_prev):
     """Backward of :func:`_cell_forward` given dL/dh' (B, d).
 
@@ -174,7 +178,7 @@ def _cell_backward(cell, dh, h_prev, r, z, n, ghn, dgx, dgh, dh_prev):
                 dh_prev[b, j] = 0.0
 
 
-@jit
+@jit(**_INNER)
 def _add_colsum(out, x):
     """out (N,) += Σ_rows x (R, N): the bias gradient."""
     R, N = x.shape
@@ -189,14 +193,14 @@ def _add_colsum(out, x):
 # :func:`_add_cols`), so each is compiled once.
 
 
-@jit
+@jit(**_INNER)
 def _iadd1(out, x):
     """out (N,) += x (N,)."""
     for j in range(out.shape[0]):
         out[j] += x[j]
 
 
-@jit
+@jit(**_INNER)
 def _iadd2(out, x):
     """out (R, N) += x (R, N)."""
     R, N = out.shape
@@ -205,14 +209,14 @@ def _iadd2(out, x):
             out[i, j] += x[i, j]
 
 
-@jit
+@jit(**_INNER)
 def _copy1(out, x):
     """out (N,) = x (N,)."""
     for j in range(out.shape[0]):
         out[j] = x[j]
 
 
-@jit
+@jit(**_INNER)
 def _copy2(out, x):
     """out (R, N) = x (R, N)."""
     R, N = out.shape
@@ -221,7 +225,7 @@ def _copy2(out, x):
             out[i, j] = x[i, j]
 
 
-@jit
+@jit(**_INNER)
 def _put_cols(out, j0, x):
     """out[:, j0:j0+N] = x: a column block of out (R, M) from x (R, N)."""
     R, N = x.shape
@@ -230,7 +234,7 @@ def _put_cols(out, j0, x):
             out[i, j0 + j] = x[i, j]
 
 
-@jit
+@jit(**_INNER)
 def _add_cols(out, x, j0):
     """out (R, N) += x[:, j0:j0+N]: a column block of x (R, M)."""
     R, N = out.shape
@@ -239,13 +243,13 @@ def _add_cols(out, x, j0):
             out[i, j] += x[i, j0 + j]
 
 
-@jit
+@jit(**_INNER)
 def _part(buf, rows, cols):
     """The first rows·cols entries of a scratch vector as a (rows, cols) matrix."""
     return buf[:rows * cols].reshape((rows, cols))
 
 
-@jit
+@jit(**_INNER)
 def _affine(x, W, b, y):
     """y = x W + b: y (R, N) from x (R, M), W (M, N), b (N,)."""
     np.dot(x, W, y)
@@ -393,7 +397,7 @@ def _encode_backward(theta, offs, dims, src, src_len, X, Hs, cache, dAnn, dC, ds
 # ---------------------------------------------------------------------------- decoder step
 
 
-@jit
+@jit(**_INNER)
 def _attend(Wq, v, s_prev, Ann, K, src_len, q, U, alpha, ctx, ex_in, ex_out, ex_bits):
     """Bahdanau attention for one decoder step (query s_{t-1}, keys and values H_i).
 
@@ -438,7 +442,7 @@ def _attend(Wq, v, s_prev, Ann, K, src_len, q, U, alpha, ctx, ex_in, ex_out, ex_
                 ctx[b, j] += w * Ann[i + 1, b, j]
 
 
-@jit
+@jit(**_INNER)
 def _attend_backward(Wq, v, s_prev, Ann, src_len, U, alpha, dctx, dq, dK, dAnn, gWq, gv,
                      ds_prev, dalpha, prod):
     """Backward of :func:`_attend`: dC_t (B, dA) → dK (S, B, a), dAnn, gW_q, gv, ds_{t-1}.
@@ -489,7 +493,7 @@ def _keys(theta, offs, dims, Ann, K):
     np.dot(Ann[1:].reshape((S * B, dA)), Wk, K.reshape((S * B, A)))
 
 
-@jit
+@jit(**_INNER)
 def _argmax(row):
     best = 0
     for k in range(1, row.shape[0]):
