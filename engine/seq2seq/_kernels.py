@@ -50,6 +50,7 @@ COL0 = np.int64(0)  # the first column, as a numpy integer (see the slots above)
 # Options of the kernels only other kernels call: no CPython or C entry point to generate
 # and compile (Python calls only the ones without them).
 _INNER = {"no_cpython_wrapper": True, "no_cfunc_wrapper": True}
+_OUTER = {"no_cfunc_wrapper": True}  # the kernels Python calls: no C entry point either
 
 BOS = 1  # start token fed to the decoder's first step (see engine.lab's vocabulary)
 
@@ -268,10 +269,10 @@ def _affine(x, W, b, y):
 # compile ~15 % slower.
 
 
-@jit
-def _encode(theta, offs, dims, src, src_len, X, Hs, cache, Ann, C, gx, gh, ex_in, ex_out,
+@jit(**_OUTER)
+def _encode(theta, offs, dims, src, src_len, X, Hs, cache, Ann, C, K, gx, gh, ex_in, ex_out,
             ex_bits):
-    """Run the encoder; fill the annotations the decoder reads.
+    """Run the encoder; fill the annotations and keys the decoder reads.
 
     X (S, B, e): X_t = E_x[src[:, t]], the embedding of each source token.
     Hs (1 + bi, S+1, B, d): the states of each direction r; cache (1 + bi, 4, S, B, d)
@@ -284,6 +285,8 @@ def _encode(theta, offs, dims, src, src_len, X, Hs, cache, Ann, C, gx, gh, ex_in
         unidirectional   H_i = →h_i                       (dA = d)
         bidirectional    H_i = [→h_i ; ←h_i]              (dA = 2d, Bahdanau et al. 2014)
     C (B, dA): the fixed context, C = H_T = →h_T (or [→h_T ; ←h_1]).
+    K (S, B, a): the keys H_i W_k of attention, computed once per batch (left alone by the
+    fixed-context decoder).
     gx, gh (B, G d) and ex_* (≥ 2·B·d) are scratch.
     """
     e, d, cell, bi = dims[D_E], dims[D_H], dims[D_CELL], dims[D_BI]
@@ -321,9 +324,13 @@ def _encode(theta, offs, dims, src, src_len, X, Hs, cache, Ann, C, gx, gh, ex_in
     _put_cols(C, COL0, Hs[0, S])
     if bi:
         _put_cols(C, d, Hs[1, 0])
+    if dims[D_ATTN]:
+        A, dA = dims[D_A], Ann.shape[2]
+        Wk = _mat(theta, offs, ATT_WK, dA, A)
+        np.dot(Ann[1:].reshape((S * B, dA)), Wk, K.reshape((S * B, A)))   # (S B, a)
 
 
-@jit
+@jit(**_OUTER)
 def _encode_backward(theta, offs, dims, src, src_len, X, Hs, cache, dAnn, dC, ds0, grad,
                      dX, dH, dh, dh_cell, carry, dgx, dgh, dh_prev, prod):
     """Backward of :func:`_encode`: dAnn (S+1, B, dA), dC (B, dA) and dL/ds_0 (B, d) → grad.
@@ -481,18 +488,6 @@ def _attend_backward(Wq, v, s_prev, Ann, src_len, U, alpha, dctx, dq, dK, dAnn, 
     _iadd2(ds_prev, P)
 
 
-@jit
-def _keys(theta, offs, dims, Ann, K):
-    """K = H W_k for every source position: (S, B, a) from Ann (S+1, B, dA), computed once
-    per batch (left alone by the fixed-context decoder)."""
-    if not dims[D_ATTN]:
-        return
-    A = dims[D_A]
-    S, B, dA = Ann.shape[0] - 1, Ann.shape[1], Ann.shape[2]
-    Wk = _mat(theta, offs, ATT_WK, dA, A)
-    np.dot(Ann[1:].reshape((S * B, dA)), Wk, K.reshape((S * B, A)))
-
-
 @jit(**_INNER)
 def _argmax(row):
     best = 0
@@ -509,11 +504,11 @@ def _argmax(row):
 # lab's first-run compile; a Python call per pass costs microseconds.
 
 
-@jit
+@jit(**_OUTER)
 def _decode(theta, offs, dims, tgt, tgt_len, ratio, coins, n_seq, dec_in, pred, src_len, Ann,
             K, C, Y, Cx, Qa, U, Al, Sd, dc, LP, tokens, gx, gh, gc, logits, ex_in, ex_out,
             ex_bits):
-    """The decoder, T steps for a batch, after :func:`_encode` and :func:`_keys`.
+    """The decoder, T steps for a batch, after :func:`_encode`.
 
     On entry Sd[0] (B, d) holds the start state and tokens (B,) the first step's inputs.
     Step t (B sequences at once): Y_{t-1} = E_y[token], C_t = attention over the
@@ -589,11 +584,11 @@ def _decode(theta, offs, dims, tgt, tgt_len, ratio, coins, n_seq, dec_in, pred, 
     return loss / n_seq
 
 
-@jit
+@jit(**_OUTER)
 def _decode_backward(theta, offs, dims, src_len, tgt, tgt_len, n_seq, dec_in, Ann, Sd, dc, Y,
                      Cx, U, Al, LP, grad, dAnn, dK, dC, ds, dlog, dgx, dgh, ds_prev, dq, dctx,
                      dalpha, prod):
-    """Backward of :func:`_decode` (and of :func:`_keys`) through time: grad (P,) receives
+    """Backward of :func:`_decode` (and of the keys K = H W_k) through time: grad (P,) receives
     dL/dθ of the decoder's parameters; dAnn (S+1, B, dA), dC (B, dA) and ds (B, d, then
     dL/ds_0) what :func:`_encode_backward` needs. The rest is scratch (see the Work fields)."""
     V, e, d, A, cell, attn = dims[D_V], dims[D_E], dims[D_H], dims[D_A], dims[D_CELL], dims[D_ATTN]
@@ -687,7 +682,7 @@ def training_pass(theta: np.ndarray, offs: np.ndarray, dims: np.ndarray, src: np
                   w) -> float:
     """Forward (with teacher forcing) and, if want_grad, backward through time.
 
-    Five kernel calls: :func:`_encode`, :func:`_keys`, :func:`_decode`, then
+    Four kernel calls: :func:`_encode`, :func:`_decode`, then
     :func:`_decode_backward` and :func:`_encode_backward`. With ratio 0 and want_grad False
     this is free-running greedy decoding (each step's argmax is the next input), which is
     how :func:`engine.seq2seq.greedy_decode` calls it: one forward pass serves training and
@@ -712,9 +707,8 @@ def training_pass(theta: np.ndarray, offs: np.ndarray, dims: np.ndarray, src: np
     """
     S = src.shape[1]
     w.cache[:] = 0.0
-    _encode(theta, offs, dims, src, src_len, w.X, w.Hs, w.cache, w.Ann, w.C, w.gx, w.gh,
+    _encode(theta, offs, dims, src, src_len, w.X, w.Hs, w.cache, w.Ann, w.C, w.K, w.gx, w.gh,
             w.ex_in, w.ex_out, w.ex_bits)
-    _keys(theta, offs, dims, w.Ann, w.K)            # (S, B, a)
     w.Sd[0] = w.Hs[0, S]                            # the decoder starts from H_T
     w.tokens[:] = BOS                               # and is fed BOS first
     loss = _decode(theta, offs, dims, tgt, tgt_len, ratio, w.coins, n_seq, dec_in, pred, src_len,
@@ -733,15 +727,14 @@ def training_pass(theta: np.ndarray, offs: np.ndarray, dims: np.ndarray, src: np
 
 
 # ---------------------------------------------------------------------------- inference
-# The step model of :mod:`engine.seq2seq.decode` calls :func:`_encode`, :func:`_keys` and
-# :func:`_decode` (B = 1, T = 1 views of its own workspace) directly, with the types the
+# The step model of :mod:`engine.seq2seq.decode` calls :func:`_encode` and :func:`_decode` (B = 1, T = 1 views of its own workspace) directly, with the types the
 # training pass compiled them for: it needs no kernel of its own.
 
 
 # ---------------------------------------------------------------------------- optimiser
 
 
-@jit(error_model="numpy")  # no zero-division branches (c1, c2, √v̂ + ε are > 0): the loop vectorises
+@jit(error_model="numpy", **_OUTER)  # no zero-division branches (c1, c2, √v̂ + ε are > 0): the loop vectorises
 def _clip_and_adam(theta, grad, m, v, step, lr, beta1, beta2, eps, max_norm):
     """Clip grad to global norm ≤ max_norm (if > 0), then one Adam step; returns the norm.
 

@@ -109,8 +109,7 @@ class Seq2SeqStepModel:
         # keys stay in it, each step overwrites the decoder's part
         w = self._work = Workspace().work(model.config, 1, s.shape[1], 1)
         K._encode(self._theta, self._offs, self._dims, s, lens, w.X, w.Hs, w.cache, w.Ann, w.C,
-                  w.gx, w.gh, w.ex_in, w.ex_out, w.ex_bits)
-        K._keys(self._theta, self._offs, self._dims, w.Ann, w.K)
+                  w.K, w.gx, w.gh, w.ex_in, w.ex_out, w.ex_bits)
         self._step_io = (np.zeros((1, 1), np.int64), np.ones(1, np.int64),  # tgt, tgt_len
                          np.zeros((1, 1), np.int64), np.zeros((1, 1), np.int64))  # dec_in, pred
         self.initial_state = DecoderState(w.Hs[0, s.shape[1], 0].copy(), np.zeros(s.shape[1]))
