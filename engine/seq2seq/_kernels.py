@@ -260,6 +260,23 @@ def _affine(x, W, b, y):
             y[i, j] += b[j]
 
 
+@jit(**_INNER)
+def _add_tn(out, A, B, prod):
+    """out (M, N) += Aᵀ B for A (R, M), B (R, N): a weight gradient. prod (≥ M·N) is scratch
+    for the product (np.dot writes, it does not add)."""
+    P = _part(prod, out.shape[0], out.shape[1])
+    np.dot(A.T, B, P)
+    _iadd2(out, P)
+
+
+@jit(**_INNER)
+def _add_nt(out, A, B, prod):
+    """out (R, N) += A Bᵀ for A (R, M), B (N, M): a gradient sent back through a weight."""
+    P = _part(prod, out.shape[0], out.shape[1])
+    np.dot(A, B.T, P)
+    _iadd2(out, P)
+
+
 # ---------------------------------------------------------------------------- encoder
 # Forward and backward are one function each, the two directions a loop inside it: every
 # jitted function called from another one is compiled (and optimised by LLVM) once on its
@@ -379,20 +396,12 @@ def _encode_backward(theta, offs, dims, src, src_len, X, Hs, cache, dAnn, dC, ds
                     _copy1(carry[b], dh[b])
             _cell_backward(cell, dh_cell, H[prev], c[0, t], c[1, t], c[2, t], c[3, t],
                            dgx, dgh, dh_prev)
-            P = _part(prod, d, G * d)
-            np.dot(H[prev].T, dgh, P)                   # (d, G d)
-            _iadd2(gWh, P)
+            _add_tn(gWh, H[prev], dgh, prod)            # (d, G d)
             _add_colsum(gbh, dgh)
-            P = _part(prod, B, d)
-            np.dot(dgh, Wh.T, P)                        # (B, d)
-            _iadd2(dh_prev, P)
-            P = _part(prod, e, G * d)
-            np.dot(X[t].T, dgx, P)                      # (e, G d)
-            _iadd2(gWx, P)
+            _add_nt(dh_prev, dgh, Wh, prod)             # (B, d)
+            _add_tn(gWx, X[t], dgx, prod)               # (e, G d)
             _add_colsum(gbx, dgx)
-            P = _part(prod, B, e)
-            np.dot(dgx, Wx.T, P)                        # (B, e)
-            _iadd2(dX[t], P)
+            _add_nt(dX[t], dgx, Wx, prod)               # (B, e)
             _copy2(dh, dh_prev)                         # (the initial state is 0: no parameter)
             _iadd2(dh, carry)
     gE = _mat(grad, offs, ENC_EMBED, V, e)
@@ -480,12 +489,8 @@ def _attend_backward(Wq, v, s_prev, Ann, src_len, U, alpha, dctx, dq, dK, dAnn, 
                 dpre = de * v[k] * (1.0 - u * u)
                 dq[b, k] += dpre
                 dK[i, b, k] += dpre
-    P = _part(prod, d, a)
-    np.dot(s_prev.T, dq, P)                         # (d, a)
-    _iadd2(gWq, P)
-    P = _part(prod, B, d)
-    np.dot(dq, Wq.T, P)                             # (B, d)
-    _iadd2(ds_prev, P)
+    _add_tn(gWq, s_prev, dq, prod)                  # (d, a)
+    _add_nt(ds_prev, dq, Wq, prod)                  # (B, d)
 
 
 @jit(**_INNER)
@@ -626,33 +631,21 @@ def _decode_backward(theta, offs, dims, src_len, tgt, tgt_len, n_seq, dec_in, An
                 dlog[b, tgt[b, t]] -= inv_b
             else:
                 dlog[b, :] = 0.0
-        P = _part(prod, d, V)
-        np.dot(Sd[t + 1].T, dlog, P)                # (d, V)
-        _iadd2(gWo, P)
+        _add_tn(gWo, Sd[t + 1], dlog, prod)         # (d, V)
         _add_colsum(gbo, dlog)
-        P = _part(prod, B, d)
-        np.dot(dlog, Wo.T, P)                       # (B, d)
-        _iadd2(ds, P)
+        _add_nt(ds, dlog, Wo, prod)                 # (B, d)
         _cell_backward(cell, ds, Sd[t], dc[0, t], dc[1, t], dc[2, t], dc[3, t], dgx, dgh,
                        ds_prev)
-        P = _part(prod, d, G * d)
-        np.dot(Sd[t].T, dgh, P)                     # (d, G d)
-        _iadd2(gWh, P)
+        _add_tn(gWh, Sd[t], dgh, prod)              # (d, G d)
         _add_colsum(gbh, dgh)
-        P = _part(prod, B, d)
-        np.dot(dgh, Wh.T, P)                        # (B, d)
-        _iadd2(ds_prev, P)
-        P = _part(prod, e, G * d)
-        np.dot(Y[t].T, dgx, P)                      # (e, G d)
-        _iadd2(gWy, P)
+        _add_nt(ds_prev, dgh, Wh, prod)             # (B, d)
+        _add_tn(gWy, Y[t], dgx, prod)               # (e, G d)
         _add_colsum(gbx, dgx)
         P = _part(prod, B, e)
         np.dot(dgx, Wy.T, P)                        # (B, e)  dL/dY_t
         for b in range(B):
             _iadd1(Ed_g[dec_in[b, t]], P[b])
-        P = _part(prod, dA, G * d)
-        np.dot(Cx[t].T, dgx, P)                     # (dA, G d)
-        _iadd2(gWc, P)
+        _add_tn(gWc, Cx[t], dgx, prod)              # (dA, G d)
         np.dot(dgx, Wc.T, dctx)                     # (B, dA)
         if attn:
             _attend_backward(Wq, v, Sd[t], Ann, src_len, U[t], Al[t], dctx, dq, dK, dAnn,
@@ -665,12 +658,8 @@ def _decode_backward(theta, offs, dims, src_len, tgt, tgt_len, n_seq, dec_in, An
         gWk = _mat(grad, offs, ATT_WK, dA, A)
         H2 = Ann[1:].reshape((S * B, dA))
         dK2 = dK.reshape((S * B, A))
-        P = _part(prod, dA, A)
-        np.dot(H2.T, dK2, P)                        # (dA, a)
-        _iadd2(gWk, P)
-        P = _part(prod, S * B, dA)
-        np.dot(dK2, Wk.T, P)                        # (S B, dA)
-        _iadd2(dAnn[1:].reshape((S * B, dA)), P)
+        _add_tn(gWk, H2, dK2, prod)                 # (dA, a)
+        _add_nt(dAnn[1:].reshape((S * B, dA)), dK2, Wk, prod)  # (S B, dA)
 
 
 # ---------------------------------------------------------------------------- training pass
