@@ -252,7 +252,7 @@ def warm_up() -> float:
     """Load (on a first run: compile) every kernel the lab's experiments use with one tiny
     call each; returns the seconds it took. For a TUI worker or a CLI spinner before
     training. (The step model of ``engine.seq2seq.step_function``, which no experiment
-    uses, compiles on its first use.)"""
+    uses, runs the same kernels: nothing more to compile.)"""
     t0 = time.perf_counter()
     cfg = Seq2SeqConfig(vocab_size=VOCAB_SIZE, embed_dim=2, hidden_dim=2, attn_dim=2)
     model = Seq2Seq.init(cfg, seed=0)
