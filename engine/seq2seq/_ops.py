@@ -1,0 +1,235 @@
+"""Building blocks of the seq2seq kernels: a vectorised exp, parameter views, the GRU / tanh-RNN
+cell forward and backward, and the small in-place array helpers the passes through time use.
+
+See :mod:`engine.seq2seq._kernels` for the model; everything here is called only by other
+kernels (no CPython entry points).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from engine._jit import jit
+from engine.seq2seq._layout import _INNER, GRU
+
+
+_LOG2E = 1.4426950408889634
+_LN2_HI = 0.6931471803691238        # ln 2 split in two so k·ln2 is exact to ~1e-19
+_LN2_LO = 1.9082149292705877e-10
+_ROUND = 6755399441055744.0         # 1.5·2^52: (t + _ROUND) - _ROUND rounds t to an integer
+
+
+@jit(fma=True, **_INNER)
+def _vexp(x, out, bits):
+    """out = exp(x) elementwise, within 4e-16 relative of libm, in loops LLVM vectorises.
+
+    exp(x) = 2^k · exp(r) with k = round(x / ln 2) and |r| ≤ ln2 / 2; exp(r) by its Taylor
+    series to r^12 (truncation < 2e-16), 2^k built in the exponent bits. x is clamped to
+    [-708, 709], so the result is a normal number (exp(-708) ≈ 3e-308 stands in for 0,
+    exp(709) ≈ 8e307 for inf), which is all tanh and σ below need. libm's exp is a call
+    per element and ~4x slower; exp dominates the cells and the additive scorer.
+    """
+    n = x.shape[0]
+    for i in range(n):
+        v = min(max(x[i], -708.0), 709.0)
+        kf = (v * _LOG2E + _ROUND) - _ROUND
+        r = (v - kf * _LN2_HI) - kf * _LN2_LO
+        out[i] = 1.0 + r * (1.0 + r * (1.0 / 2 + r * (1.0 / 6 + r * (1.0 / 24 + r * (
+            1.0 / 120 + r * (1.0 / 720 + r * (1.0 / 5040 + r * (1.0 / 40320 + r * (
+                1.0 / 362880 + r * (1.0 / 3628800 + r * (1.0 / 39916800 + r * (
+                    1.0 / 479001600))))))))))))
+        bits[i] = (np.int64(kf) + 1023) << 52       # the float64 2^k, as bits
+    scale = bits.view(np.float64)
+    for i in range(n):
+        out[i] *= scale[i]
+
+
+@jit(**_INNER)
+def _mat(theta, offs, k, rows, cols):
+    return theta[offs[k]:offs[k + 1]].reshape((rows, cols))
+
+
+@jit(**_INNER)
+def _vec(theta, offs, k):
+    return theta[offs[k]:offs[k + 1]]
+
+
+# ---------------------------------------------------------------------------- the cell
+
+
+@jit(**_INNER)
+def _cell_forward(cell, gx, gh, h_prev, h_new, r, z, n, ghn, ex_in, ex_out, ex_bits):
+    """One recurrent step for a batch. gx = x W_x + b_x, gh = h W_h + b_h: (B, G·d).
+
+    GRU:  r = σ(gx_r + gh_r)   z = σ(gx_z + gh_z)   n = tanh(gx_n + r ⊙ gh_n)
+          h' = (1 - z) ⊙ n + z ⊙ h
+    RNN:  h' = tanh(gx + gh)          (n caches h'; r, z unused)
+
+    σ(a) = 1 / (1 + e^{-a}) and tanh(a) = 1 - 2 / (e^{2a} + 1), with the exponentials of a
+    whole batch taken at once by :func:`_vexp` in the scratch vectors ex_* (≥ 2·B·d each).
+    """
+    B, d = h_prev.shape
+    t, e, bits = ex_in, ex_out, ex_bits
+    if cell == GRU:
+        for b in range(B):
+            for j in range(2 * d):                  # the r and z gates side by side
+                t[2 * d * b + j] = -(gx[b, j] + gh[b, j])
+        _vexp(t[:2 * B * d], e[:2 * B * d], bits[:2 * B * d])
+        for b in range(B):
+            for j in range(d):
+                rr = 1.0 / (1.0 + e[2 * d * b + j])
+                r[b, j] = rr
+                z[b, j] = 1.0 / (1.0 + e[2 * d * b + d + j])
+                ghn[b, j] = gh[b, 2 * d + j]
+                t[d * b + j] = 2.0 * (gx[b, 2 * d + j] + rr * gh[b, 2 * d + j])
+        _vexp(t[:B * d], e[:B * d], bits[:B * d])
+        for b in range(B):
+            for j in range(d):
+                nn = 1.0 - 2.0 / (e[d * b + j] + 1.0)
+                n[b, j] = nn
+                zz = z[b, j]
+                h_new[b, j] = (1.0 - zz) * nn + zz * h_prev[b, j]
+    else:
+        for b in range(B):
+            for j in range(d):
+                t[d * b + j] = 2.0 * (gx[b, j] + gh[b, j])
+        _vexp(t[:B * d], e[:B * d], bits[:B * d])
+        for b in range(B):
+            for j in range(d):
+                hh = 1.0 - 2.0 / (e[d * b + j] + 1.0)
+                n[b, j] = hh
+                h_new[b, j] = hh
+
+
+@jit(**_INNER)
+def _cell_backward(cell, dh, h_prev, r, z, n, ghn, dgx, dgh, dh_prev):
+    """Backward of :func:`_cell_forward` given dL/dh' (B, d).
+
+    Writes dL/dgx and dL/dgh (B, G·d) and the direct part of dL/dh (z ⊙ dh' for the GRU,
+    0 for the RNN); the caller adds the path through W_h (dgh W_hᵀ).
+    """
+    B, d = dh.shape
+    if cell == GRU:
+        for b in range(B):
+            for j in range(d):
+                g = dh[b, j]
+                rr = r[b, j]
+                zz = z[b, j]
+                nn = n[b, j]
+                dn = g * (1.0 - zz)                      # h' = (1-z) n + z h
+                dz = g * (h_prev[b, j] - nn)
+                dh_prev[b, j] = g * zz
+                da_n = dn * (1.0 - nn * nn)              # n = tanh(a_n)
+                da_z = dz * zz * (1.0 - zz)              # z = σ(a_z)
+                da_r = da_n * ghn[b, j] * rr * (1.0 - rr)  # a_n = gx_n + r gh_n
+                dgx[b, j] = da_r
+                dgx[b, d + j] = da_z
+                dgx[b, 2 * d + j] = da_n
+                dgh[b, j] = da_r
+                dgh[b, d + j] = da_z
+                dgh[b, 2 * d + j] = da_n * rr
+    else:
+        for b in range(B):
+            for j in range(d):
+                da = dh[b, j] * (1.0 - n[b, j] * n[b, j])
+                dgx[b, j] = da
+                dgh[b, j] = da
+                dh_prev[b, j] = 0.0
+
+
+@jit(**_INNER)
+def _add_colsum(out, x):
+    """out (N,) += Σ_rows x (R, N): the bias gradient."""
+    R, N = x.shape
+    for i in range(R):
+        for j in range(N):
+            out[j] += x[i, j]
+
+
+# In-place sums and copies as explicit loops: numba compiles an array expression (``a += b``,
+# ``np.dot(x, W) + b``) into its own kernel, which multiplies the cold-compile time by ~4.
+# They take C-contiguous arrays only (a column block is copied by :func:`_put_cols` and
+# :func:`_add_cols`), so each is compiled once.
+
+
+@jit(**_INNER)
+def _iadd1(out, x):
+    """out (N,) += x (N,)."""
+    for j in range(out.shape[0]):
+        out[j] += x[j]
+
+
+@jit(**_INNER)
+def _iadd2(out, x):
+    """out (R, N) += x (R, N)."""
+    R, N = out.shape
+    for i in range(R):
+        for j in range(N):
+            out[i, j] += x[i, j]
+
+
+@jit(**_INNER)
+def _copy1(out, x):
+    """out (N,) = x (N,)."""
+    for j in range(out.shape[0]):
+        out[j] = x[j]
+
+
+@jit(**_INNER)
+def _copy2(out, x):
+    """out (R, N) = x (R, N)."""
+    R, N = out.shape
+    for i in range(R):
+        for j in range(N):
+            out[i, j] = x[i, j]
+
+
+@jit(**_INNER)
+def _put_cols(out, j0, x):
+    """out[:, j0:j0+N] = x: a column block of out (R, M) from x (R, N)."""
+    R, N = x.shape
+    for i in range(R):
+        for j in range(N):
+            out[i, j0 + j] = x[i, j]
+
+
+@jit(**_INNER)
+def _add_cols(out, x, j0):
+    """out (R, N) += x[:, j0:j0+N]: a column block of x (R, M)."""
+    R, N = out.shape
+    for i in range(R):
+        for j in range(N):
+            out[i, j] += x[i, j0 + j]
+
+
+@jit(**_INNER)
+def _part(buf, rows, cols):
+    """The first rows·cols entries of a scratch vector as a (rows, cols) matrix."""
+    return buf[:rows * cols].reshape((rows, cols))
+
+
+@jit(**_INNER)
+def _affine(x, W, b, y):
+    """y = x W + b: y (R, N) from x (R, M), W (M, N), b (N,)."""
+    np.dot(x, W, y)
+    R, N = y.shape
+    for i in range(R):
+        for j in range(N):
+            y[i, j] += b[j]
+
+
+@jit(**_INNER)
+def _add_tn(out, A, B, prod):
+    """out (M, N) += Aᵀ B for A (R, M), B (R, N): a weight gradient. prod (≥ M·N) is scratch
+    for the product (np.dot writes, it does not add)."""
+    P = _part(prod, out.shape[0], out.shape[1])
+    np.dot(A.T, B, P)
+    _iadd2(out, P)
+
+
+@jit(**_INNER)
+def _add_nt(out, A, B, prod):
+    """out (R, N) += A Bᵀ for A (R, M), B (N, M): a gradient sent back through a weight."""
+    P = _part(prod, out.shape[0], out.shape[1])
+    np.dot(A, B.T, P)
+    _iadd2(out, P)
