@@ -18,6 +18,7 @@ from textual import work
 from textual.app import App
 from textual.binding import Binding
 from textual.events import Resize
+from textual.message import Message
 from textual.notifications import SeverityLevel
 from textual.screen import Screen
 
@@ -78,6 +79,14 @@ class StartAt:
     exam: ExamStart | None = None
 
 
+class EngineStatus(Message):
+    """The warm-up's progress line, posted from its worker thread."""
+
+    def __init__(self, text: str) -> None:
+        super().__init__()
+        self.text = text
+
+
 class TutorApp(App):
     """attn-tutor's full-screen interface."""
 
@@ -98,6 +107,7 @@ class TutorApp(App):
         super().__init__()
         self.start = start or StartAt()
         self._warm_up = warm_up
+        self._warm_children = None  # the warm-up's child processes on a cold cache (tutor.warmup_procs)
         self.engine_status = "Engine: starting…"
         self._store = None
         self._too_small: TooSmallScreen | None = None
@@ -145,19 +155,35 @@ class TutorApp(App):
 
     @work(thread=True, exclusive=True, group="warmup")
     def warm_up(self) -> None:
-        from tutor.warmup import warm_engine
+        from textual.worker import get_current_worker
+
+        from tutor.warmup_procs import prepare_engine
+
+        worker = get_current_worker()
 
         def report(name: str, done: int, total: int) -> None:
-            text = (
-                "Engine: ready."
-                if name == "done"
-                else f"Engine: preparing the math kernels ({done}/{total}: {name})… "
-                "the first run after installing compiles them once."
-            )
-            self.call_from_thread(self._set_engine_status, text)
+            if name == "done":
+                text = "Engine: ready."
+            elif name.startswith("compiling"):
+                text = (f"Engine: first run after installing — {name} "
+                        f"({done}/{total} areas)… each kernel compiles once.")
+            else:
+                text = (f"Engine: preparing the math kernels ({done}/{total}: {name})… "
+                        "the first run after installing compiles them once.")
+            self.post_message(EngineStatus(text))  # thread-safe and never blocks (quitting)
 
-        seconds = warm_engine(report)
-        self.call_from_thread(self._set_engine_status, f"Engine: ready ({seconds:.1f} s to warm up).")
+        def keep(children: object) -> None:
+            self._warm_children = children
+
+        def quitting() -> bool:
+            return worker.is_cancelled or not self.is_running
+
+        seconds = prepare_engine(report, on_children=keep, should_stop=quitting)
+        if not quitting():
+            self.post_message(EngineStatus(f"Engine: ready ({seconds:.1f} s to warm up)."))
+
+    def on_engine_status(self, message: EngineStatus) -> None:
+        self._set_engine_status(message.text)
 
     def _set_engine_status(self, text: str) -> None:
         self.engine_status = text
@@ -195,6 +221,8 @@ class TutorApp(App):
             return False
 
     def on_unmount(self) -> None:
+        if self._warm_children is not None:  # quitting mid first-run compile: no orphans
+            self._warm_children.kill()
         if self._store is not None:
             self._store.close()
 

@@ -2,7 +2,10 @@
 
 The TUI paints first and calls :func:`warm_engine` from a worker thread. With a warm numba
 cache this takes a fraction of a second; with an empty cache (first run after install) every
-kernel compiles once, which is why the UI says it is preparing.
+kernel compiles once, which is why the UI says it is preparing. A cold cache is told apart
+cheaply by :func:`cache_is_cold`; then :mod:`tutor.warmup_procs` compiles the two halves of
+:func:`split_calls` in two child processes (numba compiles on one core) before the in-process
+load.
 """
 
 from __future__ import annotations
@@ -58,15 +61,20 @@ def _beam() -> object:
     return beam_search(example.model, 2, 3)
 
 
-def warm_engine(report: Callable[[str, int, int], None] | None = None) -> float:
+def warm_engine(report: Callable[[str, int, int], None] | None = None, *,
+                should_stop: Callable[[], bool] | None = None) -> float:
     """Run one tiny call per engine area; returns the seconds it took.
 
     ``report(name, done, total)`` is called before each area. Areas whose module is missing
-    or fails are skipped: warming up is an optimisation, never a reason to crash.
+    or fails are skipped: warming up is an optimisation, never a reason to crash. When
+    ``should_stop()`` turns true (the app is quitting) no further area starts and "done" is
+    not reported.
     """
     start = time.perf_counter()
     calls = _tiny_calls()
     for i, (name, fn) in enumerate(calls):
+        if should_stop is not None and should_stop():
+            return time.perf_counter() - start
         if report:
             report(name, i, len(calls))
         try:
@@ -76,3 +84,78 @@ def warm_engine(report: Callable[[str, int, int], None] | None = None) -> float:
     if report:
         report("done", len(calls), len(calls))
     return time.perf_counter() - start
+
+
+# -- the cold-cache split -----------------------------------------------------------------
+
+COLD_SECONDS: dict[str, float] = {
+    "log-softmax": 0.7, "tiled attention": 3.6, "worked examples": 12.2, "seq2seq lab": 15.3,
+    "transformer lab": 6.6,
+}
+"""Seconds each area takes alone in a fresh process on an empty numba cache (2-core Intel
+Xeon, load ~1.6, Dec 2026). Only their proportions matter: they balance :func:`split_calls`.
+An area missing here (and not in :data:`RIDES_WITH`) counts as 1 s."""
+
+RIDES_WITH: dict[str, str] = {
+    name: "worked examples"
+    for name in ("softmax", "masked softmax", "attention", "scoring", "pooling", "rnn", "loss",
+                 "beam search", "sampling")
+}
+"""Areas whose every kernel another area compiles too: they go to that area's process, where
+they cost nothing more (compiled in the other process, they would be compiled twice)."""
+
+SENTINELS: dict[str, str] = {
+    "sampling": "engine.decoding._kernels",
+    "tiled attention": "engine.flash",
+    "worked examples": "engine.softmax_backward",
+    "seq2seq lab": "engine.seq2seq._kernels",
+    "transformer lab": "engine.transformer._kernels",
+}
+"""For the costly areas, a module whose jitted kernels that area compiles: if one of these
+modules has no kernel in numba's cache for this machine, the cache is cold."""
+
+
+def split_calls(names: list[str], parts: int = 2) -> list[list[str]]:
+    """Share ``names`` among ``parts`` processes so each compiles about as long.
+
+    An area rides with the one of :data:`RIDES_WITH` when that one is in ``names``; the
+    groups go, costliest first, each to the part with the least so far. Each part keeps the
+    order of ``names``.
+    """
+    group_of = {n: RIDES_WITH.get(n, n) if RIDES_WITH.get(n) in names else n for n in names}
+    heads = sorted(set(group_of.values()), key=lambda n: (-COLD_SECONDS.get(n, 1.0), names.index(n)))
+    load = [0.0] * parts
+    part_of: dict[str, int] = {}
+    for head in heads:
+        part_of[head] = lightest = load.index(min(load))
+        load[lightest] += COLD_SECONDS.get(head, 1.0)
+    return [[n for n in names if part_of[group_of[n]] == i] for i in range(parts)]
+
+
+def module_is_cached(module_name: str) -> bool:
+    """Whether one of ``module_name``'s own jitted kernels has machine code in numba's cache
+    for this numba version, this source and this CPU (imports the module; compiles nothing)."""
+    from numba.core.dispatcher import Dispatcher
+    from numba.core.registry import cpu_target
+
+    module = importlib.import_module(module_name)
+    magic = cpu_target.target_context.codegen().magic_tuple()  # (triple, CPU name, features)
+    for obj in vars(module).values():
+        if not (isinstance(obj, Dispatcher) and obj.__module__ == module_name):
+            continue
+        cache = getattr(obj, "_cache", None)
+        index = getattr(getattr(cache, "_cache_file", None), "_load_index", None)
+        # an index written by another numba or for an older source loads as {}
+        if index is not None and any(key[1] == magic for key in index()):
+            return True
+    return False
+
+
+def cache_is_cold() -> bool:
+    """Whether a costly area's kernels are missing from numba's cache (first run after
+    install, new numba, new CPU). False when that cannot be told: warming in-process is
+    always correct, only slower."""
+    try:
+        return not all(module_is_cached(m) for m in SENTINELS.values())
+    except Exception:  # noqa: BLE001 - a private numba API moved: keep the plain warm-up
+        return False

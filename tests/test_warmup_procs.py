@@ -1,0 +1,190 @@
+"""The cold-cache warm-up in two child processes: the split, the child, fallback, no orphans."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import threading
+from collections import Counter
+from collections.abc import Callable, Sequence
+
+import pytest
+
+from tutor import warmup, warmup_procs
+from tutor.app import make_app
+from tutor.warmup import RIDES_WITH, SENTINELS, _tiny_calls, split_calls
+from tutor.warmup_procs import WarmUpChildren, prepare_engine
+
+NAMES = [name for name, _ in _tiny_calls()]
+
+
+def _python(code: str) -> Callable[[Sequence[str]], list[str]]:
+    """A stand-in child: runs ``code`` with the areas as sys.argv[1:]."""
+    return lambda names: [sys.executable, "-c", code, *names]
+
+
+REPORTS_ALL = _python("import sys\nfor n in sys.argv[1:]: print('done', n, '0.5', flush=True)\n"
+                      "print('finished 0.25', flush=True)")
+FAILS = _python("import sys; print('done', sys.argv[1], '0.1', flush=True); sys.exit(1)")
+HANGS = _python("import sys, time; print('done', sys.argv[1], '0.0', flush=True); time.sleep(120)")
+
+
+@pytest.mark.parametrize("parts", [1, 2, 3])
+def test_split_gives_every_area_to_exactly_one_part_in_order(parts):
+    split = split_calls(NAMES, parts)
+    assert len(split) == parts
+    assert Counter(n for part in split for n in part) == Counter(NAMES)
+    for part in split:
+        assert part == [n for n in NAMES if n in part]
+
+
+def test_split_keeps_riders_with_their_area_and_the_two_costliest_apart():
+    assert set(RIDES_WITH) | set(RIDES_WITH.values()) <= set(NAMES)
+    part_of = {n: i for i, part in enumerate(split_calls(NAMES, 2)) for n in part}
+    for rider, host in RIDES_WITH.items():
+        assert part_of[rider] == part_of[host]
+    # the two slowest areas alone (15.3 s and 12.2 s in the table) cannot share a core
+    assert part_of["seq2seq lab"] != part_of["worked examples"]
+    # without its host a rider is an area of its own
+    assert Counter(n for p in split_calls(["softmax", "seq2seq lab"], 2) for n in p) == \
+        Counter(["softmax", "seq2seq lab"])
+    assert split_calls(["softmax", "seq2seq lab"], 2)[0] != split_calls(["softmax", "seq2seq lab"], 2)[1]
+
+
+def test_child_compiles_a_tiny_subset_and_reports_each_area(tmp_path):
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path))
+    proc = subprocess.run(warmup_procs.child_command(["pooling", "loss"]), capture_output=True,
+                          text=True, env=env, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.splitlines()
+    assert [line.rsplit(" ", 1)[0] if line.startswith(("done", "finished")) else line
+            for line in lines] == ["start pooling", "done pooling", "start loss", "done loss",
+                                   "finished"]
+    assert float(lines[-1].split()[1]) > 0  # its CPU seconds
+    assert list(tmp_path.rglob("*.nbi"))  # the kernels went to the cache it was given
+
+
+def test_child_rejects_an_unknown_area_in_one_line():
+    proc = subprocess.run(warmup_procs.child_command(["pooling", "no such area"]),
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 2
+    assert proc.stdout == ""
+    assert proc.stderr.count("\n") == 1 and "unknown area(s) no such area" in proc.stderr
+    assert "Traceback" not in proc.stderr
+
+
+def _in_process(monkeypatch) -> list[bool]:
+    calls: list[bool] = []
+    monkeypatch.setattr(warmup, "warm_engine", lambda report=None, should_stop=None: calls.append(True))
+    return calls
+
+
+def test_children_that_finish_are_followed_by_the_in_process_load(monkeypatch):
+    calls = _in_process(monkeypatch)
+    seen: list[tuple[str, int, int]] = []
+    prepare_engine(lambda *a: seen.append(a), cold=lambda: True, command=REPORTS_ALL)
+    assert calls == [True]
+    assert seen[0] == ("compiling on 2 cores", 0, len(NAMES))
+    assert sorted(d for _, d, _ in seen[1:]) == list(range(1, len(NAMES) + 1))
+    assert all(name.startswith("compiling on 2 cores: ") for name, _, _ in seen[1:])
+
+
+def test_a_warm_cache_starts_no_child(monkeypatch):
+    calls = _in_process(monkeypatch)
+    started: list[object] = []
+    prepare_engine(cold=lambda: False, on_children=started.append)
+    assert calls == [True] and started == []
+
+
+@pytest.mark.parametrize("command", [FAILS, _python("print('finished x', flush=True)"),
+                                     lambda names: ["/no/such/python"]],
+                         ids=["exit 1", "garbled line", "cannot start"])
+def test_a_failed_child_falls_back_to_the_in_process_warm_up(monkeypatch, command):
+    calls = _in_process(monkeypatch)
+    children: list[WarmUpChildren] = []
+    prepare_engine(cold=lambda: True, command=command, on_children=children.append)
+    assert calls == [True]
+    assert all(p.poll() is not None for p in children[0].procs)
+
+
+def test_a_child_killed_from_outside_falls_back(monkeypatch):
+    calls = _in_process(monkeypatch)
+    children: list[WarmUpChildren] = []
+
+    def kill_first_child_once_started(kids: WarmUpChildren) -> None:
+        children.append(kids)
+
+        def later() -> None:
+            while len(kids.procs) < 2:
+                threading.Event().wait(0.01)
+            kids.procs[0].kill()
+            kids.procs[1].kill()
+
+        threading.Thread(target=later, daemon=True).start()
+
+    prepare_engine(cold=lambda: True, command=HANGS, on_children=kill_first_child_once_started)
+    assert calls == [True]  # nobody asked to stop: the in-process warm-up compiles the rest
+
+
+def test_stopping_kills_the_children_and_skips_the_in_process_warm_up(monkeypatch):
+    calls = _in_process(monkeypatch)
+    children: list[WarmUpChildren] = []
+
+    def stop_soon(kids: WarmUpChildren) -> None:
+        children.append(kids)
+        threading.Timer(0.5, kids.kill).start()
+
+    prepare_engine(cold=lambda: True, command=HANGS, on_children=stop_soon)
+    assert calls == []
+    assert [p.poll() is not None for p in children[0].procs] == [True, True]
+
+
+async def test_the_tui_shows_the_children_progress_and_leaves_no_orphan(monkeypatch):
+    calls = _in_process(monkeypatch)
+    monkeypatch.setattr(warmup, "cache_is_cold", lambda: True)
+    monkeypatch.setattr(warmup_procs, "child_command", HANGS)
+    app = make_app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        for _ in range(300):
+            kids = app._warm_children
+            if kids is not None and "(2/" in app.engine_status:
+                break
+            await pilot.pause(0.05)
+        assert "compiling on 2 cores" in app.engine_status
+        procs = list(app._warm_children.procs)
+        assert len(procs) == 2 and all(p.poll() is None for p in procs)
+    for proc in procs:
+        assert proc.poll() is not None
+        with pytest.raises(ProcessLookupError):
+            os.kill(proc.pid, 0)
+    assert calls == []
+
+
+def test_each_sentinel_module_is_cached_by_its_own_area():
+    """In a fresh process per area (nothing else compiled), the area's call compiles (or loads)
+    a kernel of its sentinel module, and the cold check then finds it on disk."""
+    code = ("import sys, importlib\n"
+            "from numba.core.dispatcher import Dispatcher\n"
+            "from tutor.warmup import _tiny_calls, SENTINELS, module_is_cached\n"
+            "name = sys.argv[1]; mod = importlib.import_module(SENTINELS[name])\n"
+            "def compiled(): return any(isinstance(o, Dispatcher) and o.signatures for o in vars(mod).values())\n"
+            "dict(_tiny_calls())[name]()\n"
+            "print(compiled(), module_is_cached(SENTINELS[name]))\n")
+    for name in SENTINELS:
+        proc = subprocess.run([sys.executable, "-c", code, name], capture_output=True, text=True,
+                              timeout=600)
+        assert proc.returncode == 0, proc.stderr
+        assert proc.stdout.split() == ["True", "True"], name
+
+
+def test_an_empty_cache_is_cold_and_a_filled_module_is_cached(tmp_path):
+    code = ("from tutor.warmup import cache_is_cold, module_is_cached, _tiny_calls\n"
+            "print(cache_is_cold(), module_is_cached('engine.loss'))\n"
+            "dict(_tiny_calls())['loss']()\n"
+            "print(module_is_cached('engine.loss'))\n")
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path))
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env,
+                          timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.split() == ["True", "False", "True"]

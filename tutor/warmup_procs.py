@@ -1,0 +1,203 @@
+"""A cold numba cache compiled on two cores: two child processes, each one half of the warm-up.
+
+numba compiles a kernel on one core and holds the GIL for much of it, so a first run that
+compiles every kernel in the TUI's own worker thread takes the sum of all compile times and
+slows the UI while it does. When :func:`tutor.warmup.cache_is_cold`, :func:`prepare_engine`
+starts ``python -m tutor.warmup_procs NAME…`` twice (same interpreter and environment, so
+the same ``NUMBA_CACHE_DIR``) on the two halves of :func:`tutor.warmup.split_calls`; each
+child prints one line per area and exits, and the kernels they cached then load in-process
+in well under a second. A child that fails or is killed means the in-process warm-up
+compiles what is left; quitting kills the children (and a child whose parent is gone stops
+by itself).
+
+Child protocol, one line per event on stdout: ``start NAME``, ``done NAME SECONDS`` (or
+``failed NAME``), then ``finished CPU_SECONDS`` (the child's CPU time) before a zero exit.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import threading
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]  # holds tutor/ and engine/
+
+Report = Callable[[str, int, int], None]
+
+
+def child_command(names: Sequence[str]) -> list[str]:
+    """The command line of one child compiling the areas ``names``."""
+    return [sys.executable, "-m", "tutor.warmup_procs", *names]
+
+
+class WarmUpChildren:
+    """Child processes compiling parts of the warm-up; the lines they print are counted.
+
+    Args:
+        parts: the areas of each child.
+        command: a child's command line from its areas (tests swap in a stand-in).
+        on_line: called with each ``done``/``failed`` area as it arrives (from a reader thread).
+    """
+
+    def __init__(self, parts: Sequence[Sequence[str]],
+                 command: Callable[[Sequence[str]], list[str]] | None = None,
+                 on_line: Callable[[str], None] | None = None) -> None:
+        self.parts = [list(p) for p in parts]
+        self.command = command or child_command
+        self.on_line = on_line
+        self.procs: list[subprocess.Popen] = []
+        self.finished = 0  # children that printed "finished"
+        self.cpu_seconds: list[float] = []  # each finished child's CPU time, as it reports it
+        self.stopped = False
+        self._lock = threading.Lock()
+        self._readers: list[threading.Thread] = []
+
+    def start(self) -> None:
+        """Start one child per part; raises OSError when one cannot start (the others are killed)."""
+        env = dict(os.environ)
+        env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), env.get("PYTHONPATH")]))
+        env.setdefault("PYTHONUNBUFFERED", "1")
+        try:
+            for part in self.parts:
+                with self._lock:
+                    if self.stopped:
+                        return
+                    proc = subprocess.Popen(self.command(part), stdin=subprocess.DEVNULL,
+                                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                                            text=True, env=env)
+                    self.procs.append(proc)
+                reader = threading.Thread(target=self._read, args=(proc,), daemon=True)
+                reader.start()
+                self._readers.append(reader)
+        except OSError:
+            self._end_all()
+            raise
+
+    def _read(self, proc: subprocess.Popen) -> None:
+        assert proc.stdout is not None
+        try:
+            for line in proc.stdout:
+                word, _, rest = line.strip().partition(" ")
+                if word == "finished":
+                    with self._lock:
+                        self.finished += 1
+                        self.cpu_seconds.append(float(rest or 0))
+                elif word in ("done", "failed") and self.on_line is not None:
+                    self.on_line(rest.rsplit(" ", 1)[0] if word == "done" else rest)
+        except (ValueError, OSError):  # a garbled line or a closed pipe: wait() reports failure
+            with self._lock:
+                self.finished = -len(self.parts)
+
+    def wait(self) -> bool:
+        """Wait for every child; True when each one ran its whole list and exited 0."""
+        codes = [proc.wait() for proc in self.procs]
+        for reader in self._readers:
+            reader.join()
+        return not self.stopped and self.finished == len(self.parts) and all(c == 0 for c in codes)
+
+    def kill(self) -> None:
+        """Stop every child now (the app is quitting); safe to call twice or before start."""
+        with self._lock:
+            self.stopped = True
+        self._end_all()
+
+    def _end_all(self) -> None:
+        with self._lock:
+            procs = list(self.procs)
+        for proc in procs:
+            if proc.poll() is None:
+                proc.kill()
+        for proc in procs:
+            try:
+                proc.wait(timeout=5)
+            except subprocess.TimeoutExpired:  # pragma: no cover - SIGKILL not delivered
+                pass
+
+
+def prepare_engine(report: Report | None = None, *, cold: Callable[[], bool] | None = None,
+                   parts: int = 2, on_children: Callable[[WarmUpChildren], None] | None = None,
+                   command: Callable[[Sequence[str]], list[str]] | None = None,
+                   should_stop: Callable[[], bool] | None = None) -> float:
+    """Warm every engine area: on a cold cache in ``parts`` child processes first, then (always)
+    in this process; returns the seconds it took.
+
+    ``report(name, done, total)`` as in :func:`tutor.warmup.warm_engine`; while the children
+    compile, ``name`` is ``"compiling: A, B"`` (the areas done last). ``on_children`` receives
+    the children before they start, so the caller can kill them when it quits; ``command``
+    replaces :func:`child_command` (tests); ``should_stop()`` true: stop as soon as possible.
+    """
+    import time
+
+    from tutor.warmup import _tiny_calls, cache_is_cold, split_calls, warm_engine
+
+    t0 = time.perf_counter()
+    if (cold or cache_is_cold)() and not (should_stop and should_stop()):
+        names = [name for name, _ in _tiny_calls()]
+        done: list[str] = []
+
+        def arrived(name: str) -> None:
+            done.append(name)
+            if report:
+                report("compiling on %d cores: %s" % (parts, ", ".join(done[-2:])),
+                       len(done), len(names))
+
+        children = WarmUpChildren(split_calls(names, parts), command or child_command, arrived)
+        if on_children is not None:
+            on_children(children)
+        if should_stop and should_stop():  # quit meanwhile: the caller may not have seen them
+            return time.perf_counter() - t0
+        if report:
+            report(f"compiling on {parts} cores", 0, len(names))
+        try:
+            children.start()
+            children.wait()  # a failed child: the in-process warm-up compiles the rest
+        except OSError:
+            pass
+        if children.stopped:
+            return time.perf_counter() - t0
+    warm_engine(report, should_stop=should_stop)
+    return time.perf_counter() - t0
+
+
+def _exit_with_parent(parent: int) -> None:
+    """Poll the parent's pid; leave at once when it is gone (killed TUI: no orphan compiles)."""
+    import time
+
+    while True:
+        time.sleep(0.5)
+        if os.getppid() != parent:
+            os._exit(3)
+
+
+def main(names: Sequence[str]) -> int:
+    """The child: run the warm-up areas ``names`` in order, printing the protocol lines."""
+    import time
+
+    from tutor.warmup import _tiny_calls
+
+    watch = threading.Thread(target=_exit_with_parent, args=(os.getppid(),), daemon=True)
+    watch.start()
+    calls = dict(_tiny_calls())
+    unknown = [n for n in names if n not in calls]
+    if unknown:
+        print(f"attn-tutor warm-up: unknown area(s) {', '.join(unknown)}; expected some of: "
+              f"{', '.join(calls)}", file=sys.stderr)
+        return 2
+    for name in names:
+        print(f"start {name}", flush=True)
+        t0 = time.perf_counter()
+        try:
+            calls[name]()
+        except Exception:  # noqa: BLE001 - as in warm_engine: skip an area, never stop
+            print(f"failed {name}", flush=True)
+            continue
+        print(f"done {name} {time.perf_counter() - t0:.2f}", flush=True)
+    print(f"finished {time.process_time():.2f}", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
