@@ -24,10 +24,12 @@ def _python(code: str) -> Callable[[Sequence[str]], list[str]]:
     return lambda names: [sys.executable, "-c", code, *names]
 
 
-REPORTS_ALL = _python("import sys\nfor n in sys.argv[1:]: print('done', n, '0.5', flush=True)\n"
+REPORTS_ALL = _python("import sys\nfor n in sys.argv[1:]:\n"
+                      "    print('start', n, flush=True); print('done', n, '0.5', flush=True)\n"
                       "print('finished 0.25', flush=True)")
 FAILS = _python("import sys; print('done', sys.argv[1], '0.1', flush=True); sys.exit(1)")
-HANGS = _python("import sys, time; print('done', sys.argv[1], '0.0', flush=True); time.sleep(120)")
+HANGS = _python("import sys, time; print('done', sys.argv[1], '0.0', flush=True)\n"
+                "print('start', sys.argv[2], flush=True); time.sleep(120)")
 
 
 @pytest.mark.parametrize("parts", [1, 2, 3])
@@ -86,8 +88,12 @@ def test_children_that_finish_are_followed_by_the_in_process_load(monkeypatch):
     prepare_engine(lambda *a: seen.append(a), cold=lambda: True, command=REPORTS_ALL)
     assert calls == [True]
     assert seen[0] == ("compiling on 2 cores", 0, len(NAMES))
-    assert sorted(d for _, d, _ in seen[1:]) == list(range(1, len(NAMES) + 1))
-    assert all(name.startswith("compiling on 2 cores: ") for name, _, _ in seen[1:])
+    children = [(n, d) for n, d, _ in seen[1:]]
+    assert sorted({d for _, d in children}) == list(range(len(NAMES) + 1))  # each area once
+    assert all(n.startswith("compiling on 2 cores") for n, _ in children)
+    shown = {area for n, _ in children for area in n.partition(": ")[2].split(" · ")}
+    assert shown - {""} == set(NAMES)  # each area named while its child compiles it
+    assert seen[-1][1] == len(NAMES)
 
 
 def test_a_warm_cache_starts_no_child(monkeypatch):
@@ -148,10 +154,14 @@ async def test_the_tui_shows_the_children_progress_and_leaves_no_orphan(monkeypa
     async with app.run_test(size=(100, 30)) as pilot:
         for _ in range(300):
             kids = app._warm_children
-            if kids is not None and "(2/" in app.engine_status:
+            if kids is not None and " · " in app.engine_status and "(2/" in app.engine_status:
                 break
             await pilot.pause(0.05)
-        assert "compiling on 2 cores" in app.engine_status
+        # each stand-in child is through its first area and compiling its second
+        first, second = (part[1] for part in split_calls(NAMES, 2))
+        assert f"compiling on 2 cores: {first} · {second}" in app.engine_status or \
+            f"compiling on 2 cores: {second} · {first}" in app.engine_status
+        assert f"(2/{len(NAMES)} areas)" in app.engine_status
         procs = list(app._warm_children.procs)
         assert len(procs) == 2 and all(p.poll() is None for p in procs)
     for proc in procs:

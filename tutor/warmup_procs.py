@@ -39,15 +39,19 @@ class WarmUpChildren:
     Args:
         parts: the areas of each child.
         command: a child's command line from its areas (tests swap in a stand-in).
-        on_line: called with each ``done``/``failed`` area as it arrives (from a reader thread).
+        on_change: called (from a reader thread) when a child starts or ends an area, with
+            the areas each child is compiling now ("" once it is through) and how many
+            areas are through in all.
     """
 
     def __init__(self, parts: Sequence[Sequence[str]],
                  command: Callable[[Sequence[str]], list[str]] | None = None,
-                 on_line: Callable[[str], None] | None = None) -> None:
+                 on_change: Callable[[list[str], int], None] | None = None) -> None:
         self.parts = [list(p) for p in parts]
         self.command = command or child_command
-        self.on_line = on_line
+        self.on_change = on_change
+        self.current = [""] * len(self.parts)  # the area each child is compiling
+        self.done = 0  # areas through, in all children
         self.procs: list[subprocess.Popen] = []
         self.finished = 0  # children that printed "finished"
         self.cpu_seconds: list[float] = []  # each finished child's CPU time, as it reports it
@@ -69,14 +73,15 @@ class WarmUpChildren:
                                             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
                                             text=True, env=env)
                     self.procs.append(proc)
-                reader = threading.Thread(target=self._read, args=(proc,), daemon=True)
+                reader = threading.Thread(target=self._read, args=(proc, len(self.procs) - 1),
+                                          daemon=True)
                 reader.start()
                 self._readers.append(reader)
         except OSError:
             self._end_all()
             raise
 
-    def _read(self, proc: subprocess.Popen) -> None:
+    def _read(self, proc: subprocess.Popen, i: int) -> None:
         assert proc.stdout is not None
         try:
             for line in proc.stdout:
@@ -85,8 +90,13 @@ class WarmUpChildren:
                     with self._lock:
                         self.finished += 1
                         self.cpu_seconds.append(float(rest or 0))
-                elif word in ("done", "failed") and self.on_line is not None:
-                    self.on_line(rest.rsplit(" ", 1)[0] if word == "done" else rest)
+                elif word in ("start", "done", "failed"):
+                    with self._lock:
+                        self.current[i] = rest if word == "start" else ""
+                        self.done += word != "start"
+                        now, done = list(self.current), self.done
+                    if self.on_change is not None:
+                        self.on_change(now, done)
         except (ValueError, OSError):  # a garbled line or a closed pipe: wait() reports failure
             with self._lock:
                 self.finished = -len(self.parts)
@@ -125,7 +135,8 @@ def prepare_engine(report: Report | None = None, *, cold: Callable[[], bool] | N
     in this process; returns the seconds it took.
 
     ``report(name, done, total)`` as in :func:`tutor.warmup.warm_engine`; while the children
-    compile, ``name`` is ``"compiling: A, B"`` (the areas done last). ``on_children`` receives
+    compile, ``name`` is ``"compiling on 2 cores: A · B"`` (what each compiles now) and ``done``
+    counts the areas through in both. ``on_children`` receives
     the children before they start, so the caller can kill them when it quits; ``command``
     replaces :func:`child_command` (tests); ``should_stop()`` true: stop as soon as possible.
     """
@@ -136,15 +147,14 @@ def prepare_engine(report: Report | None = None, *, cold: Callable[[], bool] | N
     t0 = time.perf_counter()
     if (cold or cache_is_cold)() and not (should_stop and should_stop()):
         names = [name for name, _ in _tiny_calls()]
-        done: list[str] = []
 
-        def arrived(name: str) -> None:
-            done.append(name)
+        def changed(now: list[str], done: int) -> None:
             if report:
-                report("compiling on %d cores: %s" % (parts, ", ".join(done[-2:])),
-                       len(done), len(names))
+                busy = " · ".join(n for n in now if n)
+                report(f"compiling on {parts} cores" + (f": {busy}" if busy else ""), done,
+                       len(names))
 
-        children = WarmUpChildren(split_calls(names, parts), command or child_command, arrived)
+        children = WarmUpChildren(split_calls(names, parts), command or child_command, changed)
         if on_children is not None:
             on_children(children)
         if should_stop and should_stop():  # quit meanwhile: the caller may not have seen them
