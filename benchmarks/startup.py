@@ -13,6 +13,15 @@ process (or of one step inside a fresh process), median of ``--runs`` unless not
    float64`` compiles, are shown but left out of the total); then the
    same child again on the now-filled cache, which is the cached load a user pays on every
    later start. One run each.
+4. the first run a student feels: the TUI's cold-cache warm-up (``tutor/warmup_procs.py``) on
+   another empty cache — two child processes compiling the halves of the warm-up list, then
+   the in-process load of that list — as wall time until every warm-up kernel is in, and its
+   CPU time (each child's and the loading process's). One run; compare it with the
+   warm-up list's rows of (3), which are the same work in one process.
+
+``--solo`` instead times each warm-up area alone (a fresh process, its own empty cache) and
+prints the ``COLD_SECONDS`` table of ``tutor/warmup.py`` that balances the two children:
+re-run it when an area's compile time changes.
 
 The CLI is the ``attn-tutor`` script next to this Python (``python -m tutor`` if there is
 none). The machine's load average is printed with the results: on a shared machine, run it
@@ -102,6 +111,64 @@ def child() -> None:
     print(json.dumps({"timings": timings, "missed": missed, "layer": _layer(numba)}))
 
 
+def two_process_child() -> None:
+    """In a fresh process: what the TUI does on a cold cache (children, then the in-process
+    load), timed; print JSON."""
+    import resource
+
+    sys.path.insert(0, str(ROOT))
+    from tutor.warmup import _tiny_calls, split_calls, warm_engine
+    from tutor.warmup_procs import WarmUpChildren
+
+    names = [name for name, _ in _tiny_calls()]
+    t0 = time.perf_counter()
+    children = WarmUpChildren(split_calls(names))
+    children.start()
+    ok = children.wait()
+    t1, c1 = time.perf_counter(), time.process_time()
+    warm_engine()
+    t2 = time.perf_counter()
+    used = resource.getrusage(resource.RUSAGE_CHILDREN)
+    print(json.dumps({"ok": ok, "parts": children.parts, "children_wall": t1 - t0,
+                      "children_cpu": children.cpu_seconds,
+                      "children_rusage_cpu": used.ru_utime + used.ru_stime,
+                      "load_wall": t2 - t1, "load_cpu": time.process_time() - c1}))
+
+
+def solo_child(name: str) -> None:
+    """In a fresh process: the CPU seconds of the one warm-up area ``name``; print JSON."""
+    sys.path.insert(0, str(ROOT))
+    import numba.core.registry  # noqa: F401 - not the area's cost
+
+    from tutor.warmup import _tiny_calls
+
+    c0 = time.process_time()
+    dict(_tiny_calls())[name]()
+    print(json.dumps({"cpu": time.process_time() - c0}))
+
+
+def solo_table() -> None:
+    """Time every warm-up area alone on an empty cache; print the COLD_SECONDS table."""
+    sys.path.insert(0, str(ROOT))
+    from tutor.warmup import RIDES_WITH, _tiny_calls
+
+    load = os.getloadavg()
+    print(f"# each area alone on an empty numba cache, CPU seconds; {cpu_model()}, "
+          f"load average {load[0]:.2f} at the start")
+    rows = []
+    for name, _ in _tiny_calls():
+        if name in RIDES_WITH:
+            continue
+        with tempfile.TemporaryDirectory(prefix="attn-numba-cache-") as cache:
+            env = dict(os.environ, NUMBA_CACHE_DIR=cache)
+            proc = subprocess.run([sys.executable, __file__, "--solo-child", name],
+                                  capture_output=True, text=True, env=env, cwd=ROOT)
+        if proc.returncode != 0:
+            raise SystemExit(f"{name} failed:\n{proc.stderr}")
+        rows.append(f'"{name}": {json.loads(proc.stdout.strip().splitlines()[-1])["cpu"]:.1f}')
+    print("COLD_SECONDS: dict[str, float] = {\n    " + ", ".join(rows) + ",\n}")
+
+
 def _layer(numba) -> str:
     try:
         return numba.threading_layer()
@@ -109,13 +176,26 @@ def _layer(numba) -> str:
         return "not started"
 
 
-def run_child(cache_dir: str) -> dict:
+def run_child(cache_dir: str, mode: str = "--child") -> dict:
     env = dict(os.environ, NUMBA_CACHE_DIR=cache_dir)
-    proc = subprocess.run([sys.executable, __file__, "--child"], capture_output=True, text=True,
+    proc = subprocess.run([sys.executable, __file__, mode], capture_output=True, text=True,
                           env=env, cwd=ROOT)
     if proc.returncode != 0:
         raise SystemExit(f"child failed:\n{proc.stderr}")
     return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def cpu_model() -> str:
+    """The CPU's model name (Linux: /proc/cpuinfo; elsewhere: platform.processor())."""
+    import platform
+
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or "unknown CPU"
 
 
 def cli() -> list[str]:
@@ -141,14 +221,27 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--runs", type=int, default=7)
     ap.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
+    ap.add_argument("--two-process-child", action="store_true", help=argparse.SUPPRESS)
+    ap.add_argument("--solo", action="store_true",
+                    help="time each warm-up area alone; print tutor/warmup.py's COLD_SECONDS")
+    ap.add_argument("--solo-child", help=argparse.SUPPRESS)
     args = ap.parse_args()
+    if args.solo_child:
+        solo_child(args.solo_child)
+        return
+    if args.solo:
+        solo_table()
+        return
     if args.child:
         child()
+        return
+    if args.two_process_child:
+        two_process_child()
         return
 
     load0 = os.getloadavg()
     cmd = cli()
-    print(f"start-up benchmark; CLI = {' '.join(cmd)}; {os.cpu_count()} cores; "
+    print(f"start-up benchmark; CLI = {' '.join(cmd)}; {cpu_model()}, {os.cpu_count()} cores; "
           f"load average {load0[0]:.2f} {load0[1]:.2f} {load0[2]:.2f}")
     med, best = wall(cmd + ["--help"], args.runs)
     print(f"attn-tutor --help:              median {med:.3f} s, min {best:.3f} s "
@@ -161,6 +254,9 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="attn-numba-cache-") as cache:
         cold = run_child(cache)
         warm = run_child(cache)
+    with tempfile.TemporaryDirectory(prefix="attn-numba-cache-") as cache:
+        load_two = os.getloadavg()
+        two = run_child(cache, "--two-process-child")
     print()
     print(f"engine kernels, one fresh process each (threading layer: {cold['layer']}):")
     print(f"  {'step':<36} {'empty cache: wall':>18} {'CPU':>8} {'warm cache: wall':>17} {'CPU':>8}")
@@ -176,6 +272,22 @@ def main() -> None:
           f"{totals[2]:>16.3f}s {totals[3]:>7.3f}s")
     if cold["missed"]:
         print("  jitted functions none of these calls compiled: " + ", ".join(cold["missed"]))
+    from tutor.warmup import _tiny_calls
+
+    listed = {name for name, _ in _tiny_calls()}
+    one = [(t, c) for name, t, c in cold["timings"] if name in listed]
+    print()
+    print(f"first run as the TUI does it (load average {load_two[0]:.2f} at its start):")
+    print(f"  the warm-up list in one process (the rows above): wall {sum(t for t, _ in one):.1f} s, "
+          f"CPU {sum(c for _, c in one):.1f} s")
+    cpu = sum(two["children_cpu"]) + two["load_cpu"]
+    print(f"  two child processes, then the in-process load: wall "
+          f"{two['children_wall'] + two['load_wall']:.1f} s until every warm-up kernel is in "
+          f"(children {two['children_wall']:.1f} s + load {two['load_wall']:.1f} s), "
+          f"CPU {cpu:.1f} s (children " + " + ".join(f"{c:.1f}" for c in two["children_cpu"])
+          + f" s, load {two['load_cpu']:.1f} s)" + ("" if two["ok"] else "  A CHILD FAILED"))
+    for i, part in enumerate(two["parts"]):
+        print(f"    child {i + 1}: {', '.join(part)}")
     load1 = os.getloadavg()
     print(f"load average at end {load1[0]:.2f} {load1[1]:.2f} {load1[2]:.2f}")
 

@@ -93,8 +93,9 @@ COLD_SECONDS: dict[str, float] = {
     "transformer lab": 6.6,
 }
 """Seconds each area takes alone in a fresh process on an empty numba cache (2-core Intel
-Xeon, load ~1.6, Dec 2026). Only their proportions matter: they balance :func:`split_calls`.
-An area missing here (and not in :data:`RIDES_WITH`) counts as 1 s."""
+Xeon, load ~1.6, 1 Dec 2026; ``python benchmarks/startup.py --solo`` prints this table again).
+Only their proportions matter: they balance :func:`split_calls`. An area missing here (and
+not in :data:`RIDES_WITH`) counts as 1 s."""
 
 RIDES_WITH: dict[str, str] = {
     name: "worked examples"
