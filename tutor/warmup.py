@@ -89,11 +89,11 @@ def warm_engine(report: Callable[[str, int, int], None] | None = None, *,
 # -- the cold-cache split -----------------------------------------------------------------
 
 COLD_SECONDS: dict[str, float] = {
-    "log-softmax": 0.7, "tiled attention": 3.6, "worked examples": 12.2, "seq2seq lab": 15.3,
-    "transformer lab": 6.6,
+    "log-softmax": 0.7, "tiled attention": 2.8, "worked examples": 9.2, "seq2seq lab": 16.6,
+    "transformer lab": 6.2,
 }
 """Seconds each area takes alone in a fresh process on an empty numba cache (2-core Intel
-Xeon, load ~1.6, 1 Dec 2026; ``python benchmarks/startup.py --solo`` prints this table again).
+Xeon, CPU seconds, load ~1, 1 Dec 2026; ``python benchmarks/startup.py --solo`` prints this table again).
 Only their proportions matter: they balance :func:`split_calls`. An area missing here (and
 not in :data:`RIDES_WITH`) counts as 1 s."""
 
