@@ -92,8 +92,8 @@ COLD_SECONDS: dict[str, float] = {
     "log-softmax": 0.7, "tiled attention": 2.8, "worked examples": 9.2, "seq2seq lab": 16.6,
     "transformer lab": 6.2,
 }
-"""Seconds each area takes alone in a fresh process on an empty numba cache (2-core Intel
-Xeon, CPU seconds, load ~1, 1 Dec 2026; ``python benchmarks/startup.py --solo`` prints this table again).
+"""CPU seconds each area takes alone in a fresh process on an empty numba cache (2-core Intel
+Xeon, load ~1, 1 Dec 2026; ``python benchmarks/startup.py --solo`` prints this table again).
 Only their proportions matter: they balance :func:`split_calls`. An area missing here (and
 not in :data:`RIDES_WITH`) counts as 1 s."""
 
@@ -124,7 +124,8 @@ def split_calls(names: list[str], parts: int = 2) -> list[list[str]]:
     order of ``names``.
     """
     group_of = {n: RIDES_WITH.get(n, n) if RIDES_WITH.get(n) in names else n for n in names}
-    heads = sorted(set(group_of.values()), key=lambda n: (-COLD_SECONDS.get(n, 1.0), names.index(n)))
+    heads = sorted(set(group_of.values()),
+                   key=lambda n: (-COLD_SECONDS.get(n, 1.0), names.index(n)))  # costliest first
     load = [0.0] * parts
     part_of: dict[str, int] = {}
     for head in heads:
