@@ -96,7 +96,10 @@ class WarmUpChildren:
                         self.done += word != "start"
                         now, done = list(self.current), self.done
                     if self.on_change is not None:
-                        self.on_change(now, done)
+                        try:
+                            self.on_change(now, done)
+                        except Exception:  # noqa: BLE001 - progress is shown, never fatal
+                            pass
         except (ValueError, OSError):  # a garbled line or a closed pipe: wait() reports failure
             with self._lock:
                 self.finished = -len(self.parts)
