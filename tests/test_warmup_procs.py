@@ -118,19 +118,24 @@ def test_a_child_killed_from_outside_falls_back(monkeypatch):
     calls = _in_process(monkeypatch)
     children: list[WarmUpChildren] = []
 
-    def kill_first_child_once_started(kids: WarmUpChildren) -> None:
+    def kill_both_once_started(kids: WarmUpChildren) -> None:
         children.append(kids)
 
-        def later() -> None:
-            while len(kids.procs) < 2:
+        def later() -> None:  # once both are busy with their second area
+            while len(kids.procs) < 2 or not all(kids.current) or kids.done < 2:
                 threading.Event().wait(0.01)
             kids.procs[0].kill()
             kids.procs[1].kill()
 
         threading.Thread(target=later, daemon=True).start()
 
-    prepare_engine(cold=lambda: True, command=HANGS, on_children=kill_first_child_once_started)
+    seen: list[tuple[str, int, int]] = []
+    prepare_engine(lambda *a: seen.append(a), cold=lambda: True, command=HANGS,
+                   on_children=kill_both_once_started)
     assert calls == [True]  # nobody asked to stop: the in-process warm-up compiles the rest
+    # each stand-in was through one area and busy with its second when killed: the status
+    # then names no area as being compiled
+    assert seen[-1] == ("compiling on 2 cores", 2, len(NAMES))
 
 
 def test_stopping_kills_the_children_and_skips_the_in_process_warm_up(monkeypatch):

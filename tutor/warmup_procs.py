@@ -91,18 +91,24 @@ class WarmUpChildren:
                         self.finished += 1
                         self.cpu_seconds.append(float(rest or 0))
                 elif word in ("start", "done", "failed"):
-                    with self._lock:
-                        self.current[i] = rest if word == "start" else ""
-                        self.done += word != "start"
-                        now, done = list(self.current), self.done
-                    if self.on_change is not None:
-                        try:
-                            self.on_change(now, done)
-                        except Exception:  # noqa: BLE001 - progress is shown, never fatal
-                            pass
+                    self._now(i, rest if word == "start" else "", word != "start")
         except (ValueError, OSError):  # a garbled line or a closed pipe: wait() reports failure
             with self._lock:
                 self.finished = -len(self.parts)
+        if self.current[i]:  # killed mid-area: it compiles nothing now
+            self._now(i, "", 0)
+
+    def _now(self, i: int, area: str, through: int) -> None:
+        """Child ``i`` compiles ``area`` now ("" none) and is through ``through`` more areas."""
+        with self._lock:
+            self.current[i] = area
+            self.done += through
+            now, done = list(self.current), self.done
+        if self.on_change is not None:
+            try:
+                self.on_change(now, done)
+            except Exception:  # noqa: BLE001 - progress is shown, never fatal
+                pass
 
     def wait(self) -> bool:
         """Wait for every child; True when each one ran its whole list and exited 0."""
