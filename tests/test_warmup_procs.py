@@ -13,7 +13,7 @@ import pytest
 
 from tutor import warmup, warmup_procs
 from tutor.app import make_app
-from tutor.warmup import RIDES_WITH, SENTINELS, _tiny_calls, split_calls
+from tutor.warmup import RIDES_WITH, SENTINELS, _tiny_calls, area_of, split_calls
 from tutor.warmup_procs import WarmUpChildren, prepare_engine
 
 NAMES = [name for name, _ in _tiny_calls()]
@@ -203,3 +203,52 @@ def test_an_empty_cache_is_cold_and_a_filled_module_is_cached(tmp_path):
                           timeout=300)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.split() == ["True", "False", "True"]
+
+
+def test_each_lab_warm_up_belongs_to_a_warm_up_area():
+    from tutor.lab.experiments import get
+
+    assert area_of(get("bottleneck").warm_up) == "seq2seq lab"
+    assert area_of(get("alignment").warm_up) == "seq2seq lab"
+    assert area_of(get("transformer").warm_up) == "transformer lab"
+    assert area_of(get("scaling").warm_up) is None  # no kernels to wait for
+    assert set(warmup.LOADER_AREAS.values()) <= set(NAMES)
+
+
+SLOW_FIRST = _python("import sys, time\nprint('start', sys.argv[1], flush=True); time.sleep(0.3)\n"
+                     "print('done', sys.argv[1], '0.3', flush=True)\n"
+                     "print('start', sys.argv[2], flush=True); time.sleep(120)")
+
+
+def _started(command, parts) -> WarmUpChildren:
+    kids = WarmUpChildren(parts, command)
+    kids.start()
+    return kids
+
+
+def test_waiting_for_an_area_ends_when_its_child_is_through_it():
+    kids = _started(SLOW_FIRST, [["pooling", "loss"], ["rnn", "softmax"]])
+    try:
+        kids.wait_for("rnn")
+        assert "rnn" in kids._through
+        assert [p.poll() for p in kids.procs] == [None, None]  # both still busy
+        kids.wait_for("no such area")  # in no part: nothing to wait for
+    finally:
+        kids.kill()
+    assert kids.wait() is False  # stopped
+
+
+def test_waiting_ends_when_the_child_dies_or_the_caller_stops():
+    kids = _started(FAILS, [["pooling", "loss"], ["rnn", "softmax"]])
+    kids.wait_for("loss")  # its child exits 1 after "pooling"
+    assert "loss" not in kids._through and kids.procs[0].poll() == 1
+    kids.kill()
+    kids = _started(HANGS, [["pooling", "loss"], ["rnn", "softmax"]])
+    try:
+        stop = threading.Event()
+        threading.Timer(0.3, stop.set).start()
+        kids.wait_for("loss", stop.is_set)
+        assert stop.is_set() and "loss" not in kids._through
+    finally:
+        kids.kill()
+    assert all(p.poll() is not None for p in kids.procs)

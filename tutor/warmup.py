@@ -116,6 +116,18 @@ SENTINELS: dict[str, str] = {
 modules has no kernel in numba's cache for this machine, the cache is cold."""
 
 
+LOADER_AREAS: dict[str, str] = {
+    "engine.lab.training": "seq2seq lab",
+    "tutor.lab.transformer": "transformer lab",
+}
+"""The module of a lab experiment's ``warm_up`` → the warm-up area that compiles its kernels."""
+
+
+def area_of(load: Callable[[], object] | None) -> str | None:
+    """The warm-up area whose kernels ``load`` (an experiment's ``warm_up``) loads, if known."""
+    return LOADER_AREAS.get(getattr(load, "__module__", ""))
+
+
 def split_calls(names: list[str], parts: int = 2) -> list[list[str]]:
     """Share ``names`` among ``parts`` processes so each compiles about as long.
 

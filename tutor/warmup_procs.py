@@ -56,6 +56,8 @@ class WarmUpChildren:
         self.finished = 0  # children that printed "finished"
         self.cpu_seconds: list[float] = []  # each finished child's CPU time, as it reports it
         self.stopped = False
+        self.broken = False  # a child could not start
+        self._through: set[str] = set()  # areas a child is through (done or failed)
         self._lock = threading.Lock()
         self._readers: list[threading.Thread] = []
 
@@ -78,6 +80,7 @@ class WarmUpChildren:
                 reader.start()
                 self._readers.append(reader)
         except OSError:
+            self.broken = True
             self._end_all()
             raise
 
@@ -90,19 +93,23 @@ class WarmUpChildren:
                     with self._lock:
                         self.finished += 1
                         self.cpu_seconds.append(float(rest or 0))
-                elif word in ("start", "done", "failed"):
-                    self._now(i, rest if word == "start" else "", word != "start")
+                elif word == "start":
+                    self._now(i, rest)
+                elif word in ("done", "failed"):
+                    self._now(i, "", rest.rsplit(" ", 1)[0] if word == "done" else rest)
         except (ValueError, OSError):  # a garbled line or a closed pipe: wait() reports failure
             with self._lock:
                 self.finished = -len(self.parts)
         if self.current[i]:  # killed mid-area: it compiles nothing now
-            self._now(i, "", 0)
+            self._now(i, "")
 
-    def _now(self, i: int, area: str, through: int) -> None:
-        """Child ``i`` compiles ``area`` now ("" none) and is through ``through`` more areas."""
+    def _now(self, i: int, area: str, through: str = "") -> None:
+        """Child ``i`` compiles ``area`` now ("": none), and is through the area ``through``."""
         with self._lock:
             self.current[i] = area
-            self.done += through
+            if through:
+                self.done += 1
+                self._through.add(through)
             now, done = list(self.current), self.done
         if self.on_change is not None:
             try:
@@ -116,6 +123,21 @@ class WarmUpChildren:
         for reader in self._readers:
             reader.join()
         return not self.stopped and self.finished == len(self.parts) and all(c == 0 for c in codes)
+
+    def wait_for(self, area: str, should_stop: Callable[[], bool] | None = None) -> None:
+        """Block until a child is through ``area`` (its kernels are in the cache), the child
+        that has it is gone, the children were stopped, or ``should_stop()``: a feature that
+        needs ``area`` loads it then instead of compiling it a second time meanwhile."""
+        import time
+
+        owner = next((i for i, part in enumerate(self.parts) if area in part), None)
+        while owner is not None and not (should_stop and should_stop()):
+            with self._lock:
+                if area in self._through or self.stopped or self.broken:
+                    return
+                if owner < len(self.procs) and self.procs[owner].poll() is not None:
+                    return
+            time.sleep(0.1)
 
     def kill(self) -> None:
         """Stop every child now (the app is quitting); safe to call twice or before start."""
@@ -167,6 +189,7 @@ def prepare_engine(report: Report | None = None, *, cold: Callable[[], bool] | N
         if on_children is not None:
             on_children(children)
         if should_stop and should_stop():  # quit meanwhile: the caller may not have seen them
+            children.kill()
             return time.perf_counter() - t0
         if report:
             report(f"compiling on {parts} cores", 0, len(names))

@@ -217,6 +217,11 @@ class LabScreen(Screen):
             live.bars = max(1, len(exp.bars(settings)[0]))
             load = exp.warm_up                   # the experiment's own kernels, or None
             if load is not None:
+                from tutor.warmup import area_of
+
+                wait = getattr(self.app, "wait_for_warm_up", None)
+                if wait is not None:  # a first run: its child may be compiling them now
+                    wait(area_of(load), self._stop.is_set)
                 load()  # instant when the app's warm-up got there first
             result = exp.run(settings, on_progress=live.callback, should_stop=self._stop)
         except Exception as exc:  # noqa: BLE001 - a failed run is reported, the app stays up
