@@ -222,7 +222,8 @@ class LabScreen(Screen):
                 wait = getattr(self.app, "wait_for_warm_up", None)
                 if wait is not None:  # a first run: its child may be compiling them now
                     wait(area_of(load), self._stop.is_set)
-                load()  # instant when the app's warm-up got there first
+                if not self._stop.is_set():  # cancelled or quitting: the run stops at once
+                    load()  # instant when the app's warm-up got there first
             result = exp.run(settings, on_progress=live.callback, should_stop=self._stop)
         except Exception as exc:  # noqa: BLE001 - a failed run is reported, the app stays up
             self.app.call_from_thread(self._failed, name, exc)
