@@ -252,3 +252,53 @@ def test_waiting_ends_when_the_child_dies_or_the_caller_stops():
     finally:
         kids.kill()
     assert all(p.poll() is not None for p in kids.procs)
+
+
+async def test_a_lab_run_on_a_first_run_waits_for_the_child_compiling_its_kernels(monkeypatch, tmp_path):
+    """The lab's own kernel load starts only once the child has said it is through the
+    seq2seq lab (here: once the test lets the stand-in say so)."""
+    from dataclasses import replace
+
+    import engine.lab
+    from engine import lab
+    from tutor.app import StartAt
+    from tutor.screens.lab import LabScreen
+
+    flag = tmp_path / "through"
+    code = ("import os, sys, time\n"
+            "for n in sys.argv[2:]:\n"
+            "    print('start', n, flush=True)\n"
+            "    while n == 'seq2seq lab' and not os.path.exists(sys.argv[1]): time.sleep(0.05)\n"
+            "    print('done', n, '0.0', flush=True)\n"
+            "print('finished 0.0', flush=True)\n")
+    monkeypatch.setattr(warmup_procs, "child_command",
+                        lambda names: [sys.executable, "-c", code, str(flag), *names])
+    monkeypatch.setattr(warmup, "cache_is_cold", lambda: True)
+    _in_process(monkeypatch)
+    loads: list[bool] = []
+
+    def load() -> None:  # stands for engine.lab.warm_up: records whether the child was through
+        loads.append(flag.exists())
+
+    load.__module__ = "engine.lab.training"
+    monkeypatch.setattr(engine.lab, "warm_up", load)
+    tiny = lab.TrainSettings(min_len=3, max_len=4, steps=5, batch_size=4)
+    settings = {"alignment": replace(lab.AlignmentSettings(), train=tiny, hidden_dim=4, embed_dim=2,
+                                     attn_dim=2, test_len=3)}
+    app = make_app(StartAt("lab", "alignment", lab_settings=settings))
+    async with app.run_test(size=(110, 34)) as pilot:
+        for _ in range(300):
+            if app._warm_children is not None and "seq2seq lab" in app.engine_status:
+                break
+            await pilot.pause(0.05)
+        screen = app.screen
+        assert isinstance(screen, LabScreen)
+        await pilot.press("enter")
+        await pilot.pause(1.0)
+        assert loads == [] and screen.running == "alignment"  # waiting, not compiling
+        flag.touch()
+        for _ in range(600):
+            if screen.running is None:
+                break
+            await pilot.pause(0.1)
+        assert loads == [True]
