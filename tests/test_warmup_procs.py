@@ -302,3 +302,14 @@ async def test_a_lab_run_on_a_first_run_waits_for_the_child_compiling_its_kernel
                 break
             await pilot.pause(0.1)
         assert loads == [True]
+
+
+def test_without_the_jit_nothing_counts_as_cold(tmp_path):
+    """NUMBA_DISABLE_JIT=1: no kernel to look at, so no child compiles on every start."""
+    code = ("from tutor.warmup import cache_is_cold, module_is_cached\n"
+            "print(cache_is_cold(), module_is_cached('engine.flash'))\n")
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path), NUMBA_DISABLE_JIT="1")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env,
+                          timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.split() == ["False", "None"]

@@ -146,23 +146,28 @@ def split_calls(names: list[str], parts: int = 2) -> list[list[str]]:
     return [[n for n in names if part_of[group_of[n]] == i] for i in range(parts)]
 
 
-def module_is_cached(module_name: str) -> bool:
+def module_is_cached(module_name: str) -> bool | None:
     """Whether one of ``module_name``'s own jitted kernels has machine code in numba's cache
-    for this numba version, this source and this CPU (imports the module; compiles nothing)."""
+    for this numba version, this source and this CPU (imports the module; compiles nothing);
+    None when it has no caching kernel to look at (e.g. ``NUMBA_DISABLE_JIT=1``)."""
     from numba.core.dispatcher import Dispatcher
     from numba.core.registry import cpu_target
 
     module = importlib.import_module(module_name)
     magic = cpu_target.target_context.codegen().magic_tuple()  # (triple, CPU name, features)
+    looked = False
     for obj in vars(module).values():
         if not (isinstance(obj, Dispatcher) and obj.__module__ == module_name):
             continue
-        cache = getattr(obj, "_cache", None)
-        index = getattr(getattr(cache, "_cache_file", None), "_load_index", None)
+        cache_file = getattr(getattr(obj, "_cache", None), "_cache_file", None)
+        index = getattr(cache_file, "_load_index", None)
+        if index is None:  # a kernel without cache=True
+            continue
+        looked = True
         # an index written by another numba or for an older source loads as {}
-        if index is not None and any(key[1] == magic for key in index()):
+        if any(key[1] == magic for key in index()):
             return True
-    return False
+    return False if looked else None
 
 
 def cache_is_cold() -> bool:
@@ -170,6 +175,6 @@ def cache_is_cold() -> bool:
     install, new numba, new CPU). False when that cannot be told: warming in-process is
     always correct, only slower."""
     try:
-        return not all(module_is_cached(m) for m in SENTINELS.values())
+        return any(module_is_cached(m) is False for m in SENTINELS.values())
     except Exception:  # noqa: BLE001 - a private numba API moved: keep the plain warm-up
         return False
