@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     from tutor.quiz.modes import QuizStart
     from tutor.screens.heatmaps import HeatmapsScreen
     from tutor.screens.trace import TraceScreen
+    from tutor.warmup_procs import WarmUpChildren
 
 WARM_UP_AFTER = 0.3
 """Seconds between the first screen's refresh and the start of the kernel warm-up."""
@@ -107,7 +108,7 @@ class TutorApp(App):
         super().__init__()
         self.start = start or StartAt()
         self._warm_up = warm_up
-        self._warm_children = None  # the warm-up's child processes on a cold cache (tutor.warmup_procs)
+        self._warm_children: WarmUpChildren | None = None  # a cold cache's compiling children
         self.engine_status = "Engine: starting…"
         self._store = None
         self._too_small: TooSmallScreen | None = None
@@ -172,7 +173,7 @@ class TutorApp(App):
                         "the first run after installing compiles them once.")
             self.post_message(EngineStatus(text))  # thread-safe and never blocks (quitting)
 
-        def keep(children: object) -> None:
+        def keep(children: WarmUpChildren) -> None:
             self._warm_children = children
 
         def quitting() -> bool:
