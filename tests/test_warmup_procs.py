@@ -313,3 +313,35 @@ def test_without_the_jit_nothing_counts_as_cold(tmp_path):
                           timeout=300)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.split() == ["False", "None"]
+
+
+def _alive(pid: int) -> bool:
+    """Whether ``pid`` runs (a zombie nobody has reaped yet counts as gone)."""
+    try:
+        stat = open(f"/proc/{pid}/stat").read()
+    except OSError:
+        return False
+    return stat.rsplit(")", 1)[1].split()[0] != "Z"
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self"), reason="reads /proc")
+def test_a_child_whose_parent_was_killed_exits_by_itself():
+    """The parent dies without a word (kill -9 of the TUI): the child's watch thread sees its
+    parent change and ends it, instead of compiling on for a window that is gone."""
+    grandchild = ("import os, threading, time\n"
+                  "from tutor.warmup_procs import _exit_with_parent\n"
+                  "threading.Thread(target=_exit_with_parent, args=(os.getppid(),), daemon=True).start()\n"
+                  "print(os.getpid(), flush=True)\n"
+                  "time.sleep(120)\n")
+    parent = ("import os, subprocess, sys\n"
+              f"p = subprocess.Popen([sys.executable, '-c', {grandchild!r}], stdout=subprocess.PIPE,\n"
+              "                     stderr=subprocess.DEVNULL, text=True)\n"
+              "print(p.stdout.readline().strip(), flush=True)\n"
+              "os._exit(0)\n")
+    proc = subprocess.run([sys.executable, "-c", parent], capture_output=True, text=True, timeout=60)
+    pid = int(proc.stdout.split()[0])
+    for _ in range(300):  # it checks every 0.5 s; it would otherwise sleep for two minutes
+        if not _alive(pid):
+            break
+        threading.Event().wait(0.1)
+    assert not _alive(pid)
