@@ -46,7 +46,7 @@ def test_split_keeps_riders_with_their_area_and_the_two_costliest_apart():
     part_of = {n: i for i, part in enumerate(split_calls(NAMES, 2)) for n in part}
     for rider, host in RIDES_WITH.items():
         assert part_of[rider] == part_of[host]
-    # the two slowest areas alone (16.6 s and 9.2 s in the table) cannot share a core
+    # the two slowest areas alone (11.7 s and 10.4 s in the table) cannot share a core
     assert part_of["seq2seq lab"] != part_of["worked examples"]
     # without its host a rider is an area of its own
     assert Counter(n for p in split_calls(["softmax", "seq2seq lab"], 2) for n in p) == \

@@ -89,13 +89,13 @@ def warm_engine(report: Callable[[str, int, int], None] | None = None, *,
 # -- the cold-cache split -----------------------------------------------------------------
 
 COLD_SECONDS: dict[str, float] = {
-    "log-softmax": 0.7, "tiled attention": 2.8, "worked examples": 9.2, "seq2seq lab": 16.6,
-    "transformer lab": 6.2,
+    "log-softmax": 0.8, "tiled attention": 2.9, "worked examples": 10.4, "seq2seq lab": 11.7,
+    "transformer lab": 5.7,
 }
 """CPU seconds each area takes alone in a fresh process on an empty numba cache (2-core Intel
-Xeon, load ~1, 1 Dec 2026; ``python benchmarks/startup.py --solo`` prints this table again).
-Only their proportions matter: they balance :func:`split_calls`. An area missing here (and
-not in :data:`RIDES_WITH`) counts as 1 s."""
+Xeon, load ~2, 1 Dec 2026, the seq2seq lab as five kernels; ``python benchmarks/startup.py
+--solo`` prints this table again). Only their proportions matter: they balance
+:func:`split_calls`. An area missing here (and not in :data:`RIDES_WITH`) counts as 1 s."""
 
 RIDES_WITH: dict[str, str] = {
     name: "worked examples"
