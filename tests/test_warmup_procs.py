@@ -345,3 +345,23 @@ def test_a_child_whose_parent_was_killed_exits_by_itself():
             break
         threading.Event().wait(0.1)
     assert not _alive(pid)
+
+
+def test_the_riders_compile_nothing_worked_examples_did_not():
+    """In a fresh process: after "worked examples", each area of RIDES_WITH adds no compiled
+    signature to any engine kernel (so it costs nothing in that area's child)."""
+    code = ("import sys\n"
+            "from numba.core.dispatcher import Dispatcher\n"
+            "from tutor.warmup import RIDES_WITH, _tiny_calls\n"
+            "def compiled():\n"
+            "    return {(m, a, s) for m, mod in list(sys.modules.items()) if m.startswith('engine') and mod\n"
+            "            for a, o in vars(mod).items() if isinstance(o, Dispatcher) for s in o.signatures}\n"
+            "calls = dict(_tiny_calls())\n"
+            "calls['worked examples']()\n"
+            "for rider in RIDES_WITH:\n"
+            "    before = compiled(); calls[rider](); print(rider, '|', sorted(compiled() - before))\n")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr
+    added = dict(line.split(" | ") for line in proc.stdout.splitlines())
+    assert set(added) == set(RIDES_WITH)
+    assert all(new == "[]" for new in added.values()), added
