@@ -40,6 +40,15 @@ def cpu_model() -> str:
     return platform.processor() or platform.machine()
 
 
+def bytecode_note() -> str:
+    """A warning line when Python may not write .pyc files (every start then recompiles the
+    tutor's modules in an editable install), else ''."""
+    if os.environ.get("PYTHONDONTWRITEBYTECODE"):
+        return ("note: PYTHONDONTWRITEBYTECODE is set; modules without a .pyc are compiled on "
+                "every start (a pip install writes them at install time)")
+    return ""
+
+
 def cli() -> list[str]:
     script = Path(sys.executable).with_name("attn-tutor")
     return [str(script)] if script.exists() else [sys.executable, "-m", "tutor"]
@@ -98,6 +107,8 @@ def main() -> None:
     load1 = os.getloadavg()
     print(f"TUI first paint ({' '.join(cmd)}, {args.runs} runs); {cpu_model()}, {os.cpu_count()} cores; "
           f"load average {load0[0]:.2f} at the start, {load1[0]:.2f} at the end")
+    if bytecode_note():
+        print(bytecode_note())
     print(f"  wall: median {statistics.median(walls):.3f} s, min {min(walls):.3f} s (goal 0.5 s)")
     print(f"  CPU by then: median {statistics.median(cpus):.3f} s, min {min(cpus):.3f} s")
 
