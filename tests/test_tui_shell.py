@@ -91,3 +91,22 @@ async def test_starting_in_a_small_window_shows_the_notice_at_once():
     async with app.run_test(size=(70, 20)) as pilot:
         await pilot.pause()
         assert isinstance(app.screen, TooSmallScreen)
+
+
+async def test_the_engine_status_posted_while_another_area_is_open_shows_on_returning_home():
+    from textual.widgets import Static
+
+    from tutor.app import EngineStatus
+
+    app = make_app(warm_up=False)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.press("5")                       # the lab: its own screen stack
+        await pilot.pause()
+        assert not isinstance(app.screen, HomeScreen)
+        app.post_message(EngineStatus("Engine: ready (12.3 s to warm up)."))
+        await pilot.pause()
+        await pilot.press("0")
+        await pilot.pause()
+        assert isinstance(app.screen, HomeScreen)
+        shown = str(app.screen.query_one("#engine-status", Static).render())
+        assert "Engine: ready (12.3 s to warm up)." in shown

@@ -62,6 +62,9 @@ class HomeScreen(Screen):
         yield Footer(compact=True)
 
     def on_screen_resume(self) -> None:
+        # the warm-up's progress changed while another area was open (each area is its own
+        # screen stack, so the app's updates could not reach this screen meanwhile)
+        self.update_engine_status(self.app.engine_status)  # type: ignore[attr-defined]
         if self._shown:
             self._show_progress()
         elif not self._pending:  # the app's first frame: the menu first, the progress store after
