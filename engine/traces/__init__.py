@@ -97,11 +97,18 @@ def interpret_if_small(name: str, overrides: Mapping[str, Any] | None = None) ->
     return use_interpreter()
 
 
+def _leaves(value: Any) -> int:
+    """How many numbers or words a (nested) list holds."""
+    return sum(_leaves(v) for v in value) if isinstance(value, (list, tuple)) else 1
+
+
 def _size(key: str, value: Any) -> int:
     if isinstance(value, str):
         return max(1, len(value.split()))
-    if isinstance(value, (list, tuple, np.ndarray)):
-        return max(1, int(np.size(np.asarray(value, dtype=object))))
+    if isinstance(value, np.ndarray):
+        return max(1, int(value.size))
+    if isinstance(value, (list, tuple)):
+        return max(1, _leaves(value))
     if (key != "seed" and isinstance(value, (int, float)) and not isinstance(value, bool)
             and math.isfinite(value) and value == int(value)):
         return max(1, abs(int(value)))

@@ -101,7 +101,8 @@ def run(name: str | None, *, plain: bool = False, as_json: bool = False, markdow
     from tutor.inputs import gather_inputs
 
     overrides = gather_inputs(sets, file)
-    if not (fmt is None and output is None and step is None and _on_terminal()):
+    on_terminal = _on_terminal()
+    if not (fmt is None and output is None and step is None and on_terminal):
         interpret_if_small(name, overrides)  # not for the TUI: its lab needs compiled kernels
     trace = build(name, overrides)
     if step is not None and not 1 <= step <= len(trace.steps):
@@ -116,7 +117,7 @@ def run(name: str | None, *, plain: bool = False, as_json: bool = False, markdow
         from tutor.render.markdown import render_markdown
 
         _emit(render_markdown(trace, step), output)
-    elif fmt == "plain" or output is not None or not _on_terminal():
+    elif fmt == "plain" or output is not None or not on_terminal:
         from tutor.render.plain import render_plain
 
         _emit(render_plain(trace, step), output)
