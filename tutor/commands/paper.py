@@ -70,8 +70,10 @@ def run(*, questions: int, minutes: float, ids: list[str], topics: list[str], se
         chosen = _sections(topics)
         lines = list_lines(chosen)
         if not lines:
-            raise UserError(f"no exam question on {', '.join(chosen)} yet; "
-                            "run `attn-tutor paper --list` for all of them")
+            from tutor.exam.model import load_questions
+            from tutor.exam.paper import too_few_message
+
+            raise UserError(too_few_message(0, 1, chosen, load_questions()))
         print("\n".join(lines))
         return
     if not 0 <= minutes <= 600 or minutes != minutes:

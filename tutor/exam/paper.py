@@ -140,7 +140,7 @@ class Paper:
         return sum(q.marks for q in self.questions)
 
 
-def _too_few(found: int, n: int, sections, everything) -> str:
+def too_few_message(found: int, n: int, sections, everything) -> str:
     """Why a filter leaves fewer than ``n`` questions, and what would work instead."""
     where = f" on {', '.join(sections)}" if sections else ""
     if found == 0:
@@ -183,7 +183,7 @@ def make_paper(n: int = DEFAULT_QUESTIONS, minutes: float | None = DEFAULT_MINUT
         if sections:
             pool = [q for q in pool if q.section in sections]
         if len(pool) < n:
-            raise PaperError(_too_few(len(pool), n, sections, everything))
+            raise PaperError(too_few_message(len(pool), n, sections, everything))
         done = set(attempted)
         rnd.shuffle(pool)
         chosen, used = [], set()
