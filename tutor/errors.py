@@ -53,7 +53,12 @@ def one_line(message: str, limit: int = MAX_MESSAGE) -> str:
     return f"{text[:limit - tail - 5]} [...] {text[-tail:]}"
 
 
-_PARSER_PHRASES = [  # typer checks option types through pydantic; its wording → ours
+_PARSER_PHRASES = [  # the parser's wording → ours
+    # typer < 0.29 checks types with click ("'two' is not a valid int.")
+    (r"'.*' is not a valid int(?:eger)?\.?$", "expected a whole number"),
+    (r"'.*' is not a valid float\.?$", "expected a number"),
+    # typer ≥ 0.29 checks them through pydantic (pyproject pins below it: pydantic costs
+    # ~0.2 s on every start), kept so a newer typer still reads well
     (r"(?:Value error, )?'.*' is not one of (.*?)\.?$", r"expected one of \1"),
     (r"Value error, (.*?)\.?$", r"\1"),
     (r"Input should be a valid integer.*$", "expected a whole number"),
@@ -66,20 +71,54 @@ _PARSER_PHRASES = [  # typer checks option types through pydantic; its wording �
 ]
 
 
+def _range_reason(reason: str) -> str | None:
+    """click's ``0 is not in the range 1<=x<=100000.`` (or ``x>=0``, ``0<x<1``) as the bound
+    the value broke: ``expected 1 or more``, ``expected at most 100000``, ``expected more
+    than 0`` (None for any other reason)."""
+    import re
+
+    found = re.match(r"(\S+) is not in the range (.*?)\.?$", reason)
+    if not found:
+        return None
+    value, bounds = found.groups()
+    low = re.match(r"(\S+?)(<=?)x", bounds)               # "1<=x…", "0<x…"
+    if low is not None:
+        low_at, low_shut = low.group(1), low.group(2) == "<="
+    elif (only := re.fullmatch(r"x(>=?)(\S+)", bounds)) is not None:   # "x>=0"
+        low_at, low_shut = only.group(2), only.group(1) == ">="
+    else:
+        low_at, low_shut = None, True
+    high = re.search(r"x(<=?)(\S+)$", bounds)             # "…x<=100000", "…x<1"
+    try:
+        v = float(value)
+        if low_at is not None and (v < float(low_at) or (not low_shut and v == float(low_at))):
+            return f"expected {low_at} or more" if low_shut else f"expected more than {low_at}"
+        if high is not None:
+            return (f"expected at most {high.group(2)}" if high.group(1) == "<="
+                    else f"expected less than {high.group(2)}")
+    except ValueError:
+        pass
+    return None
+
+
 def usage_message(message: str, argv: list[str]) -> str:
     """A command-line parser's complaint in the tutor's words: ``--steps abc: expected a whole
-    number`` rather than ``Invalid value for '--steps': Input should be a valid integer,
-    unable to parse string as an integer`` (the value quoted from ``argv`` when it is there)."""
+    number`` rather than ``Invalid value for '--steps': 'abc' is not a valid int.`` (the value
+    quoted from ``argv`` when it is there)."""
     import re
 
     found = re.match(r"Invalid value for ((?:'[^']+'(?: / )?)+): (.*)$", message)
     if not found:
         return message
     names, reason = re.findall(r"'([^']+)'", found.group(1)), found.group(2)
-    for pattern, replacement in _PARSER_PHRASES:
-        reason, hits = re.subn(pattern, replacement, reason)
-        if hits:
-            break
+    ranged = _range_reason(reason)
+    if ranged is not None:
+        reason = ranged
+    else:
+        for pattern, replacement in _PARSER_PHRASES:
+            reason, hits = re.subn(pattern, replacement, reason)
+            if hits:
+                break
     return f"{_option_as_typed(names, argv)}: {reason}"
 
 

@@ -1,8 +1,8 @@
 """The ``attn-tutor`` command's entry point.
 
 The bare command on a terminal opens the full-screen tutor straight away, without loading the
-command-line parser (typer, and the pydantic it builds every parameter with, cost about 0.1 s
-of CPU before the first paint); anything else goes to :func:`tutor.cli.main`.
+command-line parser (typer costs about 0.1 s of CPU before the first paint); anything else
+goes to :func:`tutor.cli.main`.
 """
 
 from __future__ import annotations
