@@ -10,7 +10,7 @@ import numpy as np
 from engine._jit import jit
 from engine.seq2seq._layout import (ATT_WK, COL0, D_A, D_ATTN, D_BI, D_CELL, D_E, D_H, D_V,
     ENC_EMBED, ENC_WX, ENC_WX_B, GRU, _OUTER)
-from engine.seq2seq._ops import (_add_cols, _add_colsum, _add_nt, _add_tn, _affine,
+from engine.seq2seq._ops import (_gemm, _add_cols, _add_colsum, _add_nt, _add_tn, _affine,
     _cell_backward, _cell_forward, _copy1, _copy2, _iadd1, _iadd2, _mat, _put_cols, _vec)
 
 
@@ -81,18 +81,17 @@ def _encode(theta, offs, dims, src, src_len, X, Hs, cache, Ann, C, K, gx, gh, ex
     if dims[D_ATTN]:
         A, dA = dims[D_A], Ann.shape[2]
         Wk = _mat(theta, offs, ATT_WK, dA, A)
-        np.dot(Ann[1:].reshape((S * B, dA)), Wk, K.reshape((S * B, A)))   # (S B, a)
+        _gemm(Ann[1:].reshape((S * B, dA)), Wk, K.reshape((S * B, A)), False, False, 1.0, 0.0) # (S B, a)
 
 
 @jit(**_OUTER)
 def _encode_backward(theta, offs, dims, src, src_len, X, Hs, cache, dAnn, dC, ds0, grad,
-                     dX, dH, dh, dh_cell, carry, dgx, dgh, dh_prev, prod):
+                     dX, dH, dh, dh_cell, carry, dgx, dgh, dh_prev):
     """Backward of :func:`_encode`: dAnn (S+1, B, dA), dC (B, dA) and dL/ds_0 (B, d) → grad.
 
     BPTT through each direction, the forward steps in reverse order; dH (S+1, B, d) holds
     dL/dH of that direction from the decoder side, dX (S, B, e) collects dL/dX_t. dh,
-    dh_cell, carry, dh_prev (B, d), dgx, dgh (B, G d) and prod (≥ d·G·d, B·d, e·G·d,
-    B·e entries) are scratch.
+    dh_cell, carry, dh_prev (B, d), dgx and dgh (B, G d) are scratch.
     """
     V, e, d, cell, bi = dims[D_V], dims[D_E], dims[D_H], dims[D_CELL], dims[D_BI]
     G = 3 if cell == GRU else 1
@@ -133,12 +132,12 @@ def _encode_backward(theta, offs, dims, src, src_len, X, Hs, cache, dAnn, dC, ds
                     _copy1(carry[b], dh[b])
             _cell_backward(cell, dh_cell, H[prev], c[0, t], c[1, t], c[2, t], c[3, t],
                            dgx, dgh, dh_prev)
-            _add_tn(gWh, H[prev], dgh, prod)            # (d, G d)
+            _add_tn(gWh, H[prev], dgh)            # (d, G d)
             _add_colsum(gbh, dgh)
-            _add_nt(dh_prev, dgh, Wh, prod)             # (B, d)
-            _add_tn(gWx, X[t], dgx, prod)               # (e, G d)
+            _add_nt(dh_prev, dgh, Wh)             # (B, d)
+            _add_tn(gWx, X[t], dgx)               # (e, G d)
             _add_colsum(gbx, dgx)
-            _add_nt(dX[t], dgx, Wx, prod)               # (B, e)
+            _add_nt(dX[t], dgx, Wx)               # (B, e)
             _copy2(dh, dh_prev)                         # (the initial state is 0: no parameter)
             _iadd2(dh, carry)
     gE = _mat(grad, offs, ENC_EMBED, V, e)

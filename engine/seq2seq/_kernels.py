@@ -40,7 +40,7 @@ from engine.seq2seq._layout import (ATT_V, ATT_WK, ATT_WQ, BOS, COL0, DEC_BH, DE
     DEC_EMBED, DEC_WC, DEC_WH, DEC_WY, D_A, D_ATTN, D_BI, D_CELL, D_E, D_H, D_V, ENC_BH,
     ENC_BH_B, ENC_BX, ENC_BX_B, ENC_EMBED, ENC_WH, ENC_WH_B, ENC_WX, ENC_WX_B, GRU, N_SLOTS,
     OUT_B, OUT_W, RNN, _INNER, _OUTER)  # noqa: F401
-from engine.seq2seq._ops import (_add_colsum, _add_nt, _add_tn, _affine, _cell_backward,
+from engine.seq2seq._ops import (_gemm, _add_colsum, _add_nt, _add_tn, _affine, _cell_backward,
     _cell_forward, _copy1, _copy2, _iadd1, _iadd2, _mat, _part, _vec, _vexp)
 
 # ---------------------------------------------------------------------------- decoder step
@@ -56,7 +56,7 @@ def _attend(Wq, v, s_prev, Ann, K, src_len, q, U, alpha, ctx, ex_in, ex_out, ex_
     """
     B, S, a = U.shape
     dA = ctx.shape[1]
-    np.dot(s_prev, Wq, q)                           # (B, a)
+    _gemm(s_prev, Wq, q, False, False, 1.0, 0.0)                         # (B, a)
     t, ev, bits = ex_in, ex_out, ex_bits
     for b in range(B):
         L = src_len[b]
@@ -93,10 +93,10 @@ def _attend(Wq, v, s_prev, Ann, K, src_len, q, U, alpha, ctx, ex_in, ex_out, ex_
 
 @jit(**_INNER)
 def _attend_backward(Wq, v, s_prev, Ann, src_len, U, alpha, dctx, dq, dK, dAnn, gWq, gv,
-                     ds_prev, dalpha, prod):
+                     ds_prev, dalpha):
     """Backward of :func:`_attend`: dC_t (B, dA) → dK (S, B, a), dAnn, gW_q, gv, ds_{t-1}.
 
-    dalpha (≥ S,) and prod (≥ B·d and d·a entries) are scratch.
+    dalpha (≥ S,) is scratch.
     """
     B, S, a = U.shape
     dA = dctx.shape[1]
@@ -122,8 +122,8 @@ def _attend_backward(Wq, v, s_prev, Ann, src_len, U, alpha, dctx, dq, dK, dAnn, 
                 dpre = de * v[k] * (1.0 - u * u)
                 dq[b, k] += dpre
                 dK[i, b, k] += dpre
-    _add_tn(gWq, s_prev, dq, prod)                  # (d, a)
-    _add_nt(ds_prev, dq, Wq, prod)                  # (B, d)
+    _add_tn(gWq, s_prev, dq)                  # (d, a)
+    _add_nt(ds_prev, dq, Wq)                  # (B, d)
 
 
 @jit(**_INNER)
@@ -144,7 +144,7 @@ def _argmax(row):
 
 @jit(**_OUTER)
 def _decode(theta, offs, dims, tgt, tgt_len, ratio, coins, n_seq, dec_in, pred, src_len, Ann,
-            K, C, Y, Cx, Qa, U, Al, Sd, dc, LP, tokens, gx, gh, gc, logits, ex_in, ex_out,
+            K, C, Y, Cx, Qa, U, Al, Sd, dc, LP, tokens, gx, gh, logits, ex_in, ex_out,
             ex_bits):
     """The decoder, T steps for a batch, after :func:`_encode`.
 
@@ -156,7 +156,7 @@ def _decode(theta, offs, dims, tgt, tgt_len, ratio, coins, n_seq, dec_in, pred, 
 
     Fills dec_in, pred (B, T), Y (T, B, e), the contexts Cx (T, B, dA), the attention caches
     Qa (T, B, a), U (T, B, S, a), Al (T, B, S) (zero for the fixed context), Sd[1:], the gate
-    caches dc (4, T, B, d) and LP (T, B, V). gx, gh, gc (B, G d), logits (B, V) and ex_*
+    caches dc (4, T, B, d) and LP (T, B, V). gx, gh (B, G d), logits (B, V) and ex_*
     (≥ 2·B·d and S·a entries) are scratch.
 
     Returns:
@@ -198,8 +198,7 @@ def _decode(theta, offs, dims, tgt, tgt_len, ratio, coins, n_seq, dec_in, pred, 
         else:
             _copy2(ctx, C)                          # C = H_T, the same at every step
         _affine(Y[t], Wy, bx, gx)                   # (B, G d)  W_HY Y + W_HC C + b
-        np.dot(ctx, Wc, gc)
-        _iadd2(gx, gc)
+        _gemm(ctx, Wc, gx, False, False, 1.0, 1.0)
         _affine(s_prev, Wh, bh, gh)                 # (B, G d)  W_HH H_{t-1}
         _cell_forward(cell, gx, gh, s_prev, Sd[t + 1], dc[0, t], dc[1, t], dc[2, t], dc[3, t],
                       ex_in, ex_out, ex_bits)
@@ -264,25 +263,25 @@ def _decode_backward(theta, offs, dims, src_len, tgt, tgt_len, n_seq, dec_in, An
                 dlog[b, tgt[b, t]] -= inv_b
             else:
                 dlog[b, :] = 0.0
-        _add_tn(gWo, Sd[t + 1], dlog, prod)         # (d, V)
+        _add_tn(gWo, Sd[t + 1], dlog)         # (d, V)
         _add_colsum(gbo, dlog)
-        _add_nt(ds, dlog, Wo, prod)                 # (B, d)
+        _add_nt(ds, dlog, Wo)                 # (B, d)
         _cell_backward(cell, ds, Sd[t], dc[0, t], dc[1, t], dc[2, t], dc[3, t], dgx, dgh,
                        ds_prev)
-        _add_tn(gWh, Sd[t], dgh, prod)              # (d, G d)
+        _add_tn(gWh, Sd[t], dgh)              # (d, G d)
         _add_colsum(gbh, dgh)
-        _add_nt(ds_prev, dgh, Wh, prod)             # (B, d)
-        _add_tn(gWy, Y[t], dgx, prod)               # (e, G d)
+        _add_nt(ds_prev, dgh, Wh)             # (B, d)
+        _add_tn(gWy, Y[t], dgx)               # (e, G d)
         _add_colsum(gbx, dgx)
         P = _part(prod, B, e)
-        np.dot(dgx, Wy.T, P)                        # (B, e)  dL/dY_t
+        _gemm(dgx, Wy, P, False, True, 1.0, 0.0)                      # (B, e)  dL/dY_t
         for b in range(B):
             _iadd1(Ed_g[dec_in[b, t]], P[b])
-        _add_tn(gWc, Cx[t], dgx, prod)              # (dA, G d)
-        np.dot(dgx, Wc.T, dctx)                     # (B, dA)
+        _add_tn(gWc, Cx[t], dgx)              # (dA, G d)
+        _gemm(dgx, Wc, dctx, False, True, 1.0, 0.0)                   # (B, dA)
         if attn:
             _attend_backward(Wq, v, Sd[t], Ann, src_len, U[t], Al[t], dctx, dq, dK, dAnn,
-                             gWq, gv, ds_prev, dalpha, prod)
+                             gWq, gv, ds_prev, dalpha)
         else:
             _iadd2(dC, dctx)
         _copy2(ds, ds_prev)
@@ -291,8 +290,8 @@ def _decode_backward(theta, offs, dims, src_len, tgt, tgt_len, n_seq, dec_in, An
         gWk = _mat(grad, offs, ATT_WK, dA, A)
         H2 = Ann[1:].reshape((S * B, dA))
         dK2 = dK.reshape((S * B, A))
-        _add_tn(gWk, H2, dK2, prod)                 # (dA, a)
-        _add_nt(dAnn[1:].reshape((S * B, dA)), dK2, Wk, prod)  # (S B, dA)
+        _add_tn(gWk, H2, dK2)                 # (dA, a)
+        _add_nt(dAnn[1:].reshape((S * B, dA)), dK2, Wk)  # (S B, dA)
 
 
 # ---------------------------------------------------------------------------- training pass
@@ -335,7 +334,7 @@ def training_pass(theta: np.ndarray, offs: np.ndarray, dims: np.ndarray, src: np
     w.tokens[:] = BOS                               # and is fed BOS first
     loss = _decode(theta, offs, dims, tgt, tgt_len, ratio, w.coins, n_seq, dec_in, pred, src_len,
                    w.Ann, w.K, w.C, w.Y, w.Cx, w.Qa, w.U, w.Al, w.Sd, w.dc, w.LP, w.tokens,
-                   w.gx, w.gh, w.gc, w.logits, w.ex_in, w.ex_out, w.ex_bits)
+                   w.gx, w.gh, w.logits, w.ex_in, w.ex_out, w.ex_bits)
     if not want_grad:
         return loss
     _decode_backward(theta, offs, dims, src_len, tgt, tgt_len, n_seq, dec_in, w.Ann, w.Sd, w.dc,
@@ -343,8 +342,7 @@ def training_pass(theta: np.ndarray, offs: np.ndarray, dims: np.ndarray, src: np
                      w.dgx, w.dgh, w.ds_prev, w.dq, w.dctx, w.dalpha, w.prod)
     # ds is now dL/ds_0, and s_0 = →h_T
     _encode_backward(theta, offs, dims, src, src_len, w.X, w.Hs, w.cache, w.dAnn, w.dC, w.ds,
-                     w.grad, w.dX, w.dH, w.dh, w.dh_cell, w.carry, w.dgx, w.dgh, w.ds_prev,
-                     w.prod)
+                     w.grad, w.dX, w.dH, w.dh, w.dh_cell, w.carry, w.dgx, w.dgh, w.ds_prev)
     return loss
 
 

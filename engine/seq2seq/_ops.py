@@ -9,7 +9,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from engine._jit import jit
+from engine._jit import interpreted, jit
+
+if interpreted():
+    from engine._intrinsics_py import _gemm
+else:
+    from engine._intrinsics import _gemm
 from engine.seq2seq._layout import _INNER, GRU
 
 
@@ -211,25 +216,20 @@ def _part(buf, rows, cols):
 @jit(**_INNER)
 def _affine(x, W, b, y):
     """y = x W + b: y (R, N) from x (R, M), W (M, N), b (N,)."""
-    np.dot(x, W, y)
     R, N = y.shape
     for i in range(R):
         for j in range(N):
-            y[i, j] += b[j]
+            y[i, j] = b[j]
+    _gemm(x, W, y, False, False, 1.0, 1.0)
 
 
 @jit(**_INNER)
-def _add_tn(out, A, B, prod):
-    """out (M, N) += Aᵀ B for A (R, M), B (R, N): a weight gradient. prod (≥ M·N) is scratch
-    for the product (np.dot writes, it does not add)."""
-    P = _part(prod, out.shape[0], out.shape[1])
-    np.dot(A.T, B, P)
-    _iadd2(out, P)
+def _add_tn(out, A, B):
+    """out (M, N) += Aᵀ B for A (R, M), B (R, N): a weight gradient (BLAS adds it in place)."""
+    _gemm(A, B, out, True, False, 1.0, 1.0)
 
 
 @jit(**_INNER)
-def _add_nt(out, A, B, prod):
+def _add_nt(out, A, B):
     """out (R, N) += A Bᵀ for A (R, M), B (N, M): a gradient sent back through a weight."""
-    P = _part(prod, out.shape[0], out.shape[1])
-    np.dot(A, B.T, P)
-    _iadd2(out, P)
+    _gemm(A, B, out, False, True, 1.0, 1.0)

@@ -125,7 +125,7 @@ class Seq2SeqStepModel:
         tgt, tgt_len, dec_in, pred = self._step_io    # one step, its (unused) loss on token 0
         K._decode(self._theta, self._offs, self._dims, tgt, tgt_len, 0.0, w.coins, 1, dec_in,
                   pred, self._lens, w.Ann, w.K, w.C, w.Y, w.Cx, w.Qa, w.U, w.Al, w.Sd, w.dc,
-                  w.LP, w.tokens, w.gx, w.gh, w.gc, w.logits, w.ex_in, w.ex_out, w.ex_bits)
+                  w.LP, w.tokens, w.gx, w.gh, w.logits, w.ex_in, w.ex_out, w.ex_bits)
         return w.LP[0, 0].copy(), DecoderState(w.Sd[1, 0].copy(), w.Al[0, 0].copy())
 
 

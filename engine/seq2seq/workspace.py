@@ -51,7 +51,6 @@ class Work(NamedTuple):
     # scratch of one recurrence step
     gx: np.ndarray       # (B, G d)               input side of the gates
     gh: np.ndarray       # (B, G d)               recurrent side of the gates
-    gc: np.ndarray       # (B, G d)               C_t W_HC
     logits: np.ndarray   # (B, V)
     ex_in: np.ndarray    # (N,)                   exponentials of a step: N = max(2Bd, Sa')
     ex_out: np.ndarray   # (N,)
@@ -74,7 +73,7 @@ class Work(NamedTuple):
     dh: np.ndarray       # (B, d)
     dh_cell: np.ndarray  # (B, d)
     carry: np.ndarray    # (B, d)
-    prod: np.ndarray     # (M,)                   a matrix product used at once (the largest)
+    prod: np.ndarray     # (M,)                   dL/dY_t of a decoder step (B, e)
 
 
 def work_shapes(config: Seq2SeqConfig, B: int, S: int, T: int) -> dict[str, tuple[int, ...]]:
@@ -86,15 +85,14 @@ def work_shapes(config: Seq2SeqConfig, B: int, S: int, T: int) -> dict[str, tupl
     att = config.decoder == "attention"
     Aa = A if att else 1
     n_ex = max(2 * B * d, S * Aa)
-    n_prod = max(d * V, B * d, d * Gd, e * Gd, B * e, dA * Gd, B * dA, d * Aa, dA * Aa,
-                 S * B * dA)
+    n_prod = B * e  # dL/dY_t, before its rows go to the embedding gradient
     shapes = {
         "X": (S, B, e), "Hs": (1 + bi, S + 1, B, d), "cache": (1 + bi, 4, S, B, d),
         "Ann": (S + 1, B, dA), "C": (B, dA), "K": (S, B, Aa),
         "Y": (T, B, e), "Cx": (T, B, dA), "Qa": (T, B, Aa),
         "U": (T, B, S, Aa) if att else (T, B, 1, 1), "Sd": (T + 1, B, d), "dc": (4, T, B, d),
         "LP": (T, B, V), "Al": (T, B, S), "coins": (T, B), "tokens": (B,),
-        "gx": (B, Gd), "gh": (B, Gd), "gc": (B, Gd), "logits": (B, V),
+        "gx": (B, Gd), "gh": (B, Gd), "logits": (B, V),
         "ex_in": (n_ex,), "ex_out": (n_ex,), "ex_bits": (n_ex,),
         "grad": (config.n_params,), "dAnn": (S + 1, B, dA), "dK": (S, B, Aa), "dC": (B, dA),
         "ds": (B, d), "ds_prev": (B, d), "dlog": (B, V), "dgx": (B, Gd), "dgh": (B, Gd),
