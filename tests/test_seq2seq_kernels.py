@@ -64,3 +64,40 @@ def test_only_the_entry_points_can_be_called_from_python():
     for name, d in kernels().items():
         wrapped = not d.targetoptions.get("no_cpython_wrapper", False)
         assert wrapped == (name in ENTRY_POINTS), name
+
+
+def test_the_two_warm_up_halves_compile_what_a_whole_training_step_runs():
+    """A first run compiles the forward half (run) and the backward half (compiled by types,
+    not run) in two processes; together they must hold every signature a real step and
+    greedy decoding use, or the lab would compile again after waiting for them. A fresh
+    process, so nothing else has compiled anything yet."""
+    import subprocess
+    import sys
+
+    code = (
+        "from numba.core.dispatcher import Dispatcher\n"
+        "from engine import lab\n"
+        "from engine.seq2seq import _kernels as K\n"
+        "def sigs(): return {n: set(d.signatures) for n, d in vars(K).items() if isinstance(d, Dispatcher)}\n"
+        "lab.warm_up('forward')\n"
+        "fwd = sigs()\n"
+        "assert fwd['_decode'] and not fwd['_decode_backward'] and not fwd['_clip_and_adam'], fwd\n"
+        "lab.warm_up('backward')\n"
+        "halves = sigs()\n"
+        "assert halves['_decode_backward'] and halves['_encode_backward'] and halves['_clip_and_adam']\n"
+        "lab.warm_up('all')\n"
+        "from engine.lab.training import TrainSettings, train\n"
+        "from engine.seq2seq import Seq2SeqConfig\n"
+        "for dec in ('attention', 'fixed'):\n"
+        "    train(Seq2SeqConfig(vocab_size=lab.VOCAB_SIZE, decoder=dec, embed_dim=3, hidden_dim=4,\n"
+        "                        attn_dim=2), TrainSettings(steps=2, min_len=3, max_len=4), per_bucket=2)\n"
+        "after = sigs()\n"
+        "print({n: after[n] - halves[n] for n in after if after[n] - halves[n]})\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=600)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "{}"
+
+
+def test_warm_up_refuses_an_unknown_half():
+    with pytest.raises(ValueError, match="part: expected one of 'all', 'forward', 'backward'"):
+        lab.warm_up("sideways")

@@ -13,7 +13,7 @@ import pytest
 
 from tutor import warmup, warmup_procs
 from tutor.app import make_app
-from tutor.warmup import RIDES_WITH, SENTINELS, _tiny_calls, area_of, split_calls
+from tutor.warmup import APART, RIDES_WITH, SENTINELS, _tiny_calls, areas_of, split_calls
 from tutor.warmup_procs import WarmUpChildren, prepare_engine
 
 NAMES = [name for name, _ in _tiny_calls()]
@@ -46,12 +46,17 @@ def test_split_keeps_riders_with_their_area_and_the_two_costliest_apart():
     part_of = {n: i for i, part in enumerate(split_calls(NAMES, 2)) for n in part}
     for rider, host in RIDES_WITH.items():
         assert part_of[rider] == part_of[host]
-    # the two slowest areas alone (11.7 s and 10.4 s in the table) cannot share a core
-    assert part_of["seq2seq lab"] != part_of["worked examples"]
+    # the halves of one feature compile side by side, whatever the costs say
+    for pair in APART:
+        assert len({part_of[n] for n in pair}) == len(pair)
+        assert split_calls(list(pair), 2) == [[pair[0]], [pair[1]]]
+    # the lab's halves come first in their processes: the longest waits a feature has
+    assert [part[0] for part in split_calls(NAMES, 2)] == \
+        sorted(APART[0], key=lambda n: part_of[n])
     # without its host a rider is an area of its own
-    assert Counter(n for p in split_calls(["softmax", "seq2seq lab"], 2) for n in p) == \
-        Counter(["softmax", "seq2seq lab"])
-    assert split_calls(["softmax", "seq2seq lab"], 2)[0] != split_calls(["softmax", "seq2seq lab"], 2)[1]
+    lone = ["softmax", "seq2seq lab (forward)"]
+    assert Counter(n for p in split_calls(lone, 2) for n in p) == Counter(lone)
+    assert split_calls(lone, 2)[0] != split_calls(lone, 2)[1]
 
 
 def test_child_compiles_a_tiny_subset_and_reports_each_area(tmp_path):
@@ -182,8 +187,10 @@ def test_each_sentinel_module_is_cached_by_its_own_area():
     code = ("import sys, importlib\n"
             "from numba.core.dispatcher import Dispatcher\n"
             "from tutor.warmup import _tiny_calls, SENTINELS, module_is_cached\n"
-            "name = sys.argv[1]; mod = importlib.import_module(SENTINELS[name])\n"
-            "def compiled(): return any(isinstance(o, Dispatcher) and o.signatures for o in vars(mod).values())\n"
+            "name = sys.argv[1]; mod_name, _, kernel = SENTINELS[name].partition(':')\n"
+            "mod = importlib.import_module(mod_name)\n"
+            "def compiled(): return any(isinstance(o, Dispatcher) and o.signatures\n"
+            "                           for k, o in vars(mod).items() if k == kernel or not kernel)\n"
             "dict(_tiny_calls())[name]()\n"
             "print(compiled(), module_is_cached(SENTINELS[name]))\n")
     for name in SENTINELS:
@@ -208,11 +215,12 @@ def test_an_empty_cache_is_cold_and_a_filled_module_is_cached(tmp_path):
 def test_each_lab_warm_up_belongs_to_a_warm_up_area():
     from tutor.lab.experiments import get
 
-    assert area_of(get("bottleneck").warm_up) == "seq2seq lab"
-    assert area_of(get("alignment").warm_up) == "seq2seq lab"
-    assert area_of(get("transformer").warm_up) == "transformer lab"
-    assert area_of(get("scaling").warm_up) is None  # no kernels to wait for
-    assert set(warmup.LOADER_AREAS.values()) <= set(NAMES)
+    halves = ("seq2seq lab (forward)", "seq2seq lab (backward)")
+    assert areas_of(get("bottleneck").warm_up) == halves
+    assert areas_of(get("alignment").warm_up) == halves
+    assert areas_of(get("transformer").warm_up) == ("transformer lab",)
+    assert areas_of(get("scaling").warm_up) == ()  # no kernels to wait for
+    assert {a for areas in warmup.LOADER_AREAS.values() for a in areas} <= set(NAMES)
 
 
 SLOW_FIRST = _python("import sys, time\nprint('start', sys.argv[1], flush=True); time.sleep(0.3)\n"
@@ -268,12 +276,13 @@ async def test_a_lab_run_on_a_first_run_waits_for_the_child_compiling_its_kernel
     code = ("import os, sys, time\n"
             "for n in sys.argv[2:]:\n"
             "    print('start', n, flush=True)\n"
-            "    while n == 'seq2seq lab' and not os.path.exists(sys.argv[1]): time.sleep(0.05)\n"
+            "    while n.startswith('seq2seq lab') and not os.path.exists(sys.argv[1]): time.sleep(0.05)\n"
             "    print('done', n, '0.0', flush=True)\n"
             "print('finished 0.0', flush=True)\n")
     monkeypatch.setattr(warmup_procs, "child_command",
                         lambda names: [sys.executable, "-c", code, str(flag), *names])
     monkeypatch.setattr(warmup, "cache_is_cold", lambda: True)
+    monkeypatch.setattr(warmup, "areas_are_cold", lambda areas: False)  # the lab's own check
     _in_process(monkeypatch)
     loads: list[bool] = []
 
@@ -302,6 +311,79 @@ async def test_a_lab_run_on_a_first_run_waits_for_the_child_compiling_its_kernel
                 break
             await pilot.pause(0.1)
         assert loads == [True]
+
+
+class _Recorder:
+    """Stand-ins for the warm-up calls and the experiment's load, logging what ran where."""
+
+    def __init__(self, monkeypatch, interrupt: str = "") -> None:
+        self.log: list[str] = []
+        self.children: list[list[str]] = []
+
+        def run(name: str) -> None:
+            self.log.append(f"here {name}")
+            if name == interrupt:
+                raise KeyboardInterrupt
+
+        calls = [(n, (lambda n=n: run(n))) for n in NAMES]
+        monkeypatch.setattr(warmup, "_tiny_calls", lambda: calls)
+
+        def load() -> None:
+            self.log.append("load")
+
+        load.__module__ = "engine.lab.training"  # the seq2seq lab's warm_up: two halves
+        self.load = load
+
+    def command(self, child: Callable[[Sequence[str]], list[str]]):
+        def make(names: Sequence[str]) -> list[str]:
+            self.children.append(list(names))
+            return child(names)
+        return make
+
+
+def test_a_cold_lab_load_compiles_its_second_half_in_a_child(monkeypatch):
+    rec = _Recorder(monkeypatch)
+    assert warmup_procs.load_split(rec.load, cold=lambda areas: True, command=rec.command(REPORTS_ALL))
+    assert rec.children == [["seq2seq lab (backward)"]]
+    assert rec.log == ["here seq2seq lab (forward)", "load"]  # then everything loads here
+
+
+def test_a_warm_or_single_area_load_runs_here_alone(monkeypatch):
+    rec = _Recorder(monkeypatch)
+    assert not warmup_procs.load_split(rec.load, cold=lambda areas: False,
+                                       command=rec.command(REPORTS_ALL))
+    assert rec.children == [] and rec.log == ["load"]
+    other = lambda: rec.log.append("other")  # noqa: E731 - a loader of no known area
+    assert not warmup_procs.load_split(other, cold=lambda areas: True, command=rec.command(REPORTS_ALL))
+    assert rec.children == [] and rec.log == ["load", "other"]
+
+
+def test_a_child_that_cannot_start_or_fails_leaves_the_work_here(monkeypatch):
+    rec = _Recorder(monkeypatch)
+    missing = lambda names: ["/nonexistent/python", *names]  # noqa: E731
+    assert not warmup_procs.load_split(rec.load, cold=lambda areas: True, command=missing)
+    assert rec.log == ["load"]  # load() compiles it all
+    rec.log.clear()
+    assert warmup_procs.load_split(rec.load, cold=lambda areas: True, command=FAILS)
+    assert rec.log == ["here seq2seq lab (forward)", "load"]
+
+
+def test_ctrl_c_during_a_split_load_kills_the_child(monkeypatch):
+    rec = _Recorder(monkeypatch, interrupt="seq2seq lab (forward)")
+    started: list[WarmUpChildren] = []
+    real = warmup_procs.WarmUpChildren
+
+    def keep(*args, **kwargs) -> WarmUpChildren:
+        started.append(real(*args, **kwargs))
+        return started[-1]
+
+    monkeypatch.setattr(warmup_procs, "WarmUpChildren", keep)
+    sleeper = _python("import sys, time; print('start', sys.argv[1], flush=True); time.sleep(120)")
+    with pytest.raises(KeyboardInterrupt):
+        warmup_procs.load_split(rec.load, cold=lambda areas: True, command=sleeper)
+    assert rec.log == ["here seq2seq lab (forward)"]  # interrupted: nothing loaded
+    (kids,) = started
+    assert len(kids.procs) == 1 and kids.procs[0].poll() is not None  # killed, not orphaned
 
 
 def test_without_the_jit_nothing_counts_as_cold(tmp_path):

@@ -183,12 +183,13 @@ class TutorApp(App):
         if not quitting():
             self.post_message(EngineStatus(f"Engine: ready ({seconds:.1f} s to warm up)."))
 
-    def wait_for_warm_up(self, area: str | None, should_stop: Callable[[], bool]) -> None:
-        """From a worker: while the first run's children compile ``area``, wait for them (then
-        its kernels load from the cache) rather than compile it again alongside them."""
+    def wait_for_warm_up(self, areas: Sequence[str], should_stop: Callable[[], bool]) -> None:
+        """From a worker: while the first run's children compile ``areas``, wait for them
+        (then their kernels load from the cache) rather than compile them again alongside."""
         children = self._warm_children
-        if area is not None and children is not None:
-            children.wait_for(area, should_stop)
+        if children is not None:
+            for area in areas:
+                children.wait_for(area, should_stop)
 
     def on_engine_status(self, message: EngineStatus) -> None:
         self._set_engine_status(message.text)

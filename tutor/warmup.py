@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import importlib
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
@@ -26,6 +26,10 @@ def _tiny_calls() -> list[tuple[str, Callable[[], object]]]:
     x = np.array([[0.5, -0.2, 0.1], [0.3, 0.8, -0.4]])
     x32 = x.astype(np.float32)
     return [
+        # the lab's seq2seq first: its two halves are the longest compiles a feature waits for,
+        # and on a cold cache they go to the two child processes (see split_calls)
+        ("seq2seq lab (forward)", call("engine.lab", "warm_up", "forward")),
+        ("seq2seq lab (backward)", call("engine.lab", "warm_up", "backward")),
         ("softmax", call("engine.softmax", "softmax", x)),
         ("masked softmax", call("engine.softmax", "masked_softmax", x, x > 0)),
         ("log-softmax", call("engine.softmax", "log_softmax", x)),
@@ -40,7 +44,6 @@ def _tiny_calls() -> list[tuple[str, Callable[[], object]]]:
         # only for a student who asks for it)
         ("tiled attention", call("engine.flash", "flash_attention", x32, x32, x32)),
         ("worked examples", lambda: _all_traces()),
-        ("seq2seq lab", call("engine.lab", "warm_up")),
         ("transformer lab", call("engine.lab.transformer", "warm_up")),
     ]
 
@@ -89,8 +92,8 @@ def warm_engine(report: Callable[[str, int, int], None] | None = None, *,
 # -- the cold-cache split -----------------------------------------------------------------
 
 COLD_SECONDS: dict[str, float] = {
-    "log-softmax": 0.8, "tiled attention": 2.9, "worked examples": 10.4, "seq2seq lab": 11.7,
-    "transformer lab": 5.7,
+    "seq2seq lab (forward)": 8.3, "seq2seq lab (backward)": 8.1, "log-softmax": 0.5,
+    "tiled attention": 4.0, "worked examples": 9.4, "transformer lab": 7.6,
 }
 """CPU seconds each area takes alone in a fresh process on an empty numba cache (2-core Intel
 Xeon, load ~2, 1 Dec 2026, the seq2seq lab as five kernels; ``python benchmarks/startup.py
@@ -109,55 +112,69 @@ SENTINELS: dict[str, str] = {
     "sampling": "engine.decoding._kernels",
     "tiled attention": "engine.flash",
     "worked examples": "engine.softmax_backward",
-    "seq2seq lab": "engine.seq2seq._kernels",
+    "seq2seq lab (forward)": "engine.seq2seq._kernels:_decode",
+    "seq2seq lab (backward)": "engine.seq2seq._kernels:_decode_backward",
     "transformer lab": "engine.transformer._kernels",
 }
-"""For the costly areas, a module whose jitted kernels that area compiles: if one of these
-modules has no kernel in numba's cache for this machine, the cache is cold."""
+"""For the costly areas, a module whose jitted kernels that area compiles (``module:kernel``:
+that one kernel of it, where another area compiles the module's other kernels): if one of
+these has nothing in numba's cache for this machine, the cache is cold."""
 
 
-LOADER_AREAS: dict[str, str] = {
-    "engine.lab.training": "seq2seq lab",
-    "tutor.lab.transformer": "transformer lab",
+APART: tuple[tuple[str, ...], ...] = (("seq2seq lab (forward)", "seq2seq lab (backward)"),)
+"""Areas that are halves of one feature: on a cold cache they compile in different processes,
+side by side, so the feature waits for the longer half rather than for both."""
+
+
+LOADER_AREAS: dict[str, tuple[str, ...]] = {
+    "engine.lab.training": ("seq2seq lab (forward)", "seq2seq lab (backward)"),
+    "tutor.lab.transformer": ("transformer lab",),
 }
-"""The module of a lab experiment's ``warm_up`` → the warm-up area that compiles its kernels."""
+"""The module of a lab experiment's ``warm_up`` → the warm-up areas that compile its kernels."""
 
 
-def area_of(load: Callable[[], object] | None) -> str | None:
-    """The warm-up area whose kernels ``load`` (an experiment's ``warm_up``) loads, if known."""
-    return LOADER_AREAS.get(getattr(load, "__module__", ""))
+def areas_of(load: Callable[[], object] | None) -> tuple[str, ...]:
+    """The warm-up areas whose kernels ``load`` (an experiment's ``warm_up``) loads, if known."""
+    return LOADER_AREAS.get(getattr(load, "__module__", ""), ())
 
 
 def split_calls(names: list[str], parts: int = 2) -> list[list[str]]:
     """Share ``names`` among ``parts`` processes so each compiles about as long.
 
     An area rides with the one of :data:`RIDES_WITH` when that one is in ``names``; the
-    groups go, costliest first, each to the part with the least so far. Each part keeps the
-    order of ``names``.
+    groups go, costliest first, each to the part with the least so far that holds none of
+    its :data:`APART` partners. Each part keeps the order of ``names``.
     """
     group_of = {n: RIDES_WITH.get(n, n) if RIDES_WITH.get(n) in names else n for n in names}
     heads = sorted(set(group_of.values()),
                    key=lambda n: (-COLD_SECONDS.get(n, 1.0), names.index(n)))  # costliest first
+    partners = {n: set(pair) - {n} for pair in APART for n in pair}
     load = [0.0] * parts
     part_of: dict[str, int] = {}
     for head in heads:
-        part_of[head] = lightest = load.index(min(load))
+        taken = {part_of[p] for p in partners.get(head, ()) if p in part_of}
+        free = [i for i in range(parts) if i not in taken] or list(range(parts))
+        part_of[head] = lightest = min(free, key=lambda i: (load[i], i))
         load[lightest] += COLD_SECONDS.get(head, 1.0)
     return [[n for n in names if part_of[group_of[n]] == i] for i in range(parts)]
 
 
-def module_is_cached(module_name: str) -> bool | None:
-    """Whether one of ``module_name``'s own jitted kernels has machine code in numba's cache
-    for this numba version, this source and this CPU (imports the module; compiles nothing);
-    None when it has no caching kernel to look at (e.g. ``NUMBA_DISABLE_JIT=1``)."""
+def module_is_cached(sentinel: str) -> bool | None:
+    """Whether one of a module's own jitted kernels (``module``), or the one kernel
+    ``module:kernel``, has machine code in numba's cache for this numba version, this source
+    and this CPU (imports the module; compiles nothing); None when there is no caching kernel
+    to look at (e.g. ``NUMBA_DISABLE_JIT=1``)."""
     from numba.core.dispatcher import Dispatcher
     from numba.core.registry import cpu_target
 
+    module_name, _, kernel = sentinel.partition(":")
     module = importlib.import_module(module_name)
     magic = cpu_target.target_context.codegen().magic_tuple()  # (triple, CPU name, features)
     looked = False
-    for obj in vars(module).values():
+    for name, obj in vars(module).items():
         if not (isinstance(obj, Dispatcher) and obj.__module__ == module_name):
+            continue
+        if kernel and name != kernel:
             continue
         cache_file = getattr(getattr(obj, "_cache", None), "_cache_file", None)
         index = getattr(cache_file, "_load_index", None)
@@ -170,11 +187,16 @@ def module_is_cached(module_name: str) -> bool | None:
     return False if looked else None
 
 
-def cache_is_cold() -> bool:
-    """Whether a costly area's kernels are missing from numba's cache (first run after
-    install, new numba, new CPU). False when that cannot be told: warming in-process is
-    always correct, only slower."""
+def areas_are_cold(areas: Sequence[str]) -> bool:
+    """Whether one of ``areas`` with a sentinel has nothing in numba's cache. False when that
+    cannot be told: warming in-process is always correct, only slower."""
     try:
-        return any(module_is_cached(m) is False for m in SENTINELS.values())
+        return any(module_is_cached(SENTINELS[a]) is False for a in areas if a in SENTINELS)
     except Exception:  # noqa: BLE001 - a private numba API moved: keep the plain warm-up
         return False
+
+
+def cache_is_cold() -> bool:
+    """Whether a costly area's kernels are missing from numba's cache (first run after
+    install, new numba, new CPU)."""
+    return areas_are_cold(list(SENTINELS))

@@ -204,6 +204,36 @@ def prepare_engine(report: Report | None = None, *, cold: Callable[[], bool] | N
     return time.perf_counter() - t0
 
 
+def load_split(load: Callable[[], object], *, cold: Callable[[Sequence[str]], bool] | None = None,
+               command: Callable[[Sequence[str]], list[str]] | None = None) -> bool:
+    """Run an experiment's kernel ``load`` (its ``warm_up``, e.g. before the CLI lab's
+    progress bars). On a cold cache, when ``load`` has more than one warm-up area
+    (:func:`tutor.warmup.areas_of`), a child process compiles the areas after the first
+    while this one compiles the first, so the wait is the longer half rather than the sum;
+    ``load()`` then loads it all from the cache (or compiles what a failed child left).
+    Returns whether a child ran. ``cold`` and ``command`` replace the cache check and
+    :func:`child_command` (tests). An exception or Ctrl-C here kills the child."""
+    from tutor.warmup import _tiny_calls, areas_are_cold, areas_of
+
+    areas = areas_of(load)
+    children = None
+    if len(areas) > 1 and (cold or areas_are_cold)(areas):
+        children = WarmUpChildren([list(areas[1:])], command or child_command)
+        try:
+            children.start()
+        except OSError:  # cannot start a process: compile it all here
+            children = None
+    try:
+        if children is not None:
+            dict(_tiny_calls())[areas[0]]()
+            children.wait()
+        load()
+    finally:
+        if children is not None:
+            children.kill()  # nothing to do once it has exited
+    return children is not None
+
+
 def _exit_with_parent(parent: int) -> None:
     """Poll the parent's pid; leave at once when it is gone (killed TUI: no orphan compiles)."""
     import time

@@ -17,7 +17,8 @@ from engine._validate import check_choice, check_positive_int, check_scalar
 from engine.lab.progress import ProgressEvent, ProgressFn, StopFn
 from engine.lab.tasks import (TASKS, VOCAB_SIZE, TestSet, bucketed_lengths,
                               length_buckets, make_batch, make_test_set)
-from engine.seq2seq import Adam, Seq2Seq, Seq2SeqConfig, Workspace, greedy_decode, train_step
+from engine.seq2seq import (Adam, Seq2Seq, Seq2SeqConfig, Workspace, compile_backward, greedy_decode,
+                            train_step)
 from engine._blas import single_threaded_blas
 
 # ---------------------------------------------------------------------------- results
@@ -248,19 +249,33 @@ def evaluate(model: Seq2Seq, test_set: TestSet, should_stop: StopFn | None = Non
     return out
 
 
-def warm_up() -> float:
+WARM_UP_PARTS = ("all", "forward", "backward")
+
+
+def warm_up(part: str = "all") -> float:
     """Load (on a first run: compile) every kernel the lab's experiments use with one tiny
     call each; returns the seconds it took. For a TUI worker or a CLI spinner before
     training. (The step model of ``engine.seq2seq.step_function``, which no experiment
-    uses, runs the same kernels: nothing more to compile.)"""
+    uses, runs the same kernels: nothing more to compile.)
+
+    ``part`` "forward" runs the forward pass only (encoder, decoder: what greedy decoding
+    and the first half of a training step run); "backward" compiles the rest of a training
+    step (backward through time, clipping, Adam) without the forward pass. On a cold cache
+    two processes compile the two halves side by side; "all" is both, one after the other.
+    """
+    check_choice(part, "part", WARM_UP_PARTS)
     t0 = time.perf_counter()
     cfg = Seq2SeqConfig(vocab_size=VOCAB_SIZE, embed_dim=2, hidden_dim=2, attn_dim=2)
     model = Seq2Seq.init(cfg, seed=0)
     rng = np.random.default_rng(0)
     batch = make_batch("reverse", [1, 2], rng)
     with single_threaded_blas():
-        train_step(model, Adam(cfg.n_params), batch, 0.5, rng)
-        greedy_decode(model, batch.src, 2, batch.src_len, keep_attention=True)
+        if part == "all":
+            train_step(model, Adam(cfg.n_params), batch, 0.5, rng)
+        elif part == "backward":
+            compile_backward(model, batch)
+        if part != "backward":
+            greedy_decode(model, batch.src, 2, batch.src_len, keep_attention=True)
     return time.perf_counter() - t0
 
 

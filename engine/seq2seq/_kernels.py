@@ -337,13 +337,36 @@ def training_pass(theta: np.ndarray, offs: np.ndarray, dims: np.ndarray, src: np
                    w.gx, w.gh, w.logits, w.ex_in, w.ex_out, w.ex_bits)
     if not want_grad:
         return loss
-    _decode_backward(theta, offs, dims, src_len, tgt, tgt_len, n_seq, dec_in, w.Ann, w.Sd, w.dc,
-                     w.Y, w.Cx, w.U, w.Al, w.LP, w.grad, w.dAnn, w.dK, w.dC, w.ds, w.dlog,
-                     w.dgx, w.dgh, w.ds_prev, w.dq, w.dctx, w.dalpha, w.prod)
-    # ds is now dL/ds_0, and s_0 = →h_T
-    _encode_backward(theta, offs, dims, src, src_len, w.X, w.Hs, w.cache, w.dAnn, w.dC, w.ds,
-                     w.grad, w.dX, w.dH, w.dh, w.dh_cell, w.carry, w.dgx, w.dgh, w.ds_prev)
+    for kernel, args in _backward_calls(theta, offs, dims, src, src_len, tgt, tgt_len, n_seq,
+                                        dec_in, w):
+        kernel(*args)
     return loss
+
+
+def _backward_calls(theta, offs, dims, src, src_len, tgt, tgt_len, n_seq, dec_in, w):
+    """The backward half of :func:`training_pass`: its two kernels with their arguments, in
+    call order (:func:`_decode_backward` leaves dL/ds_0 in w.ds, s_0 = →h_T, for
+    :func:`_encode_backward`)."""
+    return ((_decode_backward, (theta, offs, dims, src_len, tgt, tgt_len, n_seq, dec_in, w.Ann,
+                                w.Sd, w.dc, w.Y, w.Cx, w.U, w.Al, w.LP, w.grad, w.dAnn, w.dK, w.dC,
+                                w.ds, w.dlog, w.dgx, w.dgh, w.ds_prev, w.dq, w.dctx, w.dalpha,
+                                w.prod)),
+            (_encode_backward, (theta, offs, dims, src, src_len, w.X, w.Hs, w.cache, w.dAnn, w.dC,
+                                w.ds, w.grad, w.dX, w.dH, w.dh, w.dh_cell, w.carry, w.dgx, w.dgh,
+                                w.ds_prev)))
+
+
+def compile_backward(theta: np.ndarray, offs: np.ndarray, dims: np.ndarray, src: np.ndarray,
+                     src_len: np.ndarray, tgt: np.ndarray, tgt_len: np.ndarray, n_seq: int,
+                     dec_in: np.ndarray, w) -> None:
+    """Compile (or load from numba's cache) the backward kernels for the argument types a
+    :func:`training_pass` with these arguments would give them, without running anything:
+    a warm-up process can compile the backward half while another compiles the forward half
+    by running it. (In interpreted mode there is nothing to compile.)"""
+    for kernel, args in _backward_calls(theta, offs, dims, src, src_len, tgt, tgt_len, n_seq,
+                                        dec_in, w):
+        if hasattr(kernel, "compile"):
+            kernel.compile(tuple(kernel.typeof_pyval(a) for a in args))
 
 
 # ---------------------------------------------------------------------------- inference

@@ -184,6 +184,19 @@ class Adam:
                                       self.beta1, self.beta2, self.eps, self.max_grad_norm))
 
 
+def compile_backward(model: Seq2Seq, batch: Batch) -> None:
+    """Compile (or load) the kernels a :func:`train_step` on ``batch`` runs after the forward
+    pass (backward through time, clipping and Adam), without compiling the forward pass:
+    what a second warm-up process does while the first compiles the forward kernels."""
+    b = check_batch(batch, model.config.vocab_size)
+    B, T = b.tgt.shape
+    w = Workspace().work(model.config, B, b.src.shape[1], T)
+    K.compile_backward(model.theta, model._offs, model._dims, b.src, b.src_len, b.tgt, b.tgt_len,
+                       B, np.zeros((B, T), np.int64), w)
+    theta = model.theta.copy()                      # a zero gradient changes nothing: a real call
+    Adam(theta.size).step(theta, np.zeros_like(theta))
+
+
 def train_step(model: Seq2Seq, optimizer: Adam, batch: Batch, teacher_forcing_ratio: float = 1.0,
                rng: np.random.Generator | int | None = 0,
                workspace: Workspace | None = None, parts: int = 1,

@@ -194,14 +194,17 @@ def progress_enabled() -> bool:
     return sys.stderr.isatty() and os.environ.get("TERM", "") != "dumb"
 
 
-LOADING = "loading the lab's numba kernels (the first run after installing compiles them: up to a minute)"
+LOADING = ("loading the lab's numba kernels (the first run after installing compiles them, on two "
+           "cores where it can: up to half a minute)")
 
 
 def warm_up_kernels(spinner: bool, *, quiet_for: float = 1.0,
                     say: Callable[[str], None] | None = None,
                     load: Callable[[], object] | None = None) -> float:
     """Load an experiment's kernels (``load()``; the seq2seq lab's by default) before the
-    progress bars start (a first run compiles them); returns the seconds it took.
+    progress bars start (a first run compiles them, in two processes where the experiment's
+    kernels come in two halves: :func:`tutor.warmup_procs.load_split`); returns the seconds
+    it took.
 
     On a terminal (``spinner``) a spinner with the seconds elapsed says so from the start;
     otherwise ``say`` (default: a line on stderr) says it once the load has taken ``quiet_for``
@@ -214,6 +217,8 @@ def warm_up_kernels(spinner: bool, *, quiet_for: float = 1.0,
         from engine import lab
 
         load = lab.warm_up
+    from tutor.warmup_procs import load_split
+
     t0 = time.perf_counter()
     if spinner:
         from rich.console import Console
@@ -222,14 +227,14 @@ def warm_up_kernels(spinner: bool, *, quiet_for: float = 1.0,
         with Progress(SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(),
                       console=Console(stderr=True), transient=True) as progress:
             progress.add_task(LOADING + "…", total=None)
-            load()
+            load_split(load)
         return time.perf_counter() - t0
     say = say or (lambda line: print(line, file=sys.stderr, flush=True))
     notice = threading.Timer(quiet_for, say, [f"attn-tutor: {LOADING}…"])
     notice.daemon = True
     notice.start()
     try:
-        load()
+        load_split(load)
     finally:
         notice.cancel()
     return time.perf_counter() - t0

@@ -217,13 +217,15 @@ class LabScreen(Screen):
             live.bars = max(1, len(exp.bars(settings)[0]))
             load = exp.warm_up                   # the experiment's own kernels, or None
             if load is not None:
-                from tutor.warmup import area_of
+                from tutor.warmup import areas_of
 
                 wait = getattr(self.app, "wait_for_warm_up", None)
-                if wait is not None:  # a first run: its child may be compiling them now
-                    wait(area_of(load), self._stop.is_set)
+                if wait is not None:  # a first run: its children may be compiling them now
+                    wait(areas_of(load), self._stop.is_set)
                 if not self._stop.is_set():  # cancelled or quitting: the run stops at once
-                    load()  # instant when the app's warm-up got there first
+                    from tutor.warmup_procs import load_split
+
+                    load_split(load)  # instant when the app's warm-up got there first
             result = exp.run(settings, on_progress=live.callback, should_stop=self._stop)
         except Exception as exc:  # noqa: BLE001 - a failed run is reported, the app stays up
             self.app.call_from_thread(self._failed, name, exc)
