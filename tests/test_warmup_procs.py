@@ -49,7 +49,7 @@ def test_split_keeps_riders_with_their_area_and_the_two_costliest_apart():
     # the halves of one feature compile side by side, whatever the costs say
     for pair in APART:
         assert len({part_of[n] for n in pair}) == len(pair)
-        assert split_calls(list(pair), 2) == [[pair[0]], [pair[1]]]
+        assert sorted(map(sorted, split_calls(list(pair), 2))) == sorted([n] for n in pair)
     # the lab's halves come first in their processes: the longest waits a feature has
     assert [part[0] for part in split_calls(NAMES, 2)] == \
         sorted(APART[0], key=lambda n: part_of[n])

@@ -92,13 +92,13 @@ def warm_engine(report: Callable[[str, int, int], None] | None = None, *,
 # -- the cold-cache split -----------------------------------------------------------------
 
 COLD_SECONDS: dict[str, float] = {
-    "seq2seq lab (forward)": 8.3, "seq2seq lab (backward)": 8.1, "log-softmax": 0.5,
-    "tiled attention": 4.0, "worked examples": 9.4, "transformer lab": 7.6,
+    "seq2seq lab (forward)": 7.8, "seq2seq lab (backward)": 8.2, "log-softmax": 1.0,
+    "tiled attention": 4.0, "worked examples": 14.3, "transformer lab": 9.9,
 }
 """CPU seconds each area takes alone in a fresh process on an empty numba cache (2-core Intel
-Xeon, load ~2, 1 Dec 2026, the seq2seq lab as five kernels; ``python benchmarks/startup.py
---solo`` prints this table again). Only their proportions matter: they balance
-:func:`split_calls`. An area missing here (and not in :data:`RIDES_WITH`) counts as 1 s."""
+Xeon, load ~1, 1 Dec 2026, numba 0.68.1; ``python benchmarks/startup.py --solo`` prints this
+table again). Only their proportions matter: they balance :func:`split_calls`. An area
+missing here (and not in :data:`RIDES_WITH`) counts as 1 s."""
 
 RIDES_WITH: dict[str, str] = {
     name: "worked examples"
