@@ -318,8 +318,7 @@ def test_a_long_kernel_load_is_announced_on_stderr_when_it_is_not_a_terminal(mon
 
     monkeypatch.setattr(engine_lab, "warm_up", lambda: heard.wait(60))  # a load that takes long
     warm_up_kernels(False, quiet_for=0.0, say=say)
-    assert said == ["attn-tutor: loading the lab's numba kernels (the first run after installing "
-                    "compiles them, on two cores where it can: up to half a minute)…"]
+    assert said == ["attn-tutor: loading the lab's numba kernels (a first run compiles them once)…"]
     said.clear()
     monkeypatch.setattr(engine_lab, "warm_up", lambda: None)          # a cached load: silent
     warm_up_kernels(False, quiet_for=60.0, say=say)

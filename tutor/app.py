@@ -105,8 +105,11 @@ class TutorApp(App):
     HELP_WORDS = {"open_mode": "Go to an area: 0 Home · " + " · ".join(f"{a.key} {a.title}" for a in AREAS)}
 
     def __init__(self, start: StartAt | None = None, *, warm_up: bool = True) -> None:
-        super().__init__()
         self.start = start or StartAt()
+        # the first screen is the start mode's own: Textual builds it when the app composes,
+        # with no blank default screen to switch away from (each switch re-parses all CSS)
+        self.DEFAULT_MODE = self.start.mode if self.start.mode in {a.mode for a in AREAS} else "home"
+        super().__init__()
         self._warm_up = warm_up
         self._warm_children: WarmUpChildren | None = None  # a cold cache's compiling children
         self.engine_status = "Engine: starting…"
@@ -148,8 +151,6 @@ class TutorApp(App):
 
     # -- start-up -------------------------------------------------------------------
     def on_mount(self) -> None:
-        mode = self.start.mode if self.start.mode in self.mode_factories else "home"
-        self.switch_mode(mode)
         self.call_after_refresh(lambda: self._check_size(*self.size))  # started in a small window
         if self._warm_up:  # once that screen is on the terminal (its frames are written by a thread)
             self.call_after_refresh(lambda: self.set_timer(WARM_UP_AFTER, self.warm_up))

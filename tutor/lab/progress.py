@@ -194,8 +194,8 @@ def progress_enabled() -> bool:
     return sys.stderr.isatty() and os.environ.get("TERM", "") != "dumb"
 
 
-LOADING = ("loading the lab's numba kernels (the first run after installing compiles them, on two "
-           "cores where it can: up to half a minute)")
+LOADING = "loading the lab's numba kernels (a first run compiles them once)"
+"""Short enough for the spinner, the text and the seconds elapsed on one 80-column line."""
 
 
 def warm_up_kernels(spinner: bool, *, quiet_for: float = 1.0,
