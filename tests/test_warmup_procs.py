@@ -447,3 +447,21 @@ def test_the_riders_compile_nothing_worked_examples_did_not():
     added = dict(line.split(" | ") for line in proc.stdout.splitlines())
     assert set(added) == set(RIDES_WITH)
     assert all(new == "[]" for new in added.values()), added
+
+
+def test_the_tuis_children_compile_at_a_lower_priority():
+    """The screen and a lab run the student started go first: a child lowers its own
+    priority by what the variable says (the TUI's prepare_engine asks for BACKGROUND_NICE)."""
+    code = ("import os\nfrom tutor import warmup_procs\nwarmup_procs.main(['pooling'])\n"
+            "print('nice', os.nice(0))\n")
+    env = dict(os.environ, **{warmup_procs.NICE_VARIABLE: "7"})
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env,
+                          timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.splitlines()[-1] == f"nice {min(19, os.nice(0) + 7)}"
+    # WarmUpChildren hands its children the variable (a stand-in reports it as its CPU time)
+    says = _python(f"import os; print('finished', os.environ['{warmup_procs.NICE_VARIABLE}'], flush=True)")
+    kids = WarmUpChildren([["pooling"]], says, nice=warmup_procs.BACKGROUND_NICE)
+    kids.start()
+    kids.wait()
+    assert kids.cpu_seconds == [float(warmup_procs.BACKGROUND_NICE)] and warmup_procs.BACKGROUND_NICE > 0

@@ -26,6 +26,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]  # holds tutor/ and engine/
 
 Report = Callable[[str, int, int], None]
+NICE_VARIABLE = "ATTN_TUTOR_WARMUP_NICE"  # tells a child how much to lower its own priority
+BACKGROUND_NICE = 10
 
 
 def child_command(names: Sequence[str]) -> list[str]:
@@ -42,12 +44,17 @@ class WarmUpChildren:
         on_change: called (from a reader thread) when a child starts or ends an area, with
             the areas each child is compiling now ("" once it is through) and how many
             areas are through in all.
+        nice: how much lower the children's CPU priority is (``os.nice``): the TUI's
+            children compile in the background, and the screen and a lab run the student
+            started go first on a busy machine.
     """
 
     def __init__(self, parts: Sequence[Sequence[str]],
                  command: Callable[[Sequence[str]], list[str]] | None = None,
-                 on_change: Callable[[list[str], int], None] | None = None) -> None:
+                 on_change: Callable[[list[str], int], None] | None = None,
+                 nice: int = 0) -> None:
         self.parts = [list(p) for p in parts]
+        self.nice = nice
         self.command = command or child_command
         self.on_change = on_change
         self.current = [""] * len(self.parts)  # the area each child is compiling
@@ -66,6 +73,7 @@ class WarmUpChildren:
         env = dict(os.environ)
         env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), env.get("PYTHONPATH")]))
         env.setdefault("PYTHONUNBUFFERED", "1")
+        env[NICE_VARIABLE] = str(self.nice)
         try:
             for part in self.parts:
                 with self._lock:
@@ -185,7 +193,8 @@ def prepare_engine(report: Report | None = None, *, cold: Callable[[], bool] | N
                 report(f"compiling on {parts} cores" + (f": {busy}" if busy else ""), done,
                        len(names))
 
-        children = WarmUpChildren(split_calls(names, parts), command or child_command, changed)
+        children = WarmUpChildren(split_calls(names, parts), command or child_command, changed,
+                                  nice=BACKGROUND_NICE)
         if on_children is not None:
             on_children(children)
         if should_stop and should_stop():  # quit meanwhile: the caller may not have seen them
@@ -252,6 +261,12 @@ def main(names: Sequence[str]) -> int:
 
     watch = threading.Thread(target=_exit_with_parent, args=(os.getppid(),), daemon=True)
     watch.start()
+    try:
+        nice = int(os.environ.get(NICE_VARIABLE) or 0)
+        if nice > 0:
+            os.nice(nice)
+    except (ValueError, OSError, AttributeError):  # a bad value, or no os.nice (Windows)
+        pass
     calls = dict(_tiny_calls())
     unknown = [n for n in names if n not in calls]
     if unknown:
