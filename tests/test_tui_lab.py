@@ -115,7 +115,7 @@ async def test_no_bar_before_a_run_and_each_experiment_keeps_its_own_last_run():
         await pilot.pause()
         assert screen.experiment != "alignment"
         assert not bar.display and screen.result is None
-        assert "Enter runs it" in _text(screen.query_one("#lab-status", Static))
+        assert "r or Enter runs it" in _text(screen.query_one("#lab-status", Static))
         assert _text(screen.query_one("#lab-results", Static)).strip() == ""
         await pilot.press("up")                               # back: the alignment run again
         await pilot.pause()

@@ -81,7 +81,8 @@ def _encode(theta, offs, dims, src, src_len, X, Hs, cache, Ann, C, K, gx, gh, ex
     if dims[D_ATTN]:
         A, dA = dims[D_A], Ann.shape[2]
         Wk = _mat(theta, offs, ATT_WK, dA, A)
-        _gemm(Ann[1:].reshape((S * B, dA)), Wk, K.reshape((S * B, A)), False, False, 1.0, 0.0) # (S B, a)
+        _gemm(Ann[1:].reshape((S * B, dA)), Wk, K.reshape((S * B, A)), False, False, 1.0,
+              0.0)                                  # (S B, a)
 
 
 @jit(**_OUTER)

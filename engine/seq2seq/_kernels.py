@@ -56,7 +56,7 @@ def _attend(Wq, v, s_prev, Ann, K, src_len, q, U, alpha, ctx, ex_in, ex_out, ex_
     """
     B, S, a = U.shape
     dA = ctx.shape[1]
-    _gemm(s_prev, Wq, q, False, False, 1.0, 0.0)                         # (B, a)
+    _gemm(s_prev, Wq, q, False, False, 1.0, 0.0)    # (B, a)
     t, ev, bits = ex_in, ex_out, ex_bits
     for b in range(B):
         L = src_len[b]
@@ -274,11 +274,11 @@ def _decode_backward(theta, offs, dims, src_len, tgt, tgt_len, n_seq, dec_in, An
         _add_tn(gWy, Y[t], dgx)               # (e, G d)
         _add_colsum(gbx, dgx)
         P = _part(prod, B, e)
-        _gemm(dgx, Wy, P, False, True, 1.0, 0.0)                      # (B, e)  dL/dY_t
+        _gemm(dgx, Wy, P, False, True, 1.0, 0.0)    # (B, e)  dL/dY_t
         for b in range(B):
             _iadd1(Ed_g[dec_in[b, t]], P[b])
         _add_tn(gWc, Cx[t], dgx)              # (dA, G d)
-        _gemm(dgx, Wc, dctx, False, True, 1.0, 0.0)                   # (B, dA)
+        _gemm(dgx, Wc, dctx, False, True, 1.0, 0.0)  # (B, dA)
         if attn:
             _attend_backward(Wq, v, Sd[t], Ann, src_len, U[t], Al[t], dctx, dq, dK, dAnn,
                              gWq, gv, ds_prev, dalpha)
@@ -370,8 +370,9 @@ def compile_backward(theta: np.ndarray, offs: np.ndarray, dims: np.ndarray, src:
 
 
 # ---------------------------------------------------------------------------- inference
-# The step model of :mod:`engine.seq2seq.decode` calls :func:`_encode` and :func:`_decode` (B = 1, T = 1 views of its own workspace) directly, with the types the
-# training pass compiled them for: it needs no kernel of its own.
+# The step model of :mod:`engine.seq2seq.decode` calls :func:`_encode` and :func:`_decode`
+# (B = 1, T = 1 views of its own workspace) directly, with the types the training pass
+# compiled them for: it needs no kernel of its own.
 
 
 # ---------------------------------------------------------------------------- optimiser

@@ -154,13 +154,14 @@ class LabScreen(Screen):
         self.query_one("#lab-results", Static).update(last.body if last else "")
         if last is None:
             self._status((name, "bold"),
-                         " — Enter runs it (about a minute for the training experiments; c cancels). "
+                         " — r or Enter runs it (about a minute for the training experiments; "
+                         "c cancels). "
                          f"The command line has the same runs: `attn-tutor lab {name} --help`.")
         elif last.stopped:
             self._status((name, "bold"), ": cancelled — the results below cover what was done. "
-                         "Enter runs it again.")
+                         "r or Enter runs it again.")
         else:
-            self._status((name, "bold"), ": done. Enter runs it again.")
+            self._status((name, "bold"), ": done. r or Enter runs it again.")
         self.refresh_bindings()
 
     def on_option_list_option_highlighted(self, event: OptionList.OptionHighlighted) -> None:
