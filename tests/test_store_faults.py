@@ -374,6 +374,7 @@ def test_malformed_rows_are_skipped_reported_once_and_the_rest_works(_data_home,
             assert data["due"]["seen"] == 4  # m2 is still seen: its answers count
             assert data["lessons_opened"].keys() == {"qkv"}  # the good lesson row stays
             assert data["mock_exams"] == []
+            assert data["store"]["skipped"] == [notices[0].removeprefix("attn-tutor: warning: ")]
     elif args[0] == "lesson":
         assert "lesson_opens 'scoring'" in notices[0]
         assert "qkv" in r.stdout
@@ -432,3 +433,32 @@ async def test_tui_quiz_start_says_when_progress_cannot_be_read(monkeypatch):
         assert app.screen.state == "setup"  # no crash: the form says why
         shown = str(app.screen.query_one("#quiz-setup-error").content)
         assert shown == "could not read progress: the disk reported an error (disk I/O error)"
+
+
+def test_a_damaged_correct_value_is_neither_graded_nor_correct(tmp_path):
+    """A row whose ``correct`` is not 1, 0 or NULL (an edited or damaged file) is skipped by
+    the row readers; the totals leave it out too rather than count 'yes' or 7 as answers."""
+    path = tmp_path / "progress.sqlite3"
+    with open_store(path) as s:
+        for q, ok in (("a", True), ("a", False), ("b", True)):
+            s.record_answer(q, "qkv", correct=ok, rating=3, at=T0)
+        s.record_answer("c", "qkv", correct=None, rating=None, at=T0)   # self-graded
+        s.record_answer("a", "qkv", correct=True, rating=3, at=T0)      # spoiled below
+        s.record_answer("b", "qkv", correct=True, rating=3, at=T0)      # spoiled below
+    con = sqlite3.connect(path)
+    last_a, last_b = (con.execute("SELECT MAX(id) FROM answers WHERE question_id = ?", (q,)).fetchone()[0]
+                      for q in "ab")
+    con.execute("UPDATE answers SET correct = 'yes' WHERE id = ?", (last_a,))
+    con.execute("UPDATE answers SET correct = 7 WHERE id = ?", (last_b,))
+    con.commit()
+    con.close()
+    with open_store(path) as s:
+        # by hand: qkv has the graded answers a ✓, a ✗, b ✓ (c is self-graded)
+        assert s.topic_accuracy() == {"qkv": (3, 2)}
+        stats = s.question_stats()
+        assert (stats["a"].graded, stats["a"].correct, stats["a"].answers) == (2, 1, 3)
+        assert (stats["b"].graded, stats["b"].correct, stats["b"].answers) == (1, 1, 2)
+        assert (stats["c"].graded, stats["c"].correct) == (0, 0)
+        assert s.miss_counts() == {"a": (2, 1), "b": (1, 0), "c": (0, 0)}
+        latest = s.latest_answers()                 # the last good graded answer of each
+        assert latest["a"].correct is False and latest["b"].correct is True

@@ -45,8 +45,10 @@ def run(*, json_out: bool, goal: int) -> None:
         for warning in store.warnings:
             print(f"attn-tutor: warning: {warning}", file=sys.stderr)
         data = compute(store, load_bank(), goal=goal)
-        for notice in store.take_notices():
+        notices = store.take_notices()  # rows left out of these figures
+        for notice in notices:
             print(f"attn-tutor: warning: {notice}", file=sys.stderr)
+        data["store"]["skipped"] = notices
     if json_out:
         print(json.dumps(data, indent=2))
     else:

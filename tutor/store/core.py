@@ -199,30 +199,30 @@ class Store:
         rows = self._records(
             "answers",
             "SELECT a.* FROM answers a JOIN (SELECT question_id, MAX(id) AS id FROM answers"
-            " WHERE correct IS NOT NULL GROUP BY question_id) m ON a.id = m.id")
+            " WHERE correct IN (0, 1) GROUP BY question_id) m ON a.id = m.id")
         return {a.question_id: a for a in rows}
 
     def miss_counts(self) -> dict[str, tuple[int, int]]:
         """``{question_id: (graded attempts, wrong)}`` over every mode."""
         rows = self._read(
-            "SELECT question_id, COUNT(correct) AS n, SUM(correct = 0) AS wrong FROM answers"
+            f"SELECT question_id, {_GRADED} AS n, SUM(correct = 0) AS wrong FROM answers"
             " GROUP BY question_id")
-        return {r["question_id"]: (int(r["n"]), int(r["wrong"] or 0)) for r in rows}
+        return {r["question_id"]: (int(r["n"] or 0), int(r["wrong"] or 0)) for r in rows}
 
     def question_stats(self) -> dict[str, QuestionStats]:
         """Per question: its stored topic, graded answers, correct ones, answers of any kind."""
         rows = self._read(
-            "SELECT question_id, MAX(topic) AS topic, COUNT(correct) AS n,"
-            " SUM(COALESCE(correct, 0)) AS ok, COUNT(*) AS answers FROM answers"
+            f"SELECT question_id, MAX(topic) AS topic, {_GRADED} AS n,"
+            " SUM(correct = 1) AS ok, COUNT(*) AS answers FROM answers"
             " GROUP BY question_id")
-        return {r["question_id"]: QuestionStats(r["topic"], int(r["n"]), int(r["ok"] or 0),
+        return {r["question_id"]: QuestionStats(r["topic"], int(r["n"] or 0), int(r["ok"] or 0),
                                                 int(r["answers"])) for r in rows}
 
     def topic_accuracy(self) -> dict[str, tuple[int, int]]:
         """``{topic: (graded answers, correct)}`` over every mode."""
-        rows = self._read("SELECT topic, COUNT(correct) AS n, SUM(COALESCE(correct, 0)) AS ok"
+        rows = self._read(f"SELECT topic, {_GRADED} AS n, SUM(correct = 1) AS ok"
                           " FROM answers GROUP BY topic")
-        return {r["topic"]: (int(r["n"]), int(r["ok"] or 0)) for r in rows}
+        return {r["topic"]: (int(r["n"] or 0), int(r["ok"] or 0)) for r in rows}
 
     def card(self, question_id: str) -> CardRow | None:
         rows = self._records("cards", "SELECT * FROM cards WHERE question_id = ?", (question_id,))
@@ -283,6 +283,12 @@ class Store:
     def mock_exams(self) -> list[MockExam]:
         """Mock exams, oldest first."""
         return self._records("mock_exams", "SELECT * FROM mock_exams ORDER BY id")
+
+
+_GRADED = "SUM(correct IN (0, 1))"
+"""The graded answers of a group: ``correct`` is 1 or 0. A self-graded answer (NULL) is not
+graded, and a damaged value (text, 7) is neither graded nor correct, as the row readers skip
+such a row."""
 
 
 def _count(row: sqlite3.Row, column: str) -> int:
