@@ -1,9 +1,9 @@
 """Load and check the reading material in ``lessons/``: lessons, exam cards, guidance, Q&A.
 
 Pure Python (``tomllib`` and the standard library), so the CLI can list lessons without
-importing numpy, rich or textual. Every file is checked against the schema below when it is
-loaded; a file that breaks it raises :class:`ContentError` naming the file, the field and
-what was expected.
+importing numpy, rich or textual. Every file is checked against its schema (here, and in
+:mod:`tutor.content_schema` and :mod:`tutor.content_exam`) when it is loaded; a file that
+breaks it raises :class:`ContentError` naming the file, the field and what was expected.
 
 Layout (under ``lessons.ROOT`` or the ``root`` passed in)::
 
@@ -34,43 +34,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-LESSON_IDS: tuple[str, ...] = (
-    "encoder-decoder",
-    "context-vector",
-    "teacher-forcing",
-    "attention-intro",
-    "qkv",
-    "self-attention",
-    "cross-attention",
-    "scoring",
-    "pooling",
-    "decoding",
-    "visualisation",
-    "training",
-    "transformer",
-)
-"""The lesson ids (= quiz topics); section n is ``LESSON_IDS[n-1]``. The first twelve are the
-lecture's sections in order; ``transformer`` (13) goes beyond the notes, to the model the
-lab trains."""
-
-LECTURE_SECTIONS = 12
-"""How many of the lessons are sections of the lecture notes."""
-
-EXAM_TOPICS: tuple[str, ...] = (
-    "exam-encoder-decoder",
-    "exam-bottleneck",
-    "exam-teacher-forcing",
-    "exam-attention",
-    "exam-qkv",
-    "exam-self-vs-cross",
-    "exam-scaled-dot",
-    "exam-decoding",
-    "exam-cross-entropy",
-    "exam-positions",
-    "exam-transformer",
-)
-"""The exam revision topics: the notes' nine "Exam Revision Notes" in their order, then the two
-of the Transformer lesson (positions; layers, heads and cost)."""
+# the ids, the error and the checks every loader shares, and the exam cards and Q&A: their
+# own modules, reachable from here as before
+from tutor.content_exam import (CARD_FILES, ExamCard, QAItem, load_exam_cards,  # noqa: F401
+                                load_exam_guidance, load_qa, qa_for)
+from tutor.content_schema import (_INT, _STR, _STRS, _TABLES, EXAM_TOPICS,  # noqa: F401
+                                  LECTURE_SECTIONS, LESSON_IDS, ContentError, _check_choice,
+                                  _check_fields, _read_toml, _rel, _root)
 
 HEADINGS: tuple[str, ...] = (
     "Learning goals",
@@ -91,10 +61,6 @@ SYMBOL_HEADER = ("Symbol", "Meaning", "Shape")
 """The header row of the table under ``## Symbols``."""
 
 _TRACE_LINK = re.compile(r"attn-tutor trace ([a-z][a-z0-9-]*)")
-
-
-class ContentError(ValueError):
-    """A lesson file breaks the schema; the message names the file, the field and the fix."""
 
 
 # --------------------------------------------------------------------------- data
@@ -136,77 +102,7 @@ class Lesson:
         return tuple(dict.fromkeys(_TRACE_LINK.findall(self.body)))
 
 
-@dataclass(frozen=True)
-class ExamCard:
-    """One exam revision card (a topic of the notes' "Exam Revision Notes")."""
-
-    id: str
-    title: str
-    lesson: str
-    must_know: str
-    key_formula: str
-    top_pitfall: str
-    self_check: str
-    self_check_answer: str
-    connects_to: tuple[str, ...]
-    traces: tuple[str, ...] = ()
-    errata: tuple[str, ...] = ()
-    """Ids of the catalogue errata (``errata.toml``) this topic touches."""
-
-
-@dataclass(frozen=True)
-class QAItem:
-    """A short question with its answer, tied to the lesson that covers it."""
-
-    id: str
-    lesson: str
-    question: str
-    answer: str
-    source: str = "tutor"
-
-
 # --------------------------------------------------------------------------- schema
-
-_STR, _INT, _STRS, _TABLES = "a string", "an integer", "a list of strings", "a list of tables"
-
-_KINDS = {
-    _STR: lambda v: isinstance(v, str) and v.strip() != "",
-    _INT: lambda v: isinstance(v, int) and not isinstance(v, bool),
-    _STRS: lambda v: isinstance(v, list) and all(isinstance(x, str) and x for x in v),
-    _TABLES: lambda v: isinstance(v, list) and all(isinstance(x, dict) for x in v),
-}
-
-
-def _check_fields(
-    data: Mapping[str, Any],
-    schema: Mapping[str, tuple[str, bool]],
-    where: str,
-) -> None:
-    """Check required fields are present, every field has its type, and nothing is unknown."""
-    for name, (kind, required) in schema.items():
-        if name not in data:
-            if required:
-                raise ContentError(f"{where}: missing field '{name}' (expected {kind})")
-            continue
-        value = data[name]
-        if not _KINDS[kind](value):
-            shown = repr(value) if len(repr(value)) < 60 else type(value).__name__
-            what = f"{kind}, not empty" if kind == _STR else kind
-            raise ContentError(f"{where}: field '{name}' is {shown}; expected {what}")
-    unknown = sorted(set(data) - set(schema))
-    if unknown:
-        raise ContentError(
-            f"{where}: unknown field '{unknown[0]}'; expected only: " + ", ".join(schema)
-        )
-
-
-def _check_choice(value: str | list[str], allowed: tuple[str, ...], where: str, name: str) -> None:
-    for v in [value] if isinstance(value, str) else value:
-        if v not in allowed:
-            raise ContentError(
-                f"{where}: field '{name}' has {v!r}; expected one of: " + ", ".join(allowed)
-            )
-
 
 _LESSON_SCHEMA = {
     "id": (_STR, True),
@@ -219,46 +115,6 @@ _LESSON_SCHEMA = {
     "exam_topics": (_STRS, True),
     "related": (_STRS, True),
 }
-
-_CARD_SCHEMA = {
-    "id": (_STR, True),
-    "title": (_STR, True),
-    "lesson": (_STR, True),
-    "must_know": (_STR, True),
-    "key_formula": (_STR, True),
-    "top_pitfall": (_STR, True),
-    "self_check": (_STR, True),
-    "self_check_answer": (_STR, True),
-    "connects_to": (_STRS, True),
-    "traces": (_STRS, False),
-    "errata": (_STRS, False),
-}
-
-_QA_SCHEMA = {
-    "id": (_STR, True),
-    "lesson": (_STR, True),
-    "question": (_STR, True),
-    "answer": (_STR, True),
-    "source": (_STR, False),
-}
-
-
-def _rel(path: Path, root: Path) -> str:
-    """The path as the message shows it: ``lessons/sections/05-qkv.md``."""
-    try:
-        return str(Path(root.name) / path.relative_to(root))
-    except ValueError:
-        return str(path)
-
-
-def _read_toml(path: Path, where: str) -> dict[str, Any]:
-    try:
-        return tomllib.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise ContentError(f"{where}: file is missing") from None
-    except tomllib.TOMLDecodeError as exc:
-        raise ContentError(f"{where}: not valid TOML ({exc})") from None
-
 
 # --------------------------------------------------------------------------- lessons
 
@@ -383,14 +239,6 @@ def parse_lesson(path: Path, root: Path) -> Lesson:
     )
 
 
-def _root(root: Path | None) -> Path:
-    if root is not None:
-        return Path(root)
-    import lessons
-
-    return lessons.ROOT
-
-
 @functools.cache
 def load_lessons(root: Path | None = None) -> tuple[Lesson, ...]:
     """Every lesson under ``root/sections`` (default ``lessons.ROOT``), in section order."""
@@ -419,88 +267,3 @@ def get_lesson(lesson_id: str, root: Path | None = None) -> Lesson:
     )
 
 
-# --------------------------------------------------------------------------- exam, Q&A
-
-
-CARD_FILES: tuple[tuple[str, tuple[str, ...]], ...] = (
-    ("cards.toml", EXAM_TOPICS[:9]),
-    ("transformer.toml", EXAM_TOPICS[9:]),
-)
-"""The card files under ``exam/`` and the topics each holds, in order: the notes' nine, then
-the Transformer lesson's."""
-
-
-@functools.cache
-def load_exam_cards(root: Path | None = None) -> tuple[ExamCard, ...]:
-    """The revision cards of :data:`CARD_FILES`: one per exam topic, in EXAM_TOPICS order."""
-    base = _root(root)
-    cards: list[ExamCard] = []
-    for name, topics in CARD_FILES:
-        path = base / "exam" / name
-        where = _rel(path, base)
-        data = _read_toml(path, where)
-        _check_fields(data, {"card": (_TABLES, True)}, where)
-        first = len(cards)
-        for n, table in enumerate(data["card"], start=1):
-            here = f"{where}: card {n} ({table.get('id', '?')})"
-            _check_fields(table, _CARD_SCHEMA, here)
-            _check_choice(table["id"], EXAM_TOPICS, here, "id")
-            _check_choice(table["lesson"], LESSON_IDS, here, "lesson")
-            _check_choice(table["connects_to"], LESSON_IDS, here, "connects_to")
-            if table.get("errata"):
-                from tutor.errata import load_errata  # it imports this module
-
-                _check_choice(table["errata"], tuple(e.id for e in load_errata(root)), here, "errata")
-            cards.append(
-                ExamCard(
-                    **{k: v for k, v in table.items() if k not in ("connects_to", "traces", "errata")},
-                    connects_to=tuple(table["connects_to"]),
-                    traces=tuple(table.get("traces", ())),
-                    errata=tuple(table.get("errata", ())),
-                )
-            )
-        ids = [c.id for c in cards[first:]]
-        if ids != list(topics):
-            raise ContentError(
-                f"{where}: cards are {', '.join(ids) or 'none'}; "
-                "expected one card per exam topic in this order: " + ", ".join(topics)
-            )
-    return tuple(cards)
-
-
-@functools.cache
-def load_exam_guidance(root: Path | None = None) -> str:
-    """The exam guidance summary (Markdown) from ``exam/guidance.md``."""
-    base = _root(root)
-    path = base / "exam" / "guidance.md"
-    try:
-        text = path.read_text(encoding="utf-8").strip()
-    except FileNotFoundError:
-        raise ContentError(f"{_rel(path, base)}: file is missing") from None
-    if not text.startswith("# "):
-        raise ContentError(f"{_rel(path, base)}: expected a '# ' title on the first line")
-    return text + "\n"
-
-
-@functools.cache
-def load_qa(root: Path | None = None) -> tuple[QAItem, ...]:
-    """The Q&A items from ``qa.toml``, in file order; ids are unique."""
-    base = _root(root)
-    path = base / "qa.toml"
-    where = _rel(path, base)
-    data = _read_toml(path, where)
-    _check_fields(data, {"item": (_TABLES, True)}, where)
-    items: list[QAItem] = []
-    for n, table in enumerate(data["item"], start=1):
-        here = f"{where}: item {n} ({table.get('id', '?')})"
-        _check_fields(table, _QA_SCHEMA, here)
-        _check_choice(table["lesson"], LESSON_IDS, here, "lesson")
-        if any(i.id == table["id"] for i in items):
-            raise ContentError(f"{here}: field 'id' {table['id']!r} is used twice; expected unique ids")
-        items.append(QAItem(**table))
-    return tuple(items)
-
-
-def qa_for(lesson_id: str, root: Path | None = None) -> tuple[QAItem, ...]:
-    """The Q&A items tied to one lesson."""
-    return tuple(i for i in load_qa(root) if i.lesson == lesson_id)
