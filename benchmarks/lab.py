@@ -140,6 +140,11 @@ def torch_steps_per_second(decoder: str, B: int, L: int, seconds: float, threads
 
 
 def bench_steps(seconds: float) -> None:
+    from engine._alloc import keep_freed_memory
+
+    # malloc keeps freed memory, as in the lab's training loops; set before either
+    # contender runs, so PyTorch (same process) has the same allocator settings
+    keep_freed_memory()
     B, L = 32, 22
     print(f"== training steps per second: batch {B}, source and target length {L + 1} "
           f"(the mean of lengths 5-40 plus EOS), teacher forcing, Adam, clipping")

@@ -95,8 +95,12 @@ def torch_steps_per_second(dtype: str, B: int, L: int, seconds: float) -> float:
 
 
 def bench_steps(seconds: float) -> None:
+    from engine._alloc import keep_freed_memory
     from engine.lab.transformer import TransformerSettings
 
+    # malloc keeps freed memory, as in the lab's training loops; set before either
+    # contender runs, so PyTorch (same process) has the same allocator settings
+    keep_freed_memory()
     s = TransformerSettings()
     B, L = s.train.batch_size, 22
     c = s.model_config()

@@ -19,6 +19,7 @@ from engine.lab.tasks import (TASKS, VOCAB_SIZE, TestSet, bucketed_lengths,
                               length_buckets, make_batch, make_test_set)
 from engine.seq2seq import (Adam, Seq2Seq, Seq2SeqConfig, Workspace, compile_backward, greedy_decode,
                             train_step)
+from engine._alloc import keep_freed_memory
 from engine._blas import single_threaded_blas
 
 # ---------------------------------------------------------------------------- results
@@ -186,6 +187,7 @@ def train_model(model: Seq2Seq, settings: TrainSettings, *, exclude: set[bytes] 
     losses: list[float] = []
     t0 = time.perf_counter()
     interrupted = False
+    keep_freed_memory()                             # no page faults for every step's arrays
     with single_threaded_blas():
         for step in range(settings.steps):
             if should_stop is not None and should_stop():

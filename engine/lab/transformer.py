@@ -17,6 +17,7 @@ from dataclasses import asdict, dataclass, replace
 
 import numpy as np
 
+from engine._alloc import keep_freed_memory
 from engine._blas import single_threaded_blas
 from engine._validate import check_positive_int, check_scalar
 from engine.lab.experiments import BottleneckSettings, _run_many
@@ -121,6 +122,7 @@ def train_transformer(model: Transformer, settings: TransformerSettings, *,
     losses: list[float] = []
     t0 = time.perf_counter()
     interrupted = False
+    keep_freed_memory()                            # no page faults for every step's arrays
     with single_threaded_blas():
         for step in range(tr.steps):
             if should_stop is not None and should_stop():
