@@ -121,19 +121,22 @@ def two_process_child() -> None:
     import resource
 
     sys.path.insert(0, str(ROOT))
-    from tutor.warmup import _tiny_calls, split_calls, warm_engine
+    from tutor.warmup import _tiny_calls, plan_children, warm_engine
     from tutor.warmup_procs import WarmUpChildren
 
     names = [name for name, _ in _tiny_calls()]
     t0 = time.perf_counter()
-    children = WarmUpChildren(split_calls(names))
+    firsts, queue = plan_children(names)
+    children = WarmUpChildren(firsts, queue=queue)
     children.start()
     ok = children.wait()
     t1, c1 = time.perf_counter(), time.process_time()
     warm_engine()
     t2 = time.perf_counter()
     used = resource.getrusage(resource.RUSAGE_CHILDREN)
-    print(json.dumps({"ok": ok, "parts": children.parts, "children_wall": t1 - t0,
+    took = [[n for n in names if children.owner.get(n) == i] for i in range(len(firsts))]
+    print(json.dumps({"ok": ok, "parts": took, "through_at": children.through_at,
+                      "children_wall": t1 - t0,
                       "children_cpu": children.cpu_seconds,
                       "children_rusage_cpu": used.ru_utime + used.ru_stime,
                       "load_wall": t2 - t1, "load_cpu": time.process_time() - c1}))
@@ -279,8 +282,10 @@ def main() -> None:
           f"(children {two['children_wall']:.1f} s + load {two['load_wall']:.1f} s), "
           f"CPU {cpu:.1f} s (children " + " + ".join(f"{c:.1f}" for c in two["children_cpu"])
           + f" s, load {two['load_cpu']:.1f} s)" + ("" if two["ok"] else "  A CHILD FAILED"))
+    at = two["through_at"]
     for i, part in enumerate(two["parts"]):
-        print(f"    child {i + 1}: {', '.join(part)}")
+        print(f"    child {i + 1}: " + ", ".join(f"{n} ({at[n]:.1f} s)" if n in at else n
+                                         for n in part))
     load1 = os.getloadavg()
     print(f"load average at end {load1[0]:.2f} {load1[1]:.2f} {load1[2]:.2f}")
 

@@ -13,50 +13,60 @@ import pytest
 
 from tutor import warmup, warmup_procs
 from tutor.app import make_app
-from tutor.warmup import APART, RIDES_WITH, SENTINELS, _tiny_calls, areas_of, split_calls
+from tutor.warmup import APART, RIDES_WITH, SENTINELS, _tiny_calls, areas_of, plan_children
 from tutor.warmup_procs import WarmUpChildren, prepare_engine
 
 NAMES = [name for name, _ in _tiny_calls()]
 
 
 def _python(code: str) -> Callable[[Sequence[str]], list[str]]:
-    """A stand-in child: runs ``code`` with the areas as sys.argv[1:]."""
-    return lambda names: [sys.executable, "-c", code, *names]
+    """A stand-in child: runs ``code`` with the areas as sys.argv[1:]; ``areas()`` yields
+    them and then, after ``--queue``, those handed out on stdin (asking with ``ready``)."""
+    preamble = ("import sys\n"
+                "def areas():\n"
+                "    queued = sys.argv[1:2] == ['--queue']\n"
+                "    yield from sys.argv[1 + queued:]\n"
+                "    while queued:\n"
+                "        print('ready', flush=True)\n"
+                "        line = sys.stdin.readline()\n"
+                "        if not line: return\n"
+                "        yield from line.rstrip('\\n').split('\\t')\n")
+    return lambda names: [sys.executable, "-c", preamble + code, *names]
 
 
-REPORTS_ALL = _python("import sys\nfor n in sys.argv[1:]:\n"
+REPORTS_ALL = _python("for n in areas():\n"
                       "    print('start', n, flush=True); print('done', n, '0.5', flush=True)\n"
                       "print('finished 0.25', flush=True)")
-FAILS = _python("import sys; print('done', sys.argv[1], '0.1', flush=True); sys.exit(1)")
-HANGS = _python("import sys, time; print('done', sys.argv[1], '0.0', flush=True)\n"
-                "print('start', sys.argv[2], flush=True); time.sleep(120)")
+FAILS = _python("print('done', next(areas()), '0.1', flush=True); sys.exit(1)")
+HANGS = _python("import time\nit = areas(); print('done', next(it), '0.0', flush=True)\n"
+                "print('start', next(it), flush=True); time.sleep(120)")
 
 
 @pytest.mark.parametrize("parts", [1, 2, 3])
-def test_split_gives_every_area_to_exactly_one_part_in_order(parts):
-    split = split_calls(NAMES, parts)
-    assert len(split) == parts
-    assert Counter(n for part in split for n in part) == Counter(NAMES)
-    for part in split:
-        assert part == [n for n in NAMES if n in part]
+def test_the_plan_gives_every_area_once_in_order(parts):
+    firsts, queue = plan_children(NAMES, parts)
+    assert len(firsts) == parts
+    assert Counter(n for group in firsts + queue for n in group) == Counter(NAMES)
+    for group in firsts + queue:
+        assert group == [n for n in NAMES if n in group]
 
 
-def test_split_keeps_riders_with_their_area_and_the_two_costliest_apart():
+def test_the_plan_keeps_riders_with_their_host_and_the_halves_apart():
     assert set(RIDES_WITH) | set(RIDES_WITH.values()) <= set(NAMES)
-    part_of = {n: i for i, part in enumerate(split_calls(NAMES, 2)) for n in part}
+    firsts, queue = plan_children(NAMES, 2)
+    group_of = {n: k for k, group in enumerate(queue) for n in group}
     for rider, host in RIDES_WITH.items():
-        assert part_of[rider] == part_of[host]
-    # the halves of one feature compile side by side, whatever the costs say
+        assert group_of[rider] == group_of[host]
+    # the halves of one feature start first, side by side, whatever the costs say
     for pair in APART:
-        assert len({part_of[n] for n in pair}) == len(pair)
-        assert sorted(map(sorted, split_calls(list(pair), 2))) == sorted([n] for n in pair)
-    # the lab's halves come first in their processes: the longest waits a feature has
-    assert [part[0] for part in split_calls(NAMES, 2)] == \
-        sorted(APART[0], key=lambda n: part_of[n])
-    # without its host a rider is an area of its own
-    lone = ["softmax", "seq2seq lab (forward)"]
-    assert Counter(n for p in split_calls(lone, 2) for n in p) == Counter(lone)
-    assert split_calls(lone, 2)[0] != split_calls(lone, 2)[1]
+        assert sorted(n for first in firsts for n in first if n in pair) == sorted(pair)
+        assert all(len(set(first) & set(pair)) == 1 for first in firsts)
+    # costliest first: the groups free children take are in falling order of cost
+    costs = [sum(warmup.COLD_SECONDS.get(n, 0.0) for n in group) or 1.0 for group in queue]
+    assert costs == sorted(costs, reverse=True)
+    # without its host a rider is a group of its own
+    lone = ["softmax", "seq2seq lab (forward)", "loss"]
+    assert plan_children(lone, 2) == ([["seq2seq lab (forward)"], []], [["softmax"], ["loss"]])
 
 
 def test_child_compiles_a_tiny_subset_and_reports_each_area(tmp_path):
@@ -70,6 +80,50 @@ def test_child_compiles_a_tiny_subset_and_reports_each_area(tmp_path):
                                    "finished"]
     assert float(lines[-1].split()[1]) > 0  # its CPU seconds
     assert list(tmp_path.rglob("*.nbi"))  # the kernels went to the cache it was given
+
+
+def test_a_queue_child_asks_for_more_until_its_input_ends(tmp_path):
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path))
+    proc = subprocess.run(warmup_procs.child_command(["--queue", "pooling"]),
+                          input="loss\tsoftmax\nno such area\n", capture_output=True, text=True,
+                          env=env, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    assert [line.rsplit(" ", 1)[0] if line.startswith(("done", "finished")) else line
+            for line in proc.stdout.splitlines()] == [
+        "start pooling", "done pooling", "ready", "start loss", "done loss", "start softmax",
+        "done softmax", "ready", "start no such area", "failed no such area", "ready",
+        "finished"]
+
+
+# sleeps as long as the number after "slow:" in an area's name, then reports it done
+NAPS = _python("import time\nfor n in areas():\n"
+               "    print('start', n, flush=True)\n"
+               "    time.sleep(float(n.partition('slow:')[2] or 0))\n"
+               "    print('done', n, '0.0', flush=True)\n"
+               "print('finished 0.0', flush=True)")
+
+
+def test_the_queue_goes_to_whichever_child_is_free():
+    queue = [["a"], ["b", "c"], ["d"], ["e"]]
+    kids = WarmUpChildren([["slow:1.5"], ["quick"]], NAPS, queue=queue)
+    kids.start()
+    assert kids.wait()
+    assert {n: kids.owner[n] for n in "abcde"} == dict.fromkeys("abcde", 1)
+    assert kids.owner["slow:1.5"] == 0 and kids.queue == []
+    assert kids.through_at["e"] < kids.through_at["slow:1.5"]
+
+
+def test_a_feature_waiting_for_a_queued_area_moves_it_to_the_front(tmp_path):
+    kids = WarmUpChildren([["slow:0.5"]], NAPS, queue=[["a"], ["b"], ["wanted slow:0.2"]])
+    kids.start()
+    try:
+        kids.wait_for("wanted slow:0.2")
+        assert "wanted slow:0.2" in kids._through
+    finally:
+        assert kids.wait()
+    at = kids.through_at
+    assert at["slow:0.5"] < at["wanted slow:0.2"] < at["a"] < at["b"]  # it jumped the queue
+    kids.wait_for("no such area")  # nobody has it or will: returns at once
 
 
 def test_child_rejects_an_unknown_area_in_one_line():
@@ -167,8 +221,9 @@ async def test_the_tui_shows_the_children_progress_and_leaves_no_orphan(monkeypa
             if kids is not None and " · " in app.engine_status and "(2/" in app.engine_status:
                 break
             await pilot.pause(0.05)
-        # each stand-in child is through its first area and compiling its second
-        first, second = (part[1] for part in split_calls(NAMES, 2))
+        # each stand-in child is through its first area and compiling the first area of
+        # the queue group it was handed
+        first, second = (group[0] for group in plan_children(NAMES, 2)[1][:2])
         assert f"compiling on 2 cores: {first} · {second}" in app.engine_status or \
             f"compiling on 2 cores: {second} · {first}" in app.engine_status
         assert f"(2/{len(NAMES)} areas)" in app.engine_status
@@ -430,8 +485,8 @@ def test_a_child_whose_parent_was_killed_exits_by_itself():
 
 
 def test_the_riders_compile_nothing_worked_examples_did_not():
-    """In a fresh process: after "worked examples", each area of RIDES_WITH adds no compiled
-    signature to any engine kernel (so it costs nothing in that area's child)."""
+    """In a fresh process: after the worked-examples areas, each area of RIDES_WITH adds no
+    compiled signature to any engine kernel (so it costs nothing in its host's child)."""
     code = ("import sys\n"
             "from numba.core.dispatcher import Dispatcher\n"
             "from tutor.warmup import RIDES_WITH, _tiny_calls\n"
@@ -439,7 +494,7 @@ def test_the_riders_compile_nothing_worked_examples_did_not():
             "    return {(m, a, s) for m, mod in list(sys.modules.items()) if m.startswith('engine') and mod\n"
             "            for a, o in vars(mod).items() if isinstance(o, Dispatcher) for s in o.signatures}\n"
             "calls = dict(_tiny_calls())\n"
-            "calls['worked examples']()\n"
+            "for host in sorted(set(RIDES_WITH.values())): calls[host]()\n"
             "for rider in RIDES_WITH:\n"
             "    before = compiled(); calls[rider](); print(rider, '|', sorted(compiled() - before))\n")
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=600)

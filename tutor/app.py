@@ -189,6 +189,8 @@ class TutorApp(App):
         (then their kernels load from the cache) rather than compile them again alongside."""
         children = self._warm_children
         if children is not None:
+            for area in reversed(areas):  # queued ones next, in this order
+                children.prefer(area)
             for area in areas:
                 children.wait_for(area, should_stop)
 

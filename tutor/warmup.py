@@ -4,7 +4,7 @@ The TUI paints first and calls :func:`warm_engine` from a worker thread. With a 
 cache this takes a fraction of a second; with an empty cache (first run after install) every
 kernel compiles once, which is why the UI says it is preparing. A cold cache is told apart
 cheaply by :func:`cache_is_cold`; then :mod:`tutor.warmup_procs` compiles the two halves of
-:func:`split_calls` in two child processes (numba compiles on one core) before the in-process
+:func:`plan_children` in two child processes (numba compiles on one core) before the in-process
 load.
 """
 
@@ -27,7 +27,7 @@ def _tiny_calls() -> list[tuple[str, Callable[[], object]]]:
     x32 = x.astype(np.float32)
     return [
         # the lab's seq2seq first: its two halves are the longest compiles a feature waits for,
-        # and on a cold cache they go to the two child processes (see split_calls)
+        # and on a cold cache they go to the two child processes (see plan_children)
         ("seq2seq lab (forward)", call("engine.lab", "warm_up", "forward")),
         ("seq2seq lab (backward)", call("engine.lab", "warm_up", "backward")),
         # then the Transformer lab, the next longest: it follows a seq2seq half in its process
@@ -45,16 +45,23 @@ def _tiny_calls() -> list[tuple[str, Callable[[], object]]]:
         # float32, as the lab's scaling and the block calibration use it (float64 compiles
         # only for a student who asks for it)
         ("tiled attention", call("engine.flash", "flash_attention", x32, x32, x32)),
-        ("worked examples", lambda: _all_traces()),
+        # every trace, in two areas of about equal cost so two processes can share them
+        ("worked examples", lambda: _traces(decoding=False)),
+        ("worked examples (decoding)", lambda: _traces(decoding=True)),
     ]
 
 
-def _all_traces() -> None:
-    """Build every trace once: it reaches the kernels the tiny calls above do not (cells, CE grad…),
-    and keeps their heatmaps for the Heatmaps screen and the palette."""
-    from tutor.heatmap.sources import default_heatmaps
+DECODING_TRACES = frozenset({"greedy-vs-beam", "beam-search", "top-k", "nucleus", "temperature"})
+"""The traces of the "worked examples (decoding)" area (§11's search and sampling); the
+"worked examples" area builds all the others."""
 
-    default_heatmaps()
+
+def _traces(decoding: bool) -> None:
+    """Build the traces of one area once: they reach the kernels the tiny calls above do not
+    (cells, CE grad…), and their heatmaps are kept for the Heatmaps screen and the palette."""
+    from tutor.heatmap.sources import build_heatmaps
+
+    build_heatmaps(lambda name: (name in DECODING_TRACES) == decoding)
 
 
 def _beam() -> object:
@@ -93,18 +100,20 @@ def warm_engine(report: Callable[[str, int, int], None] | None = None, *,
 # -- the cold-cache split -----------------------------------------------------------------
 
 COLD_SECONDS: dict[str, float] = {
-    "seq2seq lab (forward)": 7.8, "seq2seq lab (backward)": 8.2, "log-softmax": 1.0,
-    "tiled attention": 4.0, "worked examples": 14.3, "transformer lab": 9.9,
+    "seq2seq lab (forward)": 6.5, "seq2seq lab (backward)": 5.5, "transformer lab": 6.9,
+    "log-softmax": 0.8, "tiled attention": 3.0, "worked examples": 7.0,
+    "worked examples (decoding)": 3.8,
 }
-"""CPU seconds each area takes alone in a fresh process on an empty numba cache (2-core Intel
-Xeon, load ~1, 1 Dec 2026, numba 0.68.1; ``python benchmarks/startup.py --solo`` prints this
-table again). Only their proportions matter: they balance :func:`split_calls`. An area
-missing here (and not in :data:`RIDES_WITH`) counts as 1 s."""
+"""CPU seconds each area takes alone in a fresh process on an empty numba cache (2-core AMD
+EPYC, load 0.3, 2 Dec 2026, numba 0.68.1; ``python benchmarks/startup.py --solo`` prints this
+table again; a 2-core Intel Xeon gave 1.2–1.6 times each). Only their order matters: it orders
+the queue of :func:`plan_children`. An area missing here (and not in :data:`RIDES_WITH`)
+counts as 1 s."""
 
 RIDES_WITH: dict[str, str] = {
-    name: "worked examples"
-    for name in ("softmax", "masked softmax", "attention", "scoring", "pooling", "rnn", "loss",
-                 "beam search", "sampling")
+    **{name: "worked examples"
+       for name in ("softmax", "masked softmax", "attention", "scoring", "pooling", "rnn", "loss")},
+    **{name: "worked examples (decoding)" for name in ("beam search", "sampling")},
 }
 """Areas whose every kernel another area compiles too: they go to that area's process, where
 they cost nothing more (compiled in the other process, they would be compiled twice)."""
@@ -139,25 +148,27 @@ def areas_of(load: Callable[[], object] | None) -> tuple[str, ...]:
     return LOADER_AREAS.get(getattr(load, "__module__", ""), ())
 
 
-def split_calls(names: list[str], parts: int = 2) -> list[list[str]]:
-    """Share ``names`` among ``parts`` processes so each compiles about as long.
+def plan_children(names: list[str], parts: int = 2) -> tuple[list[list[str]], list[list[str]]]:
+    """What ``parts`` child processes compile on a cold cache: ``(firsts, queue)``.
 
-    An area rides with the one of :data:`RIDES_WITH` when that one is in ``names``; the
-    groups go, costliest first, each to the part with the least so far that holds none of
-    its :data:`APART` partners. Each part keeps the order of ``names``.
+    Each child starts with its list in ``firsts``: the members of each :data:`APART` tuple go
+    to different children, so the halves of one feature compile side by side. Then each child
+    takes the next group of ``queue`` whenever it is free, so the work balances itself on any
+    CPU (a fixed split balanced by one machine's compile times left one child 3 s longer than
+    the other on another). An area rides in the group of its :data:`RIDES_WITH` host when that
+    host is in ``names``; groups are ordered costliest first by :data:`COLD_SECONDS` (longest
+    first keeps the last group short), ties in the order of ``names``, and each group keeps
+    the order of ``names``.
     """
-    group_of = {n: RIDES_WITH.get(n, n) if RIDES_WITH.get(n) in names else n for n in names}
-    heads = sorted(set(group_of.values()),
+    firsts: list[list[str]] = [[] for _ in range(parts)]
+    apart = [n for pair in APART for n in pair if n in names]
+    for k, n in enumerate(apart):
+        firsts[k % parts].append(n)
+    host_of = {n: RIDES_WITH[n] if RIDES_WITH.get(n) in names else n
+               for n in names if n not in apart}
+    heads = sorted(set(host_of.values()),
                    key=lambda n: (-COLD_SECONDS.get(n, 1.0), names.index(n)))  # costliest first
-    partners = {n: set(pair) - {n} for pair in APART for n in pair}
-    load = [0.0] * parts
-    part_of: dict[str, int] = {}
-    for head in heads:
-        taken = {part_of[p] for p in partners.get(head, ()) if p in part_of}
-        free = [i for i in range(parts) if i not in taken] or list(range(parts))
-        part_of[head] = lightest = min(free, key=lambda i: (load[i], i))
-        load[lightest] += COLD_SECONDS.get(head, 1.0)
-    return [[n for n in names if part_of[group_of[n]] == i] for i in range(parts)]
+    return firsts, [[n for n in names if host_of.get(n) == head] for head in heads]
 
 
 def module_is_cached(sentinel: str) -> bool | None:

@@ -1,26 +1,31 @@
-"""A cold numba cache compiled on two cores: two child processes, each one half of the warm-up.
+"""A cold numba cache compiled on two cores: two child processes sharing the warm-up.
 
 numba compiles a kernel on one core and holds the GIL for much of it, so a first run that
 compiles every kernel in the TUI's own worker thread takes the sum of all compile times and
 slows the UI while it does. When :func:`tutor.warmup.cache_is_cold`, :func:`prepare_engine`
-starts ``python -m tutor.warmup_procs NAME…`` twice (same interpreter and environment, so
-the same ``NUMBA_CACHE_DIR``) on the two halves of :func:`tutor.warmup.split_calls`; each
-child prints one line per area and exits, and the kernels they cached then load in-process
-in well under a second. A child that fails or is killed means the in-process warm-up
-compiles what is left; quitting kills the children (and a child whose parent is gone stops
-by itself).
+starts ``python -m tutor.warmup_procs --queue NAME…`` twice (same interpreter and
+environment, so the same ``NUMBA_CACHE_DIR``): each child compiles its own first areas (the
+halves of the seq2seq lab, one each), then asks for more, and the parent hands the groups of
+:func:`tutor.warmup.plan_children`'s queue to whichever child is free, so neither waits for a
+split that was balanced on another CPU. The kernels they cached then load in-process in well
+under a second. A child that fails or is killed means the in-process warm-up compiles what is
+left; quitting kills the children (and a child whose parent is gone stops by itself).
 
 Child protocol, one line per event on stdout: ``start NAME``, ``done NAME SECONDS`` (or
-``failed NAME``), then ``finished CPU_SECONDS`` (the child's CPU time) before a zero exit.
+``failed NAME``); with ``--queue``, ``ready`` when through its list, answered on stdin by one
+line of tab-separated areas to compile next, or by end of input; then ``finished
+CPU_SECONDS`` (the child's CPU time) before a zero exit.
 """
 
 from __future__ import annotations
 
+import itertools
 import os
 import subprocess
 import sys
 import threading
-from collections.abc import Callable, Sequence
+import time
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]  # holds tutor/ and engine/
@@ -30,8 +35,12 @@ NICE_VARIABLE = "ATTN_TUTOR_WARMUP_NICE"  # tells a child how much to lower its 
 BACKGROUND_NICE = 10
 
 
+QUEUE_FLAG = "--queue"  # the child's first argument: ask for more areas when through its list
+
+
 def child_command(names: Sequence[str]) -> list[str]:
-    """The command line of one child compiling the areas ``names``."""
+    """The command line of one child compiling the areas ``names`` (``--queue`` first: and
+    then the ones it is handed)."""
     return [sys.executable, "-m", "tutor.warmup_procs", *names]
 
 
@@ -39,8 +48,11 @@ class WarmUpChildren:
     """Child processes compiling parts of the warm-up; the lines they print are counted.
 
     Args:
-        parts: the areas of each child.
+        parts: the areas of each child, compiled first.
         command: a child's command line from its areas (tests swap in a stand-in).
+        queue: groups of areas handed, in order, to whichever child says it is ready (each
+            child's command then starts with ``--queue``); None: each child compiles only
+            its part.
         on_change: called (from a reader thread) when a child starts or ends an area, with
             the areas each child is compiling now ("" once it is through) and how many
             areas are through in all.
@@ -52,8 +64,10 @@ class WarmUpChildren:
     def __init__(self, parts: Sequence[Sequence[str]],
                  command: Callable[[Sequence[str]], list[str]] | None = None,
                  on_change: Callable[[list[str], int], None] | None = None,
-                 nice: int = 0) -> None:
+                 nice: int = 0, queue: Sequence[Sequence[str]] | None = None) -> None:
         self.parts = [list(p) for p in parts]
+        self.queue = None if queue is None else [list(g) for g in queue]  # groups not handed out
+        self.owner = {n: i for i, part in enumerate(self.parts) for n in part}  # area → child
         self.nice = nice
         self.command = command or child_command
         self.on_change = on_change
@@ -65,6 +79,8 @@ class WarmUpChildren:
         self.stopped = False
         self.broken = False  # a child could not start
         self._through: set[str] = set()  # areas a child is through (done or failed)
+        self.through_at: dict[str, float] = {}  # area → seconds from start() to done/failed
+        self._t0 = 0.0
         self._lock = threading.Lock()
         self._readers: list[threading.Thread] = []
 
@@ -74,14 +90,17 @@ class WarmUpChildren:
         env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), env.get("PYTHONPATH")]))
         env.setdefault("PYTHONUNBUFFERED", "1")
         env[NICE_VARIABLE] = str(self.nice)
+        self._t0 = time.perf_counter()
         try:
             for part in self.parts:
                 with self._lock:
                     if self.stopped:
                         return
-                    proc = subprocess.Popen(self.command(part), stdin=subprocess.DEVNULL,
-                                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                                            text=True, env=env)
+                    queued = self.queue is not None
+                    proc = subprocess.Popen(
+                        self.command([QUEUE_FLAG, *part] if queued else part),
+                        stdin=subprocess.PIPE if queued else subprocess.DEVNULL,
+                        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=env)
                     self.procs.append(proc)
                 reader = threading.Thread(target=self._read, args=(proc, len(self.procs) - 1),
                                           daemon=True)
@@ -101,6 +120,8 @@ class WarmUpChildren:
                     with self._lock:
                         self.finished += 1
                         self.cpu_seconds.append(float(rest or 0))
+                elif word == "ready":
+                    self._hand_out(i, proc)
                 elif word == "start":
                     self._now(i, rest)
                 elif word in ("done", "failed"):
@@ -111,6 +132,35 @@ class WarmUpChildren:
         if self.current[i]:  # killed mid-area: it compiles nothing now
             self._now(i, "")
 
+    def _hand_out(self, i: int, proc: subprocess.Popen) -> None:
+        """Child ``i`` is ready for more: send it the next group of the queue, or end its input."""
+        if proc.stdin is None:  # not a queue child
+            return
+        with self._lock:
+            group = self.queue.pop(0) if self.queue and not self.stopped else None
+            if group is not None:
+                self.owner.update((n, i) for n in group)
+        try:
+            if group is None:
+                proc.stdin.close()
+            else:
+                proc.stdin.write("\t".join(group) + "\n")
+                proc.stdin.flush()
+        except (OSError, ValueError):  # the child is gone: wait() reports it, the rest stays
+            if group is not None:
+                with self._lock:
+                    self.queue.insert(0, group)
+                    for n in group:
+                        self.owner.pop(n, None)
+
+    def prefer(self, area: str) -> None:
+        """Move the queued group holding ``area`` to the front: a feature waits for it."""
+        with self._lock:
+            for k, group in enumerate(self.queue or []):
+                if area in group:
+                    self.queue.insert(0, self.queue.pop(k))
+                    return
+
     def _now(self, i: int, area: str, through: str = "") -> None:
         """Child ``i`` compiles ``area`` now ("": none), and is through the area ``through``."""
         with self._lock:
@@ -118,6 +168,7 @@ class WarmUpChildren:
             if through:
                 self.done += 1
                 self._through.add(through)
+                self.through_at[through] = time.perf_counter() - self._t0
             now, done = list(self.current), self.done
         if self.on_change is not None:
             try:
@@ -130,20 +181,28 @@ class WarmUpChildren:
         codes = [proc.wait() for proc in self.procs]
         for reader in self._readers:
             reader.join()
-        return not self.stopped and self.finished == len(self.parts) and all(c == 0 for c in codes)
+        return (not self.stopped and self.finished == len(self.parts) and not self.queue
+                and all(c == 0 for c in codes))
 
     def wait_for(self, area: str, should_stop: Callable[[], bool] | None = None) -> None:
         """Block until a child is through ``area`` (its kernels are in the cache), the child
         that has it is gone, the children were stopped, or ``should_stop()``: a feature that
-        needs ``area`` loads it then instead of compiling it a second time meanwhile."""
-        import time
-
-        owner = next((i for i, part in enumerate(self.parts) if area in part), None)
-        while owner is not None and not (should_stop and should_stop()):
+        needs ``area`` loads it then instead of compiling it a second time meanwhile. A queued
+        ``area`` goes to the front of the queue; while no child has it, waiting ends when
+        every child has exited."""
+        self.prefer(area)
+        queued = any(area in group for group in self.queue or [])
+        if area not in self.owner and not queued:
+            return  # no child has it, nor will
+        while not (should_stop and should_stop()):
             with self._lock:
                 if area in self._through or self.stopped or self.broken:
                     return
-                if owner < len(self.procs) and self.procs[owner].poll() is not None:
+                owner = self.owner.get(area)
+                if owner is None:  # still queued: wait while some child may take it
+                    if self.procs and all(p.poll() is not None for p in self.procs):
+                        return
+                elif owner < len(self.procs) and self.procs[owner].poll() is not None:
                     return
             time.sleep(0.1)
 
@@ -179,9 +238,7 @@ def prepare_engine(report: Report | None = None, *, cold: Callable[[], bool] | N
     the children before they start, so the caller can kill them when it quits; ``command``
     replaces :func:`child_command` (tests); ``should_stop()`` true: stop as soon as possible.
     """
-    import time
-
-    from tutor.warmup import _tiny_calls, cache_is_cold, split_calls, warm_engine
+    from tutor.warmup import _tiny_calls, cache_is_cold, plan_children, warm_engine
 
     t0 = time.perf_counter()
     if (cold or cache_is_cold)() and not (should_stop and should_stop()):
@@ -193,8 +250,9 @@ def prepare_engine(report: Report | None = None, *, cold: Callable[[], bool] | N
                 report(f"compiling on {parts} cores" + (f": {busy}" if busy else ""), done,
                        len(names))
 
-        children = WarmUpChildren(split_calls(names, parts), command or child_command, changed,
-                                  nice=BACKGROUND_NICE)
+        firsts, queue = plan_children(names, parts)
+        children = WarmUpChildren(firsts, command or child_command, changed,
+                                  nice=BACKGROUND_NICE, queue=queue)
         if on_children is not None:
             on_children(children)
         if should_stop and should_stop():  # quit meanwhile: the caller may not have seen them
@@ -245,18 +303,25 @@ def load_split(load: Callable[[], object], *, cold: Callable[[Sequence[str]], bo
 
 def _exit_with_parent(parent: int) -> None:
     """Poll the parent's pid; leave at once when it is gone (killed TUI: no orphan compiles)."""
-    import time
-
     while True:
         time.sleep(0.5)
         if os.getppid() != parent:
             os._exit(3)
 
 
-def main(names: Sequence[str]) -> int:
-    """The child: run the warm-up areas ``names`` in order, printing the protocol lines."""
-    import time
+def _handed_out() -> Iterator[str]:
+    """The areas the parent sends on stdin, one group a line, each asked for by ``ready``."""
+    while True:
+        print("ready", flush=True)
+        line = sys.stdin.readline()
+        if not line:  # end of input: nothing left
+            return
+        yield from filter(None, line.rstrip("\n").split("\t"))
 
+
+def main(args: Sequence[str]) -> int:
+    """The child: run the warm-up areas in ``args`` in order (after ``--queue``: then the ones
+    handed out on stdin), printing the protocol lines."""
     from tutor.warmup import _tiny_calls
 
     watch = threading.Thread(target=_exit_with_parent, args=(os.getppid(),), daemon=True)
@@ -267,18 +332,20 @@ def main(names: Sequence[str]) -> int:
             os.nice(nice)
     except (ValueError, OSError, AttributeError):  # a bad value, or no os.nice (Windows)
         pass
+    queued = bool(args) and args[0] == QUEUE_FLAG
+    names = list(args[1:] if queued else args)
     calls = dict(_tiny_calls())
     unknown = [n for n in names if n not in calls]
     if unknown:
         print(f"attn-tutor warm-up: unknown area(s) {', '.join(unknown)}; expected some of: "
               f"{', '.join(calls)}", file=sys.stderr)
         return 2
-    for name in names:
+    for name in itertools.chain(names, _handed_out() if queued else ()):
         print(f"start {name}", flush=True)
         t0 = time.perf_counter()
         try:
             calls[name]()
-        except Exception:  # noqa: BLE001 - as in warm_engine: skip an area, never stop
+        except Exception:  # noqa: BLE001 - as in warm_engine (an unknown area too): skip it
             print(f"failed {name}", flush=True)
             continue
         print(f"done {name} {time.perf_counter() - t0:.2f}", flush=True)
