@@ -199,3 +199,47 @@ def test_the_example_is_also_beam_decoded_through_the_decoding_engine():
     src = np.array([8, 5, 10, EOS])                         # digits + DIGIT0 (3), then EOS
     want = beam_search(step_function(model, src, TOKENS, EOS), rep.beam_width, 4).best
     assert rep.beam == list(want.words) and rep.beam_logp == pytest.approx(want.logp)
+
+
+def test_the_two_warm_up_halves_compile_what_a_whole_run_uses():
+    """A first run compiles the Transformer's forward half (run) and its backward half (forward
+    kernels skipped, backward kernels compiled by type) in two processes. The backward half
+    alone must compile no forward kernel and leave every kernel in its module; together the
+    halves must hold every signature a real training run, its evaluation and its heads use, or
+    the lab would compile again after waiting for them. A fresh process each time, so nothing
+    else has compiled anything yet."""
+    import subprocess
+    import sys
+
+    sigs = ("import sys\n"
+            "from numba.core.dispatcher import Dispatcher\n"
+            "from engine.lab import transformer as T\n"
+            "def sigs():\n"
+            "    return {(m, a, str(s)) for m, mod in list(sys.modules.items())\n"
+            "            if m.startswith('engine') and mod for a, o in vars(mod).items()\n"
+            "            if isinstance(o, Dispatcher) for s in o.signatures}\n")
+    alone = sigs + (
+        "from engine.transformer import train as tr\n"
+        "T.warm_up(part='backward')\n"
+        "names = {a for _, a, _ in sigs()}\n"
+        "print(sorted(names & {n for _, n in tr.FORWARD_KERNELS}))\n"
+        "import importlib\n"
+        "print(all(isinstance(getattr(importlib.import_module(m), n), Dispatcher)\n"
+        "          for m, n in tr.FORWARD_KERNELS + tr.BACKWARD_KERNELS))\n"
+        "print(sorted({n for _, n in tr.BACKWARD_KERNELS} - names))\n")
+    out = subprocess.run([sys.executable, "-c", alone], capture_output=True, text=True,
+                         timeout=600)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split("\n")[:3] == ["[]", "True", "[]"]
+    both = sigs + (
+        "T.warm_up(part='forward'); T.warm_up(part='backward')\n"
+        "halves = sigs()\n"
+        "from engine.lab import TrainSettings\n"
+        "tiny = T.TransformerSettings(train=TrainSettings(min_len=3, max_len=4, steps=2,\n"
+        "                             batch_size=4), per_bucket=2, parallel=False)\n"
+        "T.transformer(tiny)\n"
+        "print(sorted(sigs() - halves))\n")
+    out = subprocess.run([sys.executable, "-c", both], capture_output=True, text=True,
+                         timeout=600)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "[]"

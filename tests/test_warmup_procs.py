@@ -126,6 +126,21 @@ def test_a_feature_waiting_for_a_queued_area_moves_it_to_the_front(tmp_path):
     kids.wait_for("no such area")  # nobody has it or will: returns at once
 
 
+def test_the_transformers_backward_half_in_a_child_compiles_no_forward_kernel(tmp_path):
+    """In a warm-up child the area swaps the forward kernels out (nothing else runs there):
+    on an empty cache it leaves the backward kernels cached and the forward ones not."""
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path))
+    proc = subprocess.run(warmup_procs.child_command(["transformer lab (backward)"]),
+                          capture_output=True, text=True, env=env, timeout=300)
+    assert proc.returncode == 0 and "done transformer lab (backward)" in proc.stdout, proc.stderr
+    code = ("from tutor.warmup import module_is_cached, SENTINELS\n"
+            "print(module_is_cached(SENTINELS['transformer lab (backward)']),\n"
+            "      module_is_cached(SENTINELS['transformer lab']))\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env,
+                         timeout=120)
+    assert out.stdout.split() == ["True", "False"], out.stderr
+
+
 def test_child_rejects_an_unknown_area_in_one_line():
     proc = subprocess.run(warmup_procs.child_command(["pooling", "no such area"]),
                           capture_output=True, text=True, timeout=120)
@@ -221,9 +236,8 @@ async def test_the_tui_shows_the_children_progress_and_leaves_no_orphan(monkeypa
             if kids is not None and " · " in app.engine_status and "(2/" in app.engine_status:
                 break
             await pilot.pause(0.05)
-        # each stand-in child is through its first area and compiling the first area of
-        # the queue group it was handed
-        first, second = (group[0] for group in plan_children(NAMES, 2)[1][:2])
+        # each stand-in child is through its first area and compiling its second
+        first, second = (part[1] for part in plan_children(NAMES, 2)[0])
         assert f"compiling on 2 cores: {first} · {second}" in app.engine_status or \
             f"compiling on 2 cores: {second} · {first}" in app.engine_status
         assert f"(2/{len(NAMES)} areas)" in app.engine_status
@@ -273,7 +287,7 @@ def test_each_lab_warm_up_belongs_to_a_warm_up_area():
     halves = ("seq2seq lab (forward)", "seq2seq lab (backward)")
     assert areas_of(get("bottleneck").warm_up) == halves
     assert areas_of(get("alignment").warm_up) == halves
-    assert areas_of(get("transformer").warm_up) == ("transformer lab",)
+    assert areas_of(get("transformer").warm_up) == ("transformer lab", "transformer lab (backward)")
     assert areas_of(get("scaling").warm_up) == ()  # no kernels to wait for
     assert {a for areas in warmup.LOADER_AREAS.values() for a in areas} <= set(NAMES)
 

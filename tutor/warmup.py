@@ -30,8 +30,9 @@ def _tiny_calls() -> list[tuple[str, Callable[[], object]]]:
         # and on a cold cache they go to the two child processes (see plan_children)
         ("seq2seq lab (forward)", call("engine.lab", "warm_up", "forward")),
         ("seq2seq lab (backward)", call("engine.lab", "warm_up", "backward")),
-        # then the Transformer lab, the next longest: it follows a seq2seq half in its process
-        ("transformer lab", call("engine.lab.transformer", "warm_up")),
+        # then the Transformer lab's halves, the next longest: each follows a seq2seq half
+        ("transformer lab", call("engine.lab.transformer", "warm_up", part="forward")),
+        ("transformer lab (backward)", lambda: _transformer_backward()),
         ("softmax", call("engine.softmax", "softmax", x)),
         ("masked softmax", call("engine.softmax", "masked_softmax", x, x > 0)),
         ("log-softmax", call("engine.softmax", "log_softmax", x)),
@@ -62,6 +63,20 @@ def _traces(decoding: bool) -> None:
     from tutor.heatmap.sources import build_heatmaps
 
     build_heatmaps(lambda name: (name in DECODING_TRACES) == decoding)
+
+
+ISOLATED = False
+"""True in a warm-up child (:func:`tutor.warmup_procs.main`), a process that runs nothing but
+warm-up areas: there an area may swap kernels in their modules while it compiles."""
+
+
+def _transformer_backward() -> None:
+    """The Transformer's backward half: compiled by argument type with its forward kernels
+    swapped out in a warm-up child; anywhere else (the TUI's own process, where a lab run may
+    be calling those kernels) a whole tiny step, which only loads once the cache is warm."""
+    from engine.lab.transformer import warm_up
+
+    warm_up(part="backward" if ISOLATED else "all")
 
 
 def _beam() -> object:
@@ -100,7 +115,8 @@ def warm_engine(report: Callable[[str, int, int], None] | None = None, *,
 # -- the cold-cache split -----------------------------------------------------------------
 
 COLD_SECONDS: dict[str, float] = {
-    "seq2seq lab (forward)": 6.5, "seq2seq lab (backward)": 5.5, "transformer lab": 6.9,
+    "seq2seq lab (forward)": 6.5, "seq2seq lab (backward)": 5.5, "transformer lab": 5.1,
+    "transformer lab (backward)": 3.5,
     "log-softmax": 0.8, "tiled attention": 3.0, "worked examples": 7.0,
     "worked examples (decoding)": 3.8,
 }
@@ -124,21 +140,23 @@ SENTINELS: dict[str, str] = {
     "worked examples": "engine.softmax_backward",
     "seq2seq lab (forward)": "engine.seq2seq._kernels:_decode",
     "seq2seq lab (backward)": "engine.seq2seq._kernels:_decode_backward",
-    "transformer lab": "engine.transformer._kernels",
+    "transformer lab": "engine.transformer._kernels:_linear",
+    "transformer lab (backward)": "engine.transformer._kernels:_linear_backward",
 }
 """For the costly areas, a module whose jitted kernels that area compiles (``module:kernel``:
 that one kernel of it, where another area compiles the module's other kernels): if one of
 these has nothing in numba's cache for this machine, the cache is cold."""
 
 
-APART: tuple[tuple[str, ...], ...] = (("seq2seq lab (forward)", "seq2seq lab (backward)"),)
+APART: tuple[tuple[str, ...], ...] = (("seq2seq lab (forward)", "seq2seq lab (backward)"),
+                                      ("transformer lab", "transformer lab (backward)"))
 """Areas that are halves of one feature: on a cold cache they compile in different processes,
 side by side, so the feature waits for the longer half rather than for both."""
 
 
 LOADER_AREAS: dict[str, tuple[str, ...]] = {
     "engine.lab.training": ("seq2seq lab (forward)", "seq2seq lab (backward)"),
-    "tutor.lab.transformer": ("transformer lab",),
+    "tutor.lab.transformer": ("transformer lab", "transformer lab (backward)"),
 }
 """The module of a lab experiment's ``warm_up`` → the warm-up areas that compile its kernels."""
 

@@ -322,8 +322,9 @@ def _handed_out() -> Iterator[str]:
 def main(args: Sequence[str]) -> int:
     """The child: run the warm-up areas in ``args`` in order (after ``--queue``: then the ones
     handed out on stdin), printing the protocol lines."""
-    from tutor.warmup import _tiny_calls
+    from tutor import warmup
 
+    warmup.ISOLATED = True  # nothing but warm-up areas run here
     watch = threading.Thread(target=_exit_with_parent, args=(os.getppid(),), daemon=True)
     watch.start()
     try:
@@ -334,7 +335,7 @@ def main(args: Sequence[str]) -> int:
         pass
     queued = bool(args) and args[0] == QUEUE_FLAG
     names = list(args[1:] if queued else args)
-    calls = dict(_tiny_calls())
+    calls = dict(warmup._tiny_calls())
     unknown = [n for n in names if n not in calls]
     if unknown:
         print(f"attn-tutor warm-up: unknown area(s) {', '.join(unknown)}; expected some of: "

@@ -123,3 +123,63 @@ def train_step(model: Transformer, optimizer: Adam, batch: Batch, label_smoothin
     res, grad = loss_and_grad(model, batch, label_smoothing, rng=rng)
     norm = optimizer.step(model.theta, grad)
     return TransformerStep(res.loss, res.predictions, norm)
+
+
+# ---------------------------------------------------------------------------- warm-up halves
+
+FORWARD_KERNELS = (("engine.transformer._kernels", "_embed"),
+                   ("engine.transformer._kernels", "_linear"),
+                   ("engine.transformer._kernels", "_layernorm"),
+                   ("engine.transformer.layers", "_sdpa_blas"),
+                   ("engine.transformer.train", "_ce_rows"))
+"""(module, name) of every kernel a training step's forward pass calls, as its callers look
+it up; :func:`compile_backward` skips them."""
+
+BACKWARD_KERNELS = (("engine.transformer._kernels", "_embed_backward"),
+                    ("engine.transformer._kernels", "_linear_backward"),
+                    ("engine.transformer._kernels", "_layernorm_backward"),
+                    ("engine.transformer._kernels", "_heads"),
+                    ("engine.transformer.layers", "_sdpa_grad_blas"),
+                    ("engine.transformer.train", "_ce_grad_rows"))
+"""(module, name) of the kernels :func:`compile_backward` compiles by argument type (``_heads``,
+which both passes call, among them)."""
+
+
+def compile_backward(model: Transformer, batch: Batch) -> None:
+    """Compile (or load) the kernels a :func:`train_step` on ``batch`` runs after the forward
+    pass (the backward pass, clipping, Adam), without compiling the forward kernels: what a
+    second warm-up process does while the first compiles the forward pass by running it.
+
+    It runs one training step on a copy of ``model`` in which every kernel of
+    :data:`FORWARD_KERNELS` returns at once (their outputs keep whatever ``np.empty`` left)
+    and every kernel of :data:`BACKWARD_KERNELS` is compiled for the types of the arguments
+    the step passes it instead of being called, so the types are exactly a real step's; Adam
+    then runs for real on that gradient. The kernels are swapped in their modules while it
+    runs, so only a process that runs nothing else meanwhile may call it (a warm-up child);
+    in interpreted mode there is nothing to compile and it returns at once.
+    """
+    import importlib
+
+    if not hasattr(_ce_grad_rows, "compile"):  # engine._jit.use_interpreter(): no machine code
+        return
+
+    def skipped(*args):
+        return 1                                   # _ce_rows' count of real targets: > 0
+
+    def compiled(kernel):
+        def by_type(*args):
+            kernel.compile(tuple(kernel.typeof_pyval(a) for a in args))
+        return by_type
+
+    swaps = [(importlib.import_module(m), name, skip) for names, skip in
+             ((FORWARD_KERNELS, True), (BACKWARD_KERNELS, False)) for m, name in names]
+    saved = [(module, name, getattr(module, name)) for module, name, _ in swaps]
+    try:
+        for (module, name, skip), (_, _, kernel) in zip(swaps, saved):
+            setattr(module, name, skipped if skip else compiled(kernel))
+        twin = Transformer(model.config, model.theta.copy())
+        with np.errstate(all="ignore"):            # Adam on an uninitialised gradient
+            train_step(twin, make_optimizer(twin), batch)
+    finally:
+        for module, name, kernel in saved:
+            setattr(module, name, kernel)
