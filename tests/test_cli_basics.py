@@ -82,6 +82,8 @@ def test_readme_test_command_is_what_ci_runs():
     (["quiz", "-n", "1.5"], "attn-tutor: error: -n 1.5: expected a whole number (see `attn-tutor quiz --help`)"),
     (["quiz", "--count=abc"],
      "attn-tutor: error: --count abc: expected a whole number (see `attn-tutor quiz --help`)"),
+    (["lab", "transformer", "--steps", "abc"],  # a bounded option: click says "int range"
+     "attn-tutor: error: --steps abc: expected a whole number (see `attn-tutor lab transformer --help`)"),
     (["lab", "transformer", "--steps", "100001"],
      "attn-tutor: error: --steps 100001: expected at most 100000 (see `attn-tutor lab transformer --help`)"),
     (["lab", "transformer", "--task", "shuffle"], "attn-tutor: error: --task shuffle: expected one of "

@@ -55,8 +55,9 @@ def one_line(message: str, limit: int = MAX_MESSAGE) -> str:
 
 _PARSER_PHRASES = [  # the parser's wording → ours
     # typer < 0.29 checks types with click ("'two' is not a valid int.")
-    (r"'.*' is not a valid int(?:eger)?\.?$", "expected a whole number"),
-    (r"'.*' is not a valid float\.?$", "expected a number"),
+    # ("… valid int range." / "float range." when the option has bounds)
+    (r"'.*' is not a valid int(?:eger)?(?: range)?\.?$", "expected a whole number"),
+    (r"'.*' is not a valid float(?: range)?\.?$", "expected a number"),
     # typer ≥ 0.29 checks them through pydantic (pyproject pins below it: pydantic costs
     # ~0.2 s on every start), kept so a newer typer still reads well
     (r"(?:Value error, )?'.*' is not one of (.*?)\.?$", r"expected one of \1"),
