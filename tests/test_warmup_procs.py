@@ -151,9 +151,28 @@ def test_child_rejects_an_unknown_area_in_one_line():
 
 
 def _in_process(monkeypatch) -> list[bool]:
+    """Record the in-process warm-up instead of running it (and load nothing behind the
+    stand-in children: they compiled nothing)."""
     calls: list[bool] = []
     monkeypatch.setattr(warmup, "warm_engine", lambda report=None, should_stop=None: calls.append(True))
+    monkeypatch.setattr(warmup_procs, "_load_behind", lambda children, should_stop: None)
     return calls
+
+
+def test_areas_load_here_in_order_each_once_its_child_is_through(monkeypatch):
+    order = ["slow:0.6", "quick", "a", "b", "c slow:0.3"]
+    seen: list[tuple[str, bool]] = []
+    kids = WarmUpChildren([["slow:0.6"], ["quick"]], NAPS, queue=[["c slow:0.3"], ["a", "b"]])
+
+    def load(name: str) -> None:
+        seen.append((name, name in kids._through))
+
+    monkeypatch.setattr(warmup, "_tiny_calls", lambda: [(n, lambda n=n: load(n)) for n in order])
+    kids.start()
+    warmup_procs._load_behind(kids, None)
+    assert kids.wait()
+    assert seen == [(n, True) for n in order]
+    assert kids.queue == [] and kids.owner["c slow:0.3"] == 1  # handed out first, not reordered
 
 
 def test_children_that_finish_are_followed_by_the_in_process_load(monkeypatch):

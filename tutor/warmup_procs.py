@@ -184,13 +184,15 @@ class WarmUpChildren:
         return (not self.stopped and self.finished == len(self.parts) and not self.queue
                 and all(c == 0 for c in codes))
 
-    def wait_for(self, area: str, should_stop: Callable[[], bool] | None = None) -> None:
+    def wait_for(self, area: str, should_stop: Callable[[], bool] | None = None,
+                 prefer: bool = True) -> None:
         """Block until a child is through ``area`` (its kernels are in the cache), the child
         that has it is gone, the children were stopped, or ``should_stop()``: a feature that
         needs ``area`` loads it then instead of compiling it a second time meanwhile. A queued
-        ``area`` goes to the front of the queue; while no child has it, waiting ends when
-        every child has exited."""
-        self.prefer(area)
+        ``area`` goes to the front of the queue (unless not ``prefer``); while no child has it,
+        waiting ends when every child has exited."""
+        if prefer:
+            self.prefer(area)
         queued = any(area in group for group in self.queue or [])
         if area not in self.owner and not queued:
             return  # no child has it, nor will
@@ -262,6 +264,7 @@ def prepare_engine(report: Report | None = None, *, cold: Callable[[], bool] | N
             report(f"compiling on {parts} cores", 0, len(names))
         try:
             children.start()
+            _load_behind(children, should_stop)
             children.wait()  # a failed child: the in-process warm-up compiles the rest
         except OSError:
             pass
@@ -269,6 +272,22 @@ def prepare_engine(report: Report | None = None, *, cold: Callable[[], bool] | N
             return time.perf_counter() - t0
     warm_engine(report, should_stop=should_stop)
     return time.perf_counter() - t0
+
+
+def _load_behind(children: WarmUpChildren, should_stop: Callable[[], bool] | None) -> None:
+    """While the children compile, load here each area a child is through, in warm-up order
+    (every area before it is in by then), so that little is left to load once they finish: a
+    core one child has left idle does this work. An area whose child died compiles here."""
+    from tutor.warmup import _tiny_calls
+
+    for name, fn in _tiny_calls():
+        children.wait_for(name, should_stop, prefer=False)  # the queue keeps its own order
+        if children.stopped or (should_stop and should_stop()):
+            return
+        try:
+            fn()
+        except Exception:  # noqa: BLE001 - as in warm_engine: warming up never fails
+            continue
 
 
 def load_split(load: Callable[[], object], *, cold: Callable[[Sequence[str]], bool] | None = None,
