@@ -553,3 +553,17 @@ def test_the_tuis_children_compile_at_a_lower_priority():
     kids.start()
     kids.wait()
     assert kids.cpu_seconds == [float(warmup_procs.BACKGROUND_NICE)] and warmup_procs.BACKGROUND_NICE > 0
+
+
+def test_the_worked_examples_areas_build_every_trace_exactly_once(monkeypatch):
+    from engine.traces import list_traces
+    from tutor.heatmap import sources
+
+    built: list[str] = []
+    monkeypatch.setattr(sources, "build_heatmaps",
+                        lambda wanted: built.extend(i.name for i in list_traces() if wanted(i.name)))
+    areas = [n for n in NAMES if n.startswith("worked examples")]
+    assert areas[0] == "worked examples" and set(areas[1:]) == set(warmup.TRACE_AREAS)
+    for area in areas:
+        dict(_tiny_calls())[area]()
+    assert Counter(built) == Counter(i.name for i in list_traces())

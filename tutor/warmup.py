@@ -46,23 +46,32 @@ def _tiny_calls() -> list[tuple[str, Callable[[], object]]]:
         # float32, as the lab's scaling and the block calibration use it (float64 compiles
         # only for a student who asks for it)
         ("tiled attention", call("engine.flash", "flash_attention", x32, x32, x32)),
-        # every trace, in two areas of about equal cost so two processes can share them
-        ("worked examples", lambda: _traces(decoding=False)),
-        ("worked examples (decoding)", lambda: _traces(decoding=True)),
+        # every trace, in three areas of a few seconds each so two processes can share them
+        ("worked examples", lambda: _traces("worked examples")),
+        ("worked examples (backward)", lambda: _traces("worked examples (backward)")),
+        ("worked examples (decoding)", lambda: _traces("worked examples (decoding)")),
     ]
 
 
-DECODING_TRACES = frozenset({"greedy-vs-beam", "beam-search", "top-k", "nucleus", "temperature"})
-"""The traces of the "worked examples (decoding)" area (§11's search and sampling); the
-"worked examples" area builds all the others."""
+TRACE_AREAS: dict[str, frozenset[str]] = {
+    "worked examples (backward)": frozenset({"additive-backward", "softmax-jacobian",
+                                             "cross-entropy", "training-step",
+                                             "attention-backward"}),
+    "worked examples (decoding)": frozenset({"greedy-vs-beam", "beam-search", "top-k", "nucleus",
+                                             "temperature"}),
+}
+"""The traces of each worked-examples area but the first (§10's gradients, §11's search and
+sampling); the "worked examples" area builds all the others."""
 
 
-def _traces(decoding: bool) -> None:
+def _traces(area: str) -> None:
     """Build the traces of one area once: they reach the kernels the tiny calls above do not
     (cells, CE grad…), and their heatmaps are kept for the Heatmaps screen and the palette."""
     from tutor.heatmap.sources import build_heatmaps
 
-    build_heatmaps(lambda name: (name in DECODING_TRACES) == decoding)
+    others = frozenset().union(*TRACE_AREAS.values())
+    build_heatmaps(lambda name: name in TRACE_AREAS[area] if area in TRACE_AREAS
+                   else name not in others)
 
 
 ISOLATED = False
@@ -115,10 +124,9 @@ def warm_engine(report: Callable[[str, int, int], None] | None = None, *,
 # -- the cold-cache split -----------------------------------------------------------------
 
 COLD_SECONDS: dict[str, float] = {
-    "seq2seq lab (forward)": 6.5, "seq2seq lab (backward)": 5.5, "transformer lab": 5.1,
-    "transformer lab (backward)": 3.5,
-    "log-softmax": 0.8, "tiled attention": 3.0, "worked examples": 7.0,
-    "worked examples (decoding)": 3.8,
+    "seq2seq lab (forward)": 6.8, "seq2seq lab (backward)": 6.0, "transformer lab": 5.3,
+    "transformer lab (backward)": 3.6, "log-softmax": 0.6, "tiled attention": 2.6,
+    "worked examples": 4.4, "worked examples (backward)": 5.5, "worked examples (decoding)": 3.9,
 }
 """CPU seconds each area takes alone in a fresh process on an empty numba cache (2-core AMD
 EPYC, load 0.3, 2 Dec 2026, numba 0.68.1; ``python benchmarks/startup.py --solo`` prints this
