@@ -145,7 +145,8 @@ they cost nothing more (compiled in the other process, they would be compiled tw
 SENTINELS: dict[str, str] = {
     "sampling": "engine.decoding._kernels",
     "tiled attention": "engine.flash",
-    "worked examples": "engine.softmax_backward",
+    "worked examples": "engine.rnn:_decoder_step_kernel",
+    "worked examples (backward)": "engine.softmax_backward",
     "seq2seq lab (forward)": "engine.seq2seq._kernels:_decode",
     "seq2seq lab (backward)": "engine.seq2seq._kernels:_decode_backward",
     "transformer lab": "engine.transformer._kernels:_linear",
