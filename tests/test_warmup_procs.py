@@ -456,6 +456,40 @@ def test_a_child_that_cannot_start_or_fails_leaves_the_work_here(monkeypatch):
     assert rec.log == ["here seq2seq lab (forward)", "load"]
 
 
+def test_a_stop_during_a_split_load_skips_the_wait_and_the_load(monkeypatch):
+    """The first Ctrl-C of the CLI (or ``c`` in the TUI) while this process compiles its half:
+    the child is killed at once and nothing else is waited for or loaded."""
+    rec = _Recorder(monkeypatch)
+    started: list[WarmUpChildren] = []
+    real = warmup_procs.WarmUpChildren
+
+    def keep(*args, **kwargs) -> WarmUpChildren:
+        started.append(real(*args, **kwargs))
+        return started[-1]
+
+    monkeypatch.setattr(warmup_procs, "WarmUpChildren", keep)
+    sleeper = _python("import sys, time; print('start', sys.argv[1], flush=True); time.sleep(120)")
+    stop = threading.Event()
+    monkeypatch.setattr(rec, "log", _LogThenStop(stop))
+    assert warmup_procs.load_split(rec.load, cold=lambda areas: True, command=sleeper,
+                                   should_stop=stop.is_set)
+    assert list(rec.log) == ["here seq2seq lab (forward)"]  # not loaded after the stop
+    (kids,) = started
+    assert kids.procs[0].poll() is not None  # killed, not waited for
+
+
+class _LogThenStop(list):
+    """A log that sets ``stop`` when the first line is written (a Ctrl-C during that area)."""
+
+    def __init__(self, stop: threading.Event) -> None:
+        super().__init__()
+        self.stop = stop
+
+    def append(self, line: str) -> None:
+        super().append(line)
+        self.stop.set()
+
+
 def test_ctrl_c_during_a_split_load_kills_the_child(monkeypatch):
     rec = _Recorder(monkeypatch, interrupt="seq2seq lab (forward)")
     started: list[WarmUpChildren] = []

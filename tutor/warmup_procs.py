@@ -291,14 +291,18 @@ def _load_behind(children: WarmUpChildren, should_stop: Callable[[], bool] | Non
 
 
 def load_split(load: Callable[[], object], *, cold: Callable[[Sequence[str]], bool] | None = None,
-               command: Callable[[Sequence[str]], list[str]] | None = None) -> bool:
+               command: Callable[[Sequence[str]], list[str]] | None = None,
+               should_stop: Callable[[], bool] | None = None) -> bool:
     """Run an experiment's kernel ``load`` (its ``warm_up``, e.g. before the CLI lab's
     progress bars). On a cold cache, when ``load`` has more than one warm-up area
     (:func:`tutor.warmup.areas_of`), a child process compiles the areas after the first
     while this one compiles the first, so the wait is the longer half rather than the sum;
     ``load()`` then loads it all from the cache (or compiles what a failed child left).
     Returns whether a child ran. ``cold`` and ``command`` replace the cache check and
-    :func:`child_command` (tests). An exception or Ctrl-C here kills the child."""
+    :func:`child_command` (tests). An exception or Ctrl-C here kills the child; so does
+    ``should_stop()`` turning true while this process compiles its half, which then returns
+    without waiting for the child or loading the rest (the run that wanted them is stopping;
+    the kernels compiled so far stay in the cache)."""
     from tutor.warmup import _tiny_calls, areas_are_cold, areas_of
 
     areas = areas_of(load)
@@ -312,6 +316,8 @@ def load_split(load: Callable[[], object], *, cold: Callable[[Sequence[str]], bo
     try:
         if children is not None:
             dict(_tiny_calls())[areas[0]]()
+            if should_stop is not None and should_stop():
+                return True
             children.wait()
         load()
     finally:

@@ -200,7 +200,8 @@ LOADING = "loading the lab's numba kernels (a first run compiles them once)"
 
 def warm_up_kernels(spinner: bool, *, quiet_for: float = 1.0,
                     say: Callable[[str], None] | None = None,
-                    load: Callable[[], object] | None = None) -> float:
+                    load: Callable[[], object] | None = None,
+                    should_stop: Callable[[], bool] | None = None) -> float:
     """Load an experiment's kernels (``load()``; the seq2seq lab's by default) before the
     progress bars start (a first run compiles them, in two processes where the experiment's
     kernels come in two halves: :func:`tutor.warmup_procs.load_split`); returns the seconds
@@ -209,6 +210,7 @@ def warm_up_kernels(spinner: bool, *, quiet_for: float = 1.0,
     On a terminal (``spinner``) a spinner with the seconds elapsed says so from the start;
     otherwise ``say`` (default: a line on stderr) says it once the load has taken ``quiet_for``
     seconds (a cached load is faster and stays silent), so a log never shows a silent pause.
+    ``should_stop`` as in :func:`tutor.warmup_procs.load_split` (a Ctrl-C meanwhile).
     """
     import sys
     import time
@@ -227,14 +229,14 @@ def warm_up_kernels(spinner: bool, *, quiet_for: float = 1.0,
         with Progress(SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(),
                       console=Console(stderr=True), transient=True) as progress:
             progress.add_task(LOADING + "…", total=None)
-            load_split(load)
+            load_split(load, should_stop=should_stop)
         return time.perf_counter() - t0
     say = say or (lambda line: print(line, file=sys.stderr, flush=True))
     notice = threading.Timer(quiet_for, say, [f"attn-tutor: {LOADING}…"])
     notice.daemon = True
     notice.start()
     try:
-        load_split(load)
+        load_split(load, should_stop=should_stop)
     finally:
         notice.cancel()
     return time.perf_counter() - t0

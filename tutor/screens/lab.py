@@ -226,7 +226,8 @@ class LabScreen(Screen):
                 if not self._stop.is_set():  # cancelled or quitting: the run stops at once
                     from tutor.warmup_procs import load_split
 
-                    load_split(load)  # instant when the app's warm-up got there first
+                    # instant when the app's warm-up got there first
+                    load_split(load, should_stop=self._stop.is_set)
             result = exp.run(settings, on_progress=live.callback, should_stop=self._stop)
         except Exception as exc:  # noqa: BLE001 - a failed run is reported, the app stays up
             self.app.call_from_thread(self._failed, name, exc)
