@@ -227,10 +227,13 @@ def test_the_two_warm_up_halves_compile_what_a_whole_run_uses():
         "print(all(isinstance(getattr(importlib.import_module(m), n), Dispatcher)\n"
         "          for m, n in tr.FORWARD_KERNELS + tr.BACKWARD_KERNELS))\n"
         "print(sorted({n for _, n in tr.BACKWARD_KERNELS} - names))\n")
-    out = subprocess.run([sys.executable, "-c", alone], capture_output=True, text=True,
-                         timeout=600)
-    assert out.returncode == 0, out.stderr
-    assert out.stdout.split("\n")[:3] == ["[]", "True", "[]"]
+    def printed(code: str) -> str:
+        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                             timeout=600)
+        assert out.returncode == 0, out.stderr
+        return out.stdout
+
+    assert printed(alone).split("\n")[:3] == ["[]", "True", "[]"]
     both = sigs + (
         "T.warm_up(part='forward'); T.warm_up(part='backward')\n"
         "halves = sigs()\n"
@@ -239,7 +242,4 @@ def test_the_two_warm_up_halves_compile_what_a_whole_run_uses():
         "                             batch_size=4), per_bucket=2, parallel=False)\n"
         "T.transformer(tiny)\n"
         "print(sorted(sigs() - halves))\n")
-    out = subprocess.run([sys.executable, "-c", both], capture_output=True, text=True,
-                         timeout=600)
-    assert out.returncode == 0, out.stderr
-    assert out.stdout.strip() == "[]"
+    assert printed(both).strip() == "[]"

@@ -456,10 +456,11 @@ def test_a_child_that_cannot_start_or_fails_leaves_the_work_here(monkeypatch):
     assert rec.log == ["here seq2seq lab (forward)", "load"]
 
 
-def test_a_stop_during_a_split_load_skips_the_wait_and_the_load(monkeypatch):
-    """The first Ctrl-C of the CLI (or ``c`` in the TUI) while this process compiles its half:
-    the child is killed at once and nothing else is waited for or loaded."""
-    rec = _Recorder(monkeypatch)
+SLEEPER = _python("import sys, time; print('start', sys.argv[1], flush=True); time.sleep(120)")
+
+
+def _keep_children(monkeypatch) -> list[WarmUpChildren]:
+    """The WarmUpChildren that load_split makes, kept for a look afterwards."""
     started: list[WarmUpChildren] = []
     real = warmup_procs.WarmUpChildren
 
@@ -468,10 +469,17 @@ def test_a_stop_during_a_split_load_skips_the_wait_and_the_load(monkeypatch):
         return started[-1]
 
     monkeypatch.setattr(warmup_procs, "WarmUpChildren", keep)
-    sleeper = _python("import sys, time; print('start', sys.argv[1], flush=True); time.sleep(120)")
+    return started
+
+
+def test_a_stop_during_a_split_load_skips_the_wait_and_the_load(monkeypatch):
+    """The first Ctrl-C of the CLI (or ``c`` in the TUI) while this process compiles its half:
+    the child is killed at once and nothing else is waited for or loaded."""
+    rec = _Recorder(monkeypatch)
+    started = _keep_children(monkeypatch)
     stop = threading.Event()
     monkeypatch.setattr(rec, "log", _LogThenStop(stop))
-    assert warmup_procs.load_split(rec.load, cold=lambda areas: True, command=sleeper,
+    assert warmup_procs.load_split(rec.load, cold=lambda areas: True, command=SLEEPER,
                                    should_stop=stop.is_set)
     assert list(rec.log) == ["here seq2seq lab (forward)"]  # not loaded after the stop
     (kids,) = started
@@ -492,17 +500,9 @@ class _LogThenStop(list):
 
 def test_ctrl_c_during_a_split_load_kills_the_child(monkeypatch):
     rec = _Recorder(monkeypatch, interrupt="seq2seq lab (forward)")
-    started: list[WarmUpChildren] = []
-    real = warmup_procs.WarmUpChildren
-
-    def keep(*args, **kwargs) -> WarmUpChildren:
-        started.append(real(*args, **kwargs))
-        return started[-1]
-
-    monkeypatch.setattr(warmup_procs, "WarmUpChildren", keep)
-    sleeper = _python("import sys, time; print('start', sys.argv[1], flush=True); time.sleep(120)")
+    started = _keep_children(monkeypatch)
     with pytest.raises(KeyboardInterrupt):
-        warmup_procs.load_split(rec.load, cold=lambda areas: True, command=sleeper)
+        warmup_procs.load_split(rec.load, cold=lambda areas: True, command=SLEEPER)
     assert rec.log == ["here seq2seq lab (forward)"]  # interrupted: nothing loaded
     (kids,) = started
     assert len(kids.procs) == 1 and kids.procs[0].poll() is not None  # killed, not orphaned

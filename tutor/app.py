@@ -192,7 +192,7 @@ class TutorApp(App):
             for area in reversed(areas):  # queued ones next, in this order
                 children.prefer(area)
             for area in areas:
-                children.wait_for(area, should_stop)
+                children.wait_for(area, should_stop, prefer=False)  # preferred just above
 
     def on_engine_status(self, message: EngineStatus) -> None:
         self._set_engine_status(message.text)

@@ -97,17 +97,21 @@ def _beam() -> object:
 
 
 def warm_engine(report: Callable[[str, int, int], None] | None = None, *,
-                should_stop: Callable[[], bool] | None = None) -> float:
+                should_stop: Callable[[], bool] | None = None,
+                before: Callable[[str], None] | None = None) -> float:
     """Run one tiny call per engine area; returns the seconds it took.
 
     ``report(name, done, total)`` is called before each area. Areas whose module is missing
     or fails are skipped: warming up is an optimisation, never a reason to crash. When
     ``should_stop()`` turns true (the app is quitting) no further area starts and "done" is
-    not reported.
+    not reported. ``before(name)``, if given, runs first for each area (e.g. waits until a
+    child process has compiled it).
     """
     start = time.perf_counter()
     calls = _tiny_calls()
     for i, (name, fn) in enumerate(calls):
+        if before is not None:
+            before(name)
         if should_stop is not None and should_stop():
             return time.perf_counter() - start
         if report:

@@ -25,7 +25,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, KeysView, Sequence
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]  # holds tutor/ and engine/
@@ -78,7 +78,6 @@ class WarmUpChildren:
         self.cpu_seconds: list[float] = []  # each finished child's CPU time, as it reports it
         self.stopped = False
         self.broken = False  # a child could not start
-        self._through: set[str] = set()  # areas a child is through (done or failed)
         self.through_at: dict[str, float] = {}  # area → seconds from start() to done/failed
         self._t0 = 0.0
         self._lock = threading.Lock()
@@ -132,6 +131,11 @@ class WarmUpChildren:
         if self.current[i]:  # killed mid-area: it compiles nothing now
             self._now(i, "")
 
+    @property
+    def _through(self) -> KeysView[str]:
+        """The areas a child is through (done or failed)."""
+        return self.through_at.keys()
+
     def _hand_out(self, i: int, proc: subprocess.Popen) -> None:
         """Child ``i`` is ready for more: send it the next group of the queue, or end its input."""
         if proc.stdin is None:  # not a queue child
@@ -167,7 +171,6 @@ class WarmUpChildren:
             self.current[i] = area
             if through:
                 self.done += 1
-                self._through.add(through)
                 self.through_at[through] = time.perf_counter() - self._t0
             now, done = list(self.current), self.done
         if self.on_change is not None:
@@ -193,9 +196,9 @@ class WarmUpChildren:
         waiting ends when every child has exited."""
         if prefer:
             self.prefer(area)
-        queued = any(area in group for group in self.queue or [])
-        if area not in self.owner and not queued:
-            return  # no child has it, nor will
+        with self._lock:
+            if area not in self.owner and not any(area in g for g in self.queue or []):
+                return  # no child has it, nor will
         while not (should_stop and should_stop()):
             with self._lock:
                 if area in self._through or self.stopped or self.broken:
@@ -278,16 +281,11 @@ def _load_behind(children: WarmUpChildren, should_stop: Callable[[], bool] | Non
     """While the children compile, load here each area a child is through, in warm-up order
     (every area before it is in by then), so that little is left to load once they finish: a
     core one child has left idle does this work. An area whose child died compiles here."""
-    from tutor.warmup import _tiny_calls
+    from tutor import warmup
 
-    for name, fn in _tiny_calls():
-        children.wait_for(name, should_stop, prefer=False)  # the queue keeps its own order
-        if children.stopped or (should_stop and should_stop()):
-            return
-        try:
-            fn()
-        except Exception:  # noqa: BLE001 - as in warm_engine: warming up never fails
-            continue
+    warmup.warm_engine(
+        should_stop=lambda: children.stopped or bool(should_stop and should_stop()),
+        before=lambda name: children.wait_for(name, should_stop, prefer=False))  # queue order kept
 
 
 def load_split(load: Callable[[], object], *, cold: Callable[[Sequence[str]], bool] | None = None,

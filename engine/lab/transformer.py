@@ -26,8 +26,8 @@ from engine.lab.heads import HeadsReport, heads_of
 from engine.lab.tasks import (VOCAB_SIZE, TestSet, bucketed_lengths, length_buckets, make_batch,
                               make_test_set)
 from engine.lab.progress import ProgressEvent, ProgressFn, StopFn
-from engine.lab.training import (BucketAccuracy, LossCurve, TrainResult, TrainSettings,
-                                 evaluate)
+from engine.lab.training import (WARM_UP_PARTS, BucketAccuracy, LossCurve, TrainResult,
+                                 TrainSettings, evaluate)
 from engine.seq2seq import Seq2Seq
 from engine.transformer import (Transformer, TransformerConfig, loss_and_grad, make_optimizer,
                                 train_step)
@@ -304,9 +304,6 @@ def score_model(model: Transformer, settings: TransformerSettings = TransformerS
 def rnn_defaults() -> BottleneckSettings:
     """The RNN pair the comparison trains: the bottleneck experiment's defaults."""
     return BottleneckSettings()
-
-
-WARM_UP_PARTS = ("all", "forward", "backward")
 
 
 def warm_up(settings: TransformerSettings = TransformerSettings(), part: str = "all") -> float:

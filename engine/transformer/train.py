@@ -171,12 +171,11 @@ def compile_backward(model: Transformer, batch: Batch) -> None:
             kernel.compile(tuple(kernel.typeof_pyval(a) for a in args))
         return by_type
 
-    swaps = [(importlib.import_module(m), name, skip) for names, skip in
-             ((FORWARD_KERNELS, True), (BACKWARD_KERNELS, False)) for m, name in names]
-    saved = [(module, name, getattr(module, name)) for module, name, _ in swaps]
+    places = [(importlib.import_module(m), name) for m, name in FORWARD_KERNELS + BACKWARD_KERNELS]
+    saved = [(module, name, getattr(module, name)) for module, name in places]
     try:
-        for (module, name, skip), (_, _, kernel) in zip(swaps, saved):
-            setattr(module, name, skipped if skip else compiled(kernel))
+        for k, (module, name, kernel) in enumerate(saved):
+            setattr(module, name, skipped if k < len(FORWARD_KERNELS) else compiled(kernel))
         twin = Transformer(model.config, model.theta.copy())
         with np.errstate(all="ignore"):            # Adam on an uninitialised gradient
             train_step(twin, make_optimizer(twin), batch)
