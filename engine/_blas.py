@@ -1,8 +1,9 @@
 """One shared guard that keeps BLAS on a single thread while engine kernels run.
 
-The kernels call scipy's OpenBLAS (through numba's ``np.dot``) on small blocks from several
-threads of their own (tiled attention's pool, the lab's two models). OpenBLAS threads on top
-only add synchronisation and oversubscribe the two cores ("Detect OpenMP Loop").
+The kernels call scipy's OpenBLAS (through ``numba_xxgemm``, numba's bridge to it: see
+``engine._intrinsics._gemm``) on small blocks from several threads of their own (tiled
+attention's pool, the lab's two models). OpenBLAS threads on top only add synchronisation
+and oversubscribe the two cores ("Detect OpenMP Loop").
 
 The guard is reference-counted, so overlapping uses from several Python threads restore the
 user's setting once, when the last one leaves (a plain ``limit()`` per call would let the

@@ -1,9 +1,12 @@
-"""The LLVM intrinsics under the tiled kernels (numba offers none of them).
+"""The LLVM intrinsics under the engine's kernels (numba offers none of them).
 
-A vectorisable max, 2^k from bits, 512-bit vector hints, an atomic task counter and a BLAS
-gemm that accumulates and takes transposes as flags. Why each exists and what it bought is in
-:mod:`engine.flash`'s docstring; :mod:`engine._intrinsics_py` has a plain-Python twin of each
-for interpreted mode (:func:`engine._jit.use_interpreter`).
+For the tiled kernels: a vectorisable max, 2^k from bits, 512-bit vector hints, an atomic
+task counter and a BLAS gemm that accumulates and takes transposes as flags (why each exists
+and what it bought is in :mod:`engine.flash`'s docstring). For compile time (the lab's
+seq2seq kernels): a matrix view of a flat vector without reshape's checks, and a
+``noinline`` mark that keeps a helper's loops out of each of its call sites.
+:mod:`engine._intrinsics_py` has a plain-Python twin of each for interpreted mode
+(:func:`engine._jit.use_interpreter`).
 """
 
 from __future__ import annotations
@@ -67,6 +70,58 @@ def _wide_vectors(typingctx):
                 set.add(builder.function.attributes, attr)
         except Exception:  # noqa: BLE001 - an optimisation hint, never a reason to fail
             pass
+        return context.get_dummy_value()
+
+    return types.void(), codegen
+
+
+@intrinsic
+def _view2d(typingctx, flat, start, rows, cols):
+    """flat[start:start + rows·cols] as a (rows, cols) C-contiguous view, with no checks.
+
+    What ``flat[a:b].reshape((rows, cols))`` gives, without reshape's size check and stride
+    search: numba inlines those at every call, so a kernel taking a dozen parameter
+    matrices from one flat vector compiled several times slower. The caller guarantees
+    start + rows·cols ≤ len(flat).
+    """
+    if not (isinstance(flat, types.Array) and flat.ndim == 1 and flat.layout == "C"):
+        return None
+    if not all(isinstance(x, types.Integer) for x in (start, rows, cols)):
+        return None
+    view = flat.copy(ndim=2, layout="C")
+
+    def codegen(context, builder, signature, args):
+        from numba.core.imputils import impl_ret_borrowed
+        from numba.np.arrayobj import populate_array
+
+        src = context.make_array(signature.args[0])(context, builder, args[0])
+        i0, r, c = (context.cast(builder, v, t, types.intp)
+                    for v, t in zip(args[1:], signature.args[1:]))
+        out = context.make_array(signature.return_type)(context, builder)
+        item = context.get_constant(types.intp, context.get_abi_sizeof(
+            context.get_data_type(flat.dtype)))
+        populate_array(out, data=builder.gep(src.data, [i0]),
+                       shape=cgutils.pack_array(builder, [r, c]),
+                       strides=cgutils.pack_array(builder, [builder.mul(c, item), item]),
+                       itemsize=item, meminfo=src.meminfo, parent=src.parent)
+        return impl_ret_borrowed(context, builder, signature.return_type, out._getvalue())
+
+    return view(flat, start, rows, cols), codegen
+
+
+@intrinsic
+def _no_inline(typingctx):
+    """Mark the function that calls this ``noinline``: its callers call it instead of
+    inlining it.
+
+    numba links a helper's optimised code into every kernel that calls it, and LLVM inlines
+    it at each call site, then vectorises each copy of its loops again (a runtime alias
+    check, a vector body, a remainder loop). For small loops called a dozen times from one
+    kernel that made most of the kernel's compile; kept apart, each helper is compiled once
+    per kernel, for the price of a call (nanoseconds next to the loop over B·d entries).
+    """
+    def codegen(context, builder, signature, args):
+        builder.function.attributes.add("noinline")
         return context.get_dummy_value()
 
     return types.void(), codegen

@@ -1,7 +1,7 @@
 """Plain-Python twins of :mod:`engine._intrinsics`, for interpreted mode.
 
 :func:`engine._jit.use_interpreter` makes every kernel a plain Python function; the kernels
-still call these five helpers by name, so each has a twin here with the same contract (the
+still call these helpers by name, so each has a twin here with the same contract (the
 compiled versions are LLVM code and cannot run in Python). They only need to be right, not
 fast: interpreted mode is for worked examples, whose matrices are a few rows wide.
 ``tests/test_interpreted.py`` checks each twin against its intrinsic.
@@ -14,6 +14,15 @@ import threading
 import numpy as np
 
 _task_lock = threading.Lock()
+
+
+def _view2d(flat, start, rows, cols):
+    """flat[start:start + rows·cols] as a (rows, cols) view."""
+    return flat[start:start + rows * cols].reshape((rows, cols))
+
+
+def _no_inline():
+    """Nothing to do in Python."""
 
 
 def _fmax(a, b):

@@ -30,7 +30,7 @@ from engine._validate import (
     result_dtype,
     shape_str,
 )
-from engine._tiles import LOG2E, _exp2_inplace, _row_max, _row_sum
+from engine._tiles import LOG2E, _exp2_inplace, _gemm, _row_max, _row_sum
 from engine.masks import causal_mask
 
 
@@ -126,9 +126,9 @@ def _sdpa_blas(Q, K, V, mask, use_mask, scale, out, W):
     loop against BLAS.
     """
     for b in range(Q.shape[0]):
-        np.dot(Q[b], K[b].T, W[b])                          # (L, S) raw scores
+        _gemm(Q[b], K[b], W[b], False, True, 1.0, 0.0)      # (L, S) raw scores Q Kᵀ
         _softmax_rows_exp2(W[b], mask[b if use_mask else 0], use_mask, scale)
-        np.dot(W[b], V[b], out[b])                          # (L, d_v)
+        _gemm(W[b], V[b], out[b], False, False, 1.0, 0.0)   # (L, d_v)
 
 
 BLAS_MIN_WORK = 1 << 18

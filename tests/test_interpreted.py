@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 import subprocess
 import sys
 import threading
@@ -18,7 +19,7 @@ import numpy as np
 import pytest
 
 from engine import _intrinsics_py as twin
-from engine._intrinsics import _fmax, _gemm, _pow2_round
+from engine._intrinsics import _fmax, _gemm, _no_inline, _pow2_round, _view2d
 from engine._jit import jit
 from engine.traces import SMALL_INPUTS, build, interpretable, list_traces
 from tutor.render.catalog import trace_json
@@ -39,6 +40,22 @@ def _fmax_compiled(a, b):
 @jit(cache=False)
 def _gemm_compiled(A, B, C, trans_a, trans_b, alpha, beta):
     _gemm(A, B, C, trans_a, trans_b, alpha, beta)
+
+
+@jit(cache=False)
+def _view2d_compiled(flat, start, rows, cols):
+    return _view2d(flat, start, rows, cols)
+
+
+@jit(cache=False)
+def _kept_apart(x):
+    _no_inline()
+    return 2.0 * x
+
+
+@jit(cache=False)
+def _calls_kept_apart(x):
+    return _kept_apart(x) + 1.0
 
 
 @pytest.mark.parametrize("dtype, magic, low", [(np.float32, 12582912.0, -127),
@@ -90,6 +107,30 @@ def test_gemm_twin_matches_the_formula_and_the_intrinsic(dtype, trans_a, trans_b
     np.testing.assert_allclose(C_twin, naive, rtol=tol, atol=tol)
     np.testing.assert_allclose(C_twin, C_comp, rtol=tol, atol=tol)
     assert C_twin.dtype == dtype
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_view2d_twin_and_intrinsic_are_views_of_the_slice(dtype):
+    flat = np.arange(20, dtype=dtype)
+    expected = np.array([[3, 4, 5, 6], [7, 8, 9, 10], [11, 12, 13, 14]], dtype)  # by hand
+    for view in (twin._view2d(flat, 3, 3, 4), _view2d_compiled(flat, 3, 3, 4)):
+        assert view.shape == (3, 4) and view.dtype == dtype and view.flags.c_contiguous
+        np.testing.assert_array_equal(view, expected)
+        view[1, 2] = -1.0                         # a view: writes reach the flat vector
+        assert flat[9] == -1.0
+        flat[9] = 9.0
+    kept = _view2d_compiled(np.arange(6.0), 2, 2, 2)  # the view keeps its base alive
+    np.testing.assert_array_equal(kept, [[2.0, 3.0], [4.0, 5.0]])
+
+
+def test_no_inline_keeps_the_function_out_of_its_callers():
+    assert _calls_kept_apart(1.5) == 4.0
+    twin._no_inline()                             # a no-op in Python
+    ir = _kept_apart.inspect_llvm(_kept_apart.signatures[0])
+    assert "noinline" in ir
+    caller = _calls_kept_apart.inspect_llvm(_calls_kept_apart.signatures[0])
+    body = re.search(r"define [^\n]*@_ZN\w*17_calls_kept_apart\w*\(.*?\n}\n", caller, re.S)
+    assert re.search(r"call [^\n]*@_ZN\w*11_kept_apart", body.group())  # called, not folded in
 
 
 def test_next_task_twin_hands_out_each_task_once_across_threads():
