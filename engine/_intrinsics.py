@@ -14,6 +14,8 @@ from __future__ import annotations
 from llvmlite import ir
 from numba import types
 from numba.core import cgutils
+from numba.core.imputils import impl_ret_borrowed
+from numba.np.arrayobj import populate_array
 from numba.extending import intrinsic
 
 from engine._jit import MAXNUM_FLAGS
@@ -91,9 +93,6 @@ def _view2d(typingctx, flat, start, rows, cols):
     view = flat.copy(ndim=2, layout="C")
 
     def codegen(context, builder, signature, args):
-        from numba.core.imputils import impl_ret_borrowed
-        from numba.np.arrayobj import populate_array
-
         src = context.make_array(signature.args[0])(context, builder, args[0])
         i0, r, c = (context.cast(builder, v, t, types.intp)
                     for v, t in zip(args[1:], signature.args[1:]))

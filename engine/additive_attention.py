@@ -30,7 +30,7 @@ from engine._jit import jit
 from engine._validate import as_float, broadcast_mask, check_same_dim, result_dtype, shape_str
 from engine.scoring import _additive_scores, _project_rows, check_additive_params
 from engine.attention import readonly
-from engine.softmax import _softmax_rows
+from engine.softmax import _NO_MASK, _softmax_rows
 
 
 class AdditiveGrads(NamedTuple):
@@ -129,8 +129,8 @@ def _forward(q, k, val, wq, wk, vv, m, dt):
     _additive_scores(q, k, wq, wk, vv, scores)
     W = np.empty((L, S), dt)                               # (L, S) α
     # masks reach _softmax_rows read-only, as from engine.softmax (one compiled copy)
-    mk = np.ones((1, 1), np.bool_) if m is None else m
-    _softmax_rows(scores, readonly(mk), m is not None, 1.0, W)
+    mk = _NO_MASK if m is None else readonly(m)
+    _softmax_rows(scores, mk, m is not None, 1.0, W)
     return W @ val, W                                      # (L, d_v), (L, S)
 
 
