@@ -216,13 +216,19 @@ def main(argv: list[str] | None = None) -> None:
 
 
 def cpu_model() -> str:
+    """The CPU's model name, with its family and model numbers (one name covers several
+    generations: "AMD EPYC" is Zen 4 at family 25 and Zen 5 at family 26)."""
+    fields = {}
     try:
         with open("/proc/cpuinfo") as fh:
             for line in fh:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
+                key, _, value = line.partition(":")
+                fields.setdefault(key.strip(), value.strip())
     except OSError:
         pass
+    if "model name" in fields:
+        return (f"{fields['model name']} (family {fields.get('cpu family', '?')}, "
+                f"model {fields.get('model', '?')})")
     import platform
 
     return platform.processor() or "unknown CPU"
@@ -233,14 +239,17 @@ def run_tables(args: argparse.Namespace, threads: int) -> None:
     sizes = [int(s) for s in args.sizes.split(",")]
     fns = contenders(threads)
     names = list(fns)
-    from engine.flash import calibrate_blocks, get_blocks, set_blocks
+    from engine._blas import single_threaded_blas
+    from engine.flash import calibrate_blocks, get_blocks, get_pieces, set_blocks
 
     if args.calibrate:
         cal = calibrate_blocks()
         set_blocks(*cal["best"])
         print("calibration (fastest ms per tile size, n = 2048): " + ", ".join(
             f"{k} {t * 1e3:.1f}" for k, t in cal["seconds"].items()))
-    print(f"tiled tiles B_q × B_k = {get_blocks()[0]} × {get_blocks()[1]}")
+    print(f"tiled tiles B_q × B_k = {get_blocks()[0]} × {get_blocks()[1]}, BLAS calls of at most "
+          f"{get_pieces()[0]} × {get_pieces()[1]} (OpenBLAS kernels: "
+          f"{single_threaded_blas.architecture() or 'not named'})")
     load0 = os.getloadavg()
     print(f"attention benchmark: d = {D}, float32, one head; {threads} thread(s) for every "
           f"contender; load average at start {load0[0]:.2f} {load0[1]:.2f} {load0[2]:.2f}")

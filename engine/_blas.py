@@ -25,6 +25,7 @@ thread enters first, and puts the previous value back when the last one leaves.
 
 from __future__ import annotations
 
+import os
 import threading
 from collections.abc import Callable
 
@@ -59,6 +60,20 @@ class SingleThreadedBlas:
                 continue
             fn.argtypes, fn.restype = [ctypes.c_int], ctypes.c_int
             self._local_setters.append(fn)
+
+    def architecture(self) -> str | None:
+        """The name OpenBLAS gives the kernels it chose for this CPU in the library the
+        kernels call (scipy's: e.g. "SkylakeX", "Haswell", "Zen"), or None when that BLAS
+        is not an OpenBLAS or does not say. Which kernels run decides the best tiling of
+        :func:`engine.flash.flash_attention` (see :func:`engine.flash.default_tiles`)."""
+        with self._lock:
+            if self._controller is None:
+                self._load()
+        found = [lib for lib in self._controller.lib_controllers
+                 if lib.internal_api == "openblas" and getattr(lib, "architecture", None)]
+        # numpy's own OpenBLAS may be loaded too: scipy's (in scipy.libs) is the one called
+        found.sort(key=lambda lib: "scipy" not in os.path.basename(os.path.dirname(lib.filepath)))
+        return str(found[0].architecture) if found else None
 
     def __enter__(self) -> None:
         with self._lock:

@@ -21,12 +21,14 @@ What makes it fast on a CPU (each step measured on a 2-core AVX-512 Xeon, see
 
 - The block products go to BLAS through numba's own bridge to scipy's OpenBLAS
   (``numba_xxgemm``, what ``np.dot(a, b, out)`` calls) with beta = 1, so ``P V_blk`` is added
-  straight into O. Both products are cut into 64 × 128 pieces, small enough for OpenBLAS's
-  unpacked small-matrix kernels, which skip re-packing the operands on every call; for the
-  scores the keys are first copied into transposed 128-key blocks (``_blocked_transpose``).
-  Those sizes were tuned on one Intel CPU; :func:`calibrate_blocks` times a few tilings
-  (including one BLAS call per tile, for BLAS builds without that small-matrix path) on the
-  machine at hand, and :func:`set_blocks` makes the winner the default.
+  straight into O. Where OpenBLAS runs its AVX-512 kernels (SkylakeX and later), both
+  products are cut into 64 × 128 pieces, small enough for its unpacked small-matrix path,
+  which skips re-packing the operands on every call; its other kernel sets (Haswell, Zen…)
+  pack on every call, and there one call per 256 × 512 tile is faster (:func:`default_tiles`
+  picks by the kernel set OpenBLAS reports). For the scores the keys are first copied into
+  transposed blocks of that many keys (``_blocked_transpose``). :func:`calibrate_blocks`
+  times a few tilings on the machine at hand, and :func:`set_blocks` makes the winner the
+  default.
 - Scores are kept in base 2: log₂e is folded into the scale once, so exp(S − m) becomes
   2^(S − m) = 2^k · 2^f with k = round(S − m) and |f| ≤ ½. A degree-5 (float32) or 12
   (float64) polynomial gives 2^f, and 2^k is built from k's bits. The loop is branch-free
@@ -62,14 +64,21 @@ from engine._tiles import (LN2, LOG2E, _exp2_inplace, _gemm, _mask_tile, _next_t
 from engine._validate import as_bool, as_float, check_positive_int, check_scalar, result_dtype
 from engine._blas import single_threaded_blas
 
-BLOCK_Q = 128
-BLOCK_K = 512
-# Both block products are computed in pieces of PIECE_ROWS queries × PIECE_KEYS keys by
-# default: with d·64·128 ≤ 10⁶ (d ≤ 122) OpenBLAS's SkylakeX build takes its small-matrix
-# path, which reads the operands in place instead of re-packing them on every call (~160 vs
-# ~115 GFLOP/s here). Other CPUs may prefer other sizes: see calibrate_blocks.
-PIECE_ROWS = 64
-PIECE_KEYS = 128
+# The default tiling depends on which OpenBLAS kernels the CPU gets (default_tiles):
+# (B_q, B_k, piece rows, piece keys), each block product computed in BLAS calls of at most
+# piece rows × piece keys.
+SMALL_PIECE_TILES = (128, 512, 64, 128)
+"""For OpenBLAS's AVX-512 kernels (SkylakeX and its successors): with d·64·128 ≤ 10⁶ (d ≤ 122)
+they take a small-matrix path that reads the operands in place instead of re-packing them on
+every call (~160 vs ~115 GFLOP/s on a 2-core Xeon, model 167; tuned there)."""
+WHOLE_TILE_TILES = (256, 512, 256, 512)
+"""For every other OpenBLAS kernel set (Haswell, Zen…), which packs the operands on every call
+anyway: one call per tile product, so fewer and bigger calls. On a 2-core AMD EPYC of family 26
+(Zen 5), whose OpenBLAS picks its Haswell kernels, 256 × 512 tiles took 45–47 ms at n = 4096 and
+d = 64 against 53–55 ms with the small pieces, and 387–411 ms against 468 ms at n = 16384 on
+two threads (``engine.flash.calibrate_blocks``)."""
+SMALL_MATRIX_CORES = frozenset({"skylakex", "cooperlake", "sapphirerapids"})
+"""OpenBLAS kernel sets (``openblas_get_corename``, lower case) with the small-matrix path."""
 
 
 # --------------------------------------------------------------------------- the kernel
@@ -190,10 +199,10 @@ def get_threads() -> int:
     return max(1, int(config.NUMBA_NUM_THREADS))
 
 
-def _blocked_transpose(k: np.ndarray, block: int = PIECE_KEYS) -> np.ndarray:
+def _blocked_transpose(k: np.ndarray, block: int) -> np.ndarray:
     """Kt (B, ⌈S/block⌉, d, block) with Kt[b, j // block, :, j % block] = k[b, j], zero-padded.
 
-    Transposed 128-key blocks let the scores be computed as plain (not transposed) small
+    Transposed blocks of keys let the scores be computed as plain (not transposed) small
     products whose key operand has a short row stride: with Kᵀ as one (d, S) array the stride
     would be S floats (16 KiB at S = 4096), and those reads collide in the cache.
     """
@@ -243,33 +252,68 @@ def run_on_threads(kernel, workers: int, args_of) -> None:
 BLOCK_CANDIDATES = (
     (128, 512, 64, 128), (64, 512, 64, 128), (128, 256, 64, 128), (256, 512, 64, 128),
     (128, 1024, 64, 128), (128, 512, 128, 512), (256, 512, 256, 512), (64, 256, 64, 256))
-"""(B_q, B_k, piece rows, piece keys) that :func:`calibrate_blocks` times; the first is the
-default. Small pieces suit a BLAS with a small-matrix path that skips packing (OpenBLAS on
-AVX-512 Intel, where the default was tuned); one product per tile suits a BLAS that packs
-every call anyway (OpenBLAS's Haswell/Zen kernels), where fewer, bigger calls win."""
+"""(B_q, B_k, piece rows, piece keys) that :func:`calibrate_blocks` times, both defaults of
+:func:`default_tiles` among them. Small pieces suit a BLAS with a small-matrix path that skips
+packing (OpenBLAS's AVX-512 kernels); one product per tile suits a BLAS that packs every call
+anyway (OpenBLAS's Haswell/Zen kernels), where fewer, bigger calls win."""
 
-_blocks = (BLOCK_Q, BLOCK_K)
-_pieces = (PIECE_ROWS, PIECE_KEYS)
+_tiles: tuple[int, int, int, int] | None = None  # None: default_tiles() on first use
 
 
-def set_blocks(block_q: int, block_k: int, piece_rows: int = PIECE_ROWS,
-               piece_keys: int = PIECE_KEYS) -> None:
+def default_tiles(core: str | None = None) -> tuple[int, int, int, int]:
+    """(B_q, B_k, piece rows, piece keys) for the OpenBLAS kernel set ``core`` (default: the
+    one the kernels call on this machine, ``single_threaded_blas.architecture()``).
+
+    :data:`SMALL_PIECE_TILES` where OpenBLAS has its small-matrix path, and where the BLAS is
+    not an OpenBLAS that names its kernels (nothing measured there); :data:`WHOLE_TILE_TILES`
+    for every other OpenBLAS kernel set. A calibration (:func:`calibrate_blocks`, kept per
+    machine by ``lab scaling``) overrides this through :func:`set_blocks`.
+    """
+    return SMALL_PIECE_TILES if small_matrix_blas(core) else WHOLE_TILE_TILES
+
+
+def small_matrix_blas(core: str | None = None) -> bool:
+    """Whether the BLAS the kernels call is taken to have OpenBLAS's small-matrix path: the
+    kernel set ``core`` (default: this machine's) is in :data:`SMALL_MATRIX_CORES`, or the
+    BLAS does not name its kernels (then the tilings tuned first are kept)."""
+    if core is None:
+        core = single_threaded_blas.architecture()
+    return core is None or core.lower() in SMALL_MATRIX_CORES
+
+
+def _current_tiles() -> tuple[int, int, int, int]:
+    global _tiles
+    if _tiles is None:
+        _tiles = default_tiles()
+    return _tiles
+
+
+def set_blocks(block_q: int, block_k: int, piece_rows: int | None = None,
+               piece_keys: int | None = None) -> None:
     """Default tile and BLAS-piece sizes of :func:`flash_attention` (e.g. from
-    :func:`calibrate_blocks`)."""
-    global _blocks, _pieces
-    _blocks = (check_positive_int(block_q, "block_q"), check_positive_int(block_k, "block_k"))
-    _pieces = (check_positive_int(piece_rows, "piece_rows"),
-               check_positive_int(piece_keys, "piece_keys"))
+    :func:`calibrate_blocks`); pieces left out keep their current default."""
+    global _tiles
+    bq, bk = check_positive_int(block_q, "block_q"), check_positive_int(block_k, "block_k")
+    _, _, pr, pk = _current_tiles()
+    _tiles = (bq, bk,
+              pr if piece_rows is None else check_positive_int(piece_rows, "piece_rows"),
+              pk if piece_keys is None else check_positive_int(piece_keys, "piece_keys"))
+
+
+def reset_blocks() -> None:
+    """Back to this machine's :func:`default_tiles` (undoes :func:`set_blocks`)."""
+    global _tiles
+    _tiles = None
 
 
 def get_blocks() -> tuple[int, int]:
     """The (B_q, B_k) :func:`flash_attention` uses when none are passed."""
-    return _blocks
+    return _current_tiles()[:2]
 
 
 def get_pieces() -> tuple[int, int]:
     """The (rows, keys) of each BLAS call inside a tile (see :data:`BLOCK_CANDIDATES`)."""
-    return _pieces
+    return _current_tiles()[2:]
 
 
 def calibrate_blocks(n: int = 2048, d: int = 64, *, dtype: type = np.float32,
@@ -377,12 +421,12 @@ def flash_attention(
         key_padding: booleans (S,) or (B, S), True = a real key that may be attended.
         scale: score multiplier; default 1/√d.
         block_q: query rows per tile (and per parallel task); default from
-            :func:`get_blocks` (128 unless set by :func:`set_blocks`).
-        block_k: keys per tile; default from :func:`get_blocks` (512 unless set).
+            :func:`get_blocks` (:func:`default_tiles` unless set by :func:`set_blocks`).
+        block_k: keys per tile; default from :func:`get_blocks`.
         return_lse: also return the row statistics the backward needs
             (:func:`engine.flash_backward.flash_attention_backward`).
         piece_rows, piece_keys: the largest BLAS call inside a tile; default from
-            :func:`get_pieces` (64 × 128). Only speed depends on them.
+            :func:`get_pieces`. Only speed depends on them.
 
     Returns:
         The attention output, (L, d_v) or (B, L, d_v), same dtype as Q (float32 stays
@@ -394,10 +438,11 @@ def flash_attention(
         ValueError: on mismatched shapes, non-finite values or bad block sizes.
     """
     q, k, v, key_ok, has_pad, sc, squeeze = prepare_flash(Q, K, V, key_padding, scale)
-    bq = check_positive_int(_blocks[0] if block_q is None else block_q, "block_q")
-    bk = check_positive_int(_blocks[1] if block_k is None else block_k, "block_k")
-    pr = check_positive_int(_pieces[0] if piece_rows is None else piece_rows, "piece_rows")
-    pk = check_positive_int(_pieces[1] if piece_keys is None else piece_keys, "piece_keys")
+    tiles = _current_tiles()
+    bq = check_positive_int(tiles[0] if block_q is None else block_q, "block_q")
+    bk = check_positive_int(tiles[1] if block_k is None else block_k, "block_k")
+    pr = check_positive_int(tiles[2] if piece_rows is None else piece_rows, "piece_rows")
+    pk = check_positive_int(tiles[3] if piece_keys is None else piece_keys, "piece_keys")
     B, L, _ = q.shape
     dtype = q.dtype
     out = np.empty((B, L, v.shape[2]), dtype)

@@ -13,9 +13,9 @@ from tutor import calibration
 
 @pytest.fixture(autouse=True)
 def _restore_blocks():
-    before = flash.get_blocks() + flash.get_pieces()
+    before = flash._tiles
     yield
-    flash.set_blocks(*before)
+    flash._tiles = before
 
 
 def test_calibrate_picks_the_pair_the_clock_says_is_fastest():
@@ -58,8 +58,9 @@ def test_set_blocks_changes_the_default_and_results_do_not():
     rng = np.random.default_rng(0)
     Q, K, V = (rng.standard_normal((40, 4)) for _ in range(3))
     want = flash.flash_attention(Q, K, V)
+    pieces = flash.get_pieces()
     flash.set_blocks(7, 9)
-    assert flash.get_blocks() == (7, 9) and flash.get_pieces() == (64, 128)
+    assert flash.get_blocks() == (7, 9) and flash.get_pieces() == pieces  # pieces kept
     np.testing.assert_allclose(flash.flash_attention(Q, K, V), want, rtol=0, atol=1e-13)
     flash.set_blocks(16, 32, 5, 3)                          # pieces smaller than a tile, odd
     assert flash.get_pieces() == (5, 3)
@@ -69,6 +70,59 @@ def test_set_blocks_changes_the_default_and_results_do_not():
                                rtol=0, atol=1e-13)
     with pytest.raises(ValueError, match="^block_q"):
         flash.set_blocks(0, 9)
+    flash.reset_blocks()
+    assert flash.get_blocks() + flash.get_pieces() == flash.default_tiles()
+
+
+@pytest.mark.parametrize("core, want", [
+    ("SkylakeX", flash.SMALL_PIECE_TILES), ("COOPERLAKE", flash.SMALL_PIECE_TILES),
+    ("SapphireRapids", flash.SMALL_PIECE_TILES), ("Haswell", flash.WHOLE_TILE_TILES),
+    ("Zen", flash.WHOLE_TILE_TILES), ("Sandybridge", flash.WHOLE_TILE_TILES)])
+def test_default_tiles_follow_the_blas_kernels(core, want):
+    assert flash.default_tiles(core) == want
+
+
+def test_no_named_openblas_keeps_the_small_pieces(monkeypatch):
+    monkeypatch.setattr(flash.single_threaded_blas, "architecture", lambda: None)
+    assert flash.default_tiles() == flash.SMALL_PIECE_TILES
+    monkeypatch.setattr(flash.single_threaded_blas, "architecture", lambda: "Zen")
+    flash.reset_blocks()
+    assert flash.get_blocks() == (256, 512) and flash.get_pieces() == (256, 512)
+
+
+def test_architecture_is_scipys_openblas(monkeypatch):
+    from types import SimpleNamespace
+
+    from engine._blas import SingleThreadedBlas
+
+    guard = SingleThreadedBlas()
+    libs = [SimpleNamespace(internal_api="openblas", architecture="Prescott",
+                            filepath="/v/site-packages/numpy.libs/libscipy_openblas64_-a.so"),
+            SimpleNamespace(internal_api="mkl", architecture=None, filepath="/v/libmkl_rt.so"),
+            SimpleNamespace(internal_api="openblas", architecture="Zen",
+                            filepath="/v/site-packages/scipy.libs/libscipy_openblas-b.so")]
+    guard._controller = SimpleNamespace(lib_controllers=libs)
+    assert guard.architecture() == "Zen"
+    guard._controller = SimpleNamespace(lib_controllers=libs[:2])
+    assert guard.architecture() == "Prescott"               # only numpy's: still an OpenBLAS
+    guard._controller = SimpleNamespace(lib_controllers=libs[1:2])
+    assert guard.architecture() is None
+
+
+def test_both_default_tilings_match_the_reference():
+    from tests import reference as ref
+
+    rng = np.random.default_rng(5)
+    L, S, d = 300, 1100, 8                                  # several 256 x 512 tiles, ragged ends
+    Q, K, V = (rng.standard_normal((n, d)) for n in (L, S, S))
+    pad = rng.random(S) > 0.2
+    mask = ref.causal_mask(L, S) & pad[None, :]
+    want, _ = ref.attention_2d(Q, K, V, mask)
+    for tiles in (flash.SMALL_PIECE_TILES, flash.WHOLE_TILE_TILES):
+        bq, bk, pr, pk = tiles
+        got = flash.flash_attention(Q, K, V, causal=True, key_padding=pad, block_q=bq,
+                                    block_k=bk, piece_rows=pr, piece_keys=pk)
+        np.testing.assert_allclose(got, want, rtol=0, atol=1e-12)
 
 
 def test_tutor_saves_once_then_reuses(monkeypatch, tmp_path):

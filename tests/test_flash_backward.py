@@ -114,3 +114,24 @@ def test_agrees_with_torch_autograd_causal():
     got = flash_attention_backward(Q, K, V, dO, causal=True, block_q=16, block_k=16)
     for g, w in zip(got, t):
         np.testing.assert_allclose(g, w.grad.numpy(), rtol=0, atol=1e-10)
+
+
+@pytest.mark.parametrize("core, want", [("SkylakeX", (64, 128)), ("Haswell", (256, 256)),
+                                        ("Zen", (256, 256))])
+def test_default_blocks_follow_the_blas_kernels(core, want):
+    from engine.flash_backward import default_backward_blocks
+
+    assert default_backward_blocks(core) == want
+
+
+@pytest.mark.parametrize("blocks", [(64, 128), (256, 256)])
+def test_both_default_blockings_match_the_reference(blocks):
+    rng = np.random.default_rng(6)
+    L, S, d = 300, 530, 8                                   # ragged last tiles either way
+    Q, K, V, dO = (rng.standard_normal((n, d)) for n in (L, S, S, L))
+    pad = rng.random(S) > 0.2
+    got = flash_attention_backward(Q, K, V, dO, causal=True, key_padding=pad,
+                                   block_q=blocks[0], block_k=blocks[1])
+    want = ref.attention_backward_2d(Q, K, V, _mask(L, S, True, pad), dO)
+    for g, w in zip(got, want):
+        np.testing.assert_allclose(g, w, rtol=0, atol=1e-11)
