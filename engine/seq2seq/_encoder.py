@@ -24,8 +24,7 @@ from engine.seq2seq._ops import (_gemm, _add_cols, _add_colsum, _add_nt, _add_tn
 
 
 @jit(**_OUTER)
-def _encode(theta, offs, dims, src, src_len, X, Hs, cache, Ann, C, K, gx, gh, ex_in, ex_out,
-            ex_bits):
+def _encode(theta, offs, dims, src, src_len, X, Hs, cache, Ann, C, K, gx, gh, ex_in, ex_out):
     """Run the encoder; fill the annotations and keys the decoder reads.
 
     X (S, B, e): X_t = E_x[src[:, t]], the embedding of each source token.
@@ -66,7 +65,7 @@ def _encode(theta, offs, dims, src, src_len, X, Hs, cache, Ann, C, K, gx, gh, ex
             _affine(X[t], Wx, bx, gx)                   # (B, G d)  W_HX X_t + b
             _affine(H[prev], Wh, bh, gh)                # (B, G d)  W_HH H_{t-1}
             _cell_forward(cell, gx, gh, H[prev], H[new], c[0, t], c[1, t], c[2, t], c[3, t],
-                          ex_in, ex_out, ex_bits)
+                          ex_in, ex_out)
             for b in range(B):
                 if t >= src_len[b]:                     # padding: keep the state unchanged
                     _copy1(H[new, b], H[prev, b])

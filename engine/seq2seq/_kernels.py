@@ -47,23 +47,23 @@ from engine.seq2seq._ops import (_gemm, _add_colsum, _add_nt, _add_tn, _affine, 
 
 
 @jit(**_INNER)
-def _attend(Wq, v, s_prev, Ann, K, src_len, q, U, alpha, ctx, ex_in, ex_out, ex_bits):
+def _attend(Wq, v, s_prev, Ann, K, src_len, q, U, alpha, ctx, ex_in, ex_out):
     """Bahdanau attention for one decoder step (query s_{t-1}, keys and values H_i).
 
     q = s_{t-1} W_q (B, a); U[b, i] = tanh(q_b + K[i, b]) (B, S, a); e_bi = v·U[b, i];
     α = softmax over the first src_len[b] positions (0 beyond); C_t = Σ_i α_bi H_i (B, dA).
-    ex_* are scratch vectors of ≥ S·a entries.
+    ex_in, ex_out are scratch vectors of ≥ S·a entries.
     """
     B, S, a = U.shape
     dA = ctx.shape[1]
     _gemm(s_prev, Wq, q, False, False, 1.0, 0.0)    # (B, a)
-    t, ev, bits = ex_in, ex_out, ex_bits
+    t, ev = ex_in, ex_out
     for b in range(B):
         L = src_len[b]
         for i in range(L):
             for k in range(a):
                 t[a * i + k] = 2.0 * (q[b, k] + K[i, b, k])
-        _vexp(t[:L * a], ev[:L * a], bits[:L * a])
+        _vexp(t[:L * a], ev[:L * a])
         m = -np.inf
         for i in range(L):
             acc = 0.0
@@ -144,8 +144,7 @@ def _argmax(row):
 
 @jit(**_OUTER)
 def _decode(theta, offs, dims, tgt, tgt_len, ratio, coins, n_seq, dec_in, pred, src_len, Ann,
-            K, C, Y, Cx, Qa, U, Al, Sd, dc, LP, tokens, gx, gh, logits, ex_in, ex_out,
-            ex_bits):
+            K, C, Y, Cx, Qa, U, Al, Sd, dc, LP, tokens, gx, gh, logits, ex_in, ex_out):
     """The decoder, T steps for a batch, after :func:`_encode`.
 
     On entry Sd[0] (B, d) holds the start state and tokens (B,) the first step's inputs.
@@ -193,15 +192,14 @@ def _decode(theta, offs, dims, tgt, tgt_len, ratio, coins, n_seq, dec_in, pred, 
             _copy1(Y[t, b], E[tokens[b]])           # Y_{t-1} as an embedding
         s_prev, ctx = Sd[t], Cx[t]
         if attn:
-            _attend(Wq, v, s_prev, Ann, K, src_len, Qa[t], U[t], Al[t], ctx, ex_in, ex_out,
-                    ex_bits)
+            _attend(Wq, v, s_prev, Ann, K, src_len, Qa[t], U[t], Al[t], ctx, ex_in, ex_out)
         else:
             _copy2(ctx, C)                          # C = H_T, the same at every step
         _affine(Y[t], Wy, bx, gx)                   # (B, G d)  W_HY Y + W_HC C + b
         _gemm(ctx, Wc, gx, False, False, 1.0, 1.0)
         _affine(s_prev, Wh, bh, gh)                 # (B, G d)  W_HH H_{t-1}
         _cell_forward(cell, gx, gh, s_prev, Sd[t + 1], dc[0, t], dc[1, t], dc[2, t], dc[3, t],
-                      ex_in, ex_out, ex_bits)
+                      ex_in, ex_out)
         _affine(Sd[t + 1], Wo, bo, logits)          # (B, V)
         lp = LP[t]
         for b in range(B):                          # log-softmax per row
@@ -329,12 +327,12 @@ def training_pass(theta: np.ndarray, offs: np.ndarray, dims: np.ndarray, src: np
     S = src.shape[1]
     w.cache[:] = 0.0
     _encode(theta, offs, dims, src, src_len, w.X, w.Hs, w.cache, w.Ann, w.C, w.K, w.gx, w.gh,
-            w.ex_in, w.ex_out, w.ex_bits)
+            w.ex_in, w.ex_out)
     w.Sd[0] = w.Hs[0, S]                            # the decoder starts from H_T
     w.tokens[:] = BOS                               # and is fed BOS first
     loss = _decode(theta, offs, dims, tgt, tgt_len, ratio, w.coins, n_seq, dec_in, pred, src_len,
                    w.Ann, w.K, w.C, w.Y, w.Cx, w.Qa, w.U, w.Al, w.Sd, w.dc, w.LP, w.tokens,
-                   w.gx, w.gh, w.logits, w.ex_in, w.ex_out, w.ex_bits)
+                   w.gx, w.gh, w.logits, w.ex_in, w.ex_out)
     if not want_grad:
         return loss
     for kernel, args in _backward_calls(theta, offs, dims, src, src_len, tgt, tgt_len, n_seq,

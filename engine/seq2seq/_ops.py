@@ -16,9 +16,9 @@ import numpy as np
 from engine._jit import interpreted, jit
 
 if interpreted():
-    from engine._intrinsics_py import _gemm, _no_inline, _view2d
+    from engine._intrinsics_py import _gemm, _no_inline, _pow2_round, _view2d
 else:
-    from engine._intrinsics import _gemm, _no_inline, _view2d
+    from engine._intrinsics import _gemm, _no_inline, _pow2_round, _view2d
 from engine.seq2seq._layout import _INNER, GRU
 
 
@@ -29,11 +29,12 @@ _ROUND = 6755399441055744.0         # 1.5·2^52: (t + _ROUND) - _ROUND rounds t 
 
 
 @jit(fma=True, **_INNER)
-def _vexp(x, out, bits):
-    """out = exp(x) elementwise, within 4e-16 relative of libm, in loops LLVM vectorises.
+def _vexp(x, out):
+    """out = exp(x) elementwise, within 4e-16 relative of libm, in a loop LLVM vectorises.
 
     exp(x) = 2^k · exp(r) with k = round(x / ln 2) and |r| ≤ ln2 / 2; exp(r) by its Taylor
-    series to r^12 (truncation < 2e-16), 2^k built in the exponent bits. x is clamped to
+    series to r^12 (truncation < 2e-16), 2^k built in the exponent bits from the rounding sum
+    itself (:func:`engine._intrinsics._pow2_round`: integer operations, no array view). x is clamped to
     [-708, 709], so the result is a normal number (exp(-708) ≈ 3e-308 stands in for 0,
     exp(709) ≈ 8e307 for inf), which is all tanh and σ below need. libm's exp is a call
     per element and ~4x slower; exp dominates the cells and the additive scorer.
@@ -42,16 +43,13 @@ def _vexp(x, out, bits):
     n = x.shape[0]
     for i in range(n):
         v = min(max(x[i], -708.0), 709.0)
-        kf = (v * _LOG2E + _ROUND) - _ROUND
+        tk = v * _LOG2E + _ROUND                    # k = round(x / ln 2) in its low bits
+        kf = tk - _ROUND
         r = (v - kf * _LN2_HI) - kf * _LN2_LO
-        out[i] = 1.0 + r * (1.0 + r * (1.0 / 2 + r * (1.0 / 6 + r * (1.0 / 24 + r * (
+        out[i] = (1.0 + r * (1.0 + r * (1.0 / 2 + r * (1.0 / 6 + r * (1.0 / 24 + r * (
             1.0 / 120 + r * (1.0 / 720 + r * (1.0 / 5040 + r * (1.0 / 40320 + r * (
                 1.0 / 362880 + r * (1.0 / 3628800 + r * (1.0 / 39916800 + r * (
-                    1.0 / 479001600))))))))))))
-        bits[i] = (np.int64(kf) + 1023) << 52       # the float64 2^k, as bits
-    scale = bits.view(np.float64)
-    for i in range(n):
-        out[i] *= scale[i]
+                    1.0 / 479001600))))))))))))) * _pow2_round(tk)
 
 
 @jit(**_INNER)
@@ -70,7 +68,7 @@ def _vec(theta, offs, k):
 
 
 @jit(**_INNER)
-def _cell_forward(cell, gx, gh, h_prev, h_new, r, z, n, ghn, ex_in, ex_out, ex_bits):
+def _cell_forward(cell, gx, gh, h_prev, h_new, r, z, n, ghn, ex_in, ex_out):
     """One recurrent step for a batch. gx = x W_x + b_x, gh = h W_h + b_h: (B, G·d).
 
     GRU:  r = σ(gx_r + gh_r)   z = σ(gx_z + gh_z)   n = tanh(gx_n + r ⊙ gh_n)
@@ -78,16 +76,17 @@ def _cell_forward(cell, gx, gh, h_prev, h_new, r, z, n, ghn, ex_in, ex_out, ex_b
     RNN:  h' = tanh(gx + gh)          (n caches h'; r, z unused)
 
     σ(a) = 1 / (1 + e^{-a}) and tanh(a) = 1 - 2 / (e^{2a} + 1), with the exponentials of a
-    whole batch taken at once by :func:`_vexp` in the scratch vectors ex_* (≥ 2·B·d each).
+    whole batch taken at once by :func:`_vexp` in the scratch vectors ex_in, ex_out (≥ 2·B·d
+    each).
     """
     _no_inline()
     B, d = h_prev.shape
-    t, e, bits = ex_in, ex_out, ex_bits
+    t, e = ex_in, ex_out
     if cell == GRU:
         for b in range(B):
             for j in range(2 * d):                  # the r and z gates side by side
                 t[2 * d * b + j] = -(gx[b, j] + gh[b, j])
-        _vexp(t[:2 * B * d], e[:2 * B * d], bits[:2 * B * d])
+        _vexp(t[:2 * B * d], e[:2 * B * d])
         for b in range(B):
             for j in range(d):
                 rr = 1.0 / (1.0 + e[2 * d * b + j])
@@ -95,7 +94,7 @@ def _cell_forward(cell, gx, gh, h_prev, h_new, r, z, n, ghn, ex_in, ex_out, ex_b
                 z[b, j] = 1.0 / (1.0 + e[2 * d * b + d + j])
                 ghn[b, j] = gh[b, 2 * d + j]
                 t[d * b + j] = 2.0 * (gx[b, 2 * d + j] + rr * gh[b, 2 * d + j])
-        _vexp(t[:B * d], e[:B * d], bits[:B * d])
+        _vexp(t[:B * d], e[:B * d])
         for b in range(B):
             for j in range(d):
                 nn = 1.0 - 2.0 / (e[d * b + j] + 1.0)
@@ -106,7 +105,7 @@ def _cell_forward(cell, gx, gh, h_prev, h_new, r, z, n, ghn, ex_in, ex_out, ex_b
         for b in range(B):
             for j in range(d):
                 t[d * b + j] = 2.0 * (gx[b, j] + gh[b, j])
-        _vexp(t[:B * d], e[:B * d], bits[:B * d])
+        _vexp(t[:B * d], e[:B * d])
         for b in range(B):
             for j in range(d):
                 hh = 1.0 - 2.0 / (e[d * b + j] + 1.0)

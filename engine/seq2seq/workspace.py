@@ -54,7 +54,6 @@ class Work(NamedTuple):
     logits: np.ndarray   # (B, V)
     ex_in: np.ndarray    # (N,)                   exponentials of a step: N = max(2Bd, Sa')
     ex_out: np.ndarray   # (N,)
-    ex_bits: np.ndarray  # (N,) int64
     # backward
     grad: np.ndarray     # (P,)                   dL/dθ
     dAnn: np.ndarray     # (S + 1, B, dA)
@@ -93,7 +92,7 @@ def work_shapes(config: Seq2SeqConfig, B: int, S: int, T: int) -> dict[str, tupl
         "U": (T, B, S, Aa) if att else (T, B, 1, 1), "Sd": (T + 1, B, d), "dc": (4, T, B, d),
         "LP": (T, B, V), "Al": (T, B, S), "coins": (T, B), "tokens": (B,),
         "gx": (B, Gd), "gh": (B, Gd), "logits": (B, V),
-        "ex_in": (n_ex,), "ex_out": (n_ex,), "ex_bits": (n_ex,),
+        "ex_in": (n_ex,), "ex_out": (n_ex,),
         "grad": (config.n_params,), "dAnn": (S + 1, B, dA), "dK": (S, B, Aa), "dC": (B, dA),
         "ds": (B, d), "ds_prev": (B, d), "dlog": (B, V), "dgx": (B, Gd), "dgh": (B, Gd),
         "dq": (B, Aa), "dctx": (B, dA), "dalpha": (S,), "dX": (S, B, e), "dH": (S + 1, B, d),
@@ -103,7 +102,7 @@ def work_shapes(config: Seq2SeqConfig, B: int, S: int, T: int) -> dict[str, tupl
     return shapes
 
 
-_INT_FIELDS = frozenset({"tokens", "ex_bits"})
+_INT_FIELDS = frozenset({"tokens"})
 _MAX_VIEWS = 512  # batch shapes remembered (the lab's stream has a few hundred at most)
 
 
