@@ -79,14 +79,15 @@ def _wide_vectors(typingctx):
 
 @intrinsic
 def _view2d(typingctx, flat, start, rows, cols):
-    """flat[start:start + rows·cols] as a (rows, cols) C-contiguous view, with no checks.
+    """Entries start … start + rows·cols − 1 of the C-contiguous array ``flat`` (any number of
+    dimensions, read in C order) as a (rows, cols) C-contiguous view, with no checks.
 
-    What ``flat[a:b].reshape((rows, cols))`` gives, without reshape's size check and stride
-    search: numba inlines those at every call, so a kernel taking a dozen parameter
-    matrices from one flat vector compiled several times slower. The caller guarantees
-    start + rows·cols ≤ len(flat).
+    What ``flat.reshape(-1)[a:b].reshape((rows, cols))`` gives, without reshape's size check
+    and stride search: numba inlines those at every call, so a kernel taking a dozen
+    parameter matrices from one flat vector compiled several times slower. The caller
+    guarantees start + rows·cols ≤ flat.size.
     """
-    if not (isinstance(flat, types.Array) and flat.ndim == 1 and flat.layout == "C"):
+    if not (isinstance(flat, types.Array) and flat.layout == "C"):
         return None
     if not all(isinstance(x, types.Integer) for x in (start, rows, cols)):
         return None

@@ -17,8 +17,9 @@ _task_lock = threading.Lock()
 
 
 def _view2d(flat, start, rows, cols):
-    """flat[start:start + rows·cols] as a (rows, cols) view."""
-    return flat[start:start + rows * cols].reshape((rows, cols))
+    """Entries start … start + rows·cols − 1 of the C-contiguous ``flat`` as a (rows, cols)
+    view."""
+    return flat.reshape(-1)[start:start + rows * cols].reshape((rows, cols))
 
 
 def _no_inline():

@@ -123,6 +123,16 @@ def test_view2d_twin_and_intrinsic_are_views_of_the_slice(dtype):
     np.testing.assert_array_equal(kept, [[2.0, 3.0], [4.0, 5.0]])
 
 
+def test_view2d_reads_a_3d_array_in_c_order():
+    block = np.arange(24.0).reshape(4, 3, 2)             # (S+1, B, dA) as the annotations
+    want = block[1:].reshape(9, 2)                       # what the kernels took before
+    for view in (twin._view2d(block, 3 * 2, 9, 2), _view2d_compiled(block, 3 * 2, 9, 2)):
+        np.testing.assert_array_equal(view, want)
+        view[0, 1] = -5.0
+        assert block[1, 0, 1] == -5.0
+        block[1, 0, 1] = 7.0
+
+
 def test_no_inline_keeps_the_function_out_of_its_callers():
     assert _calls_kept_apart(1.5) == 4.0
     twin._no_inline()                             # a no-op in Python

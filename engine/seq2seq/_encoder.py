@@ -11,7 +11,7 @@ from engine._jit import jit
 from engine.seq2seq._layout import (ATT_WK, COL0, D_A, D_ATTN, D_BI, D_CELL, D_E, D_H, D_V,
     ENC_EMBED, ENC_WX, ENC_WX_B, GRU, _OUTER)
 from engine.seq2seq._ops import (_gemm, _add_cols, _add_colsum, _add_nt, _add_tn, _affine,
-    _cell_backward, _cell_forward, _copy1, _copy2, _iadd1, _iadd2, _mat, _put_cols, _vec)
+    _cell_backward, _cell_forward, _copy1, _copy2, _iadd1, _iadd2, _mat, _put_cols, _vec, _view2d)
 
 
 # ---------------------------------------------------------------------------- encoder
@@ -80,7 +80,7 @@ def _encode(theta, offs, dims, src, src_len, X, Hs, cache, Ann, C, K, gx, gh, ex
     if dims[D_ATTN]:
         A, dA = dims[D_A], Ann.shape[2]
         Wk = _mat(theta, offs, ATT_WK, dA, A)
-        _gemm(Ann[1:].reshape((S * B, dA)), Wk, K.reshape((S * B, A)), False, False, 1.0,
+        _gemm(_view2d(Ann, B * dA, S * B, dA), Wk, _view2d(K, 0, S * B, A), False, False, 1.0,
               0.0)                                  # (S B, a)
 
 

@@ -41,7 +41,7 @@ from engine.seq2seq._layout import (ATT_V, ATT_WK, ATT_WQ, BOS, COL0, DEC_BH, DE
     ENC_BH_B, ENC_BX, ENC_BX_B, ENC_EMBED, ENC_WH, ENC_WH_B, ENC_WX, ENC_WX_B, GRU, N_SLOTS,
     OUT_B, OUT_W, RNN, _INNER, _OUTER)  # noqa: F401
 from engine.seq2seq._ops import (_gemm, _add_colsum, _add_nt, _add_tn, _affine, _cell_backward,
-    _cell_forward, _copy1, _copy2, _iadd1, _iadd2, _mat, _part, _vec, _vexp)
+    _cell_forward, _copy1, _copy2, _iadd1, _iadd2, _mat, _vec, _vexp, _view2d)
 
 # ---------------------------------------------------------------------------- decoder step
 
@@ -271,7 +271,7 @@ def _decode_backward(theta, offs, dims, src_len, tgt, tgt_len, n_seq, dec_in, An
         _add_nt(ds_prev, dgh, Wh)             # (B, d)
         _add_tn(gWy, Y[t], dgx)               # (e, G d)
         _add_colsum(gbx, dgx)
-        P = _part(prod, B, e)
+        P = _view2d(prod, 0, B, e)
         _gemm(dgx, Wy, P, False, True, 1.0, 0.0)    # (B, e)  dL/dY_t
         for b in range(B):
             _iadd1(Ed_g[dec_in[b, t]], P[b])
@@ -286,10 +286,10 @@ def _decode_backward(theta, offs, dims, src_len, tgt, tgt_len, n_seq, dec_in, An
     if attn:                                        # K = H W_k
         Wk = _mat(theta, offs, ATT_WK, dA, A)
         gWk = _mat(grad, offs, ATT_WK, dA, A)
-        H2 = Ann[1:].reshape((S * B, dA))
-        dK2 = dK.reshape((S * B, A))
+        H2 = _view2d(Ann, B * dA, S * B, dA)        # Ann[1:] as (S B, dA)
+        dK2 = _view2d(dK, 0, S * B, A)
         _add_tn(gWk, H2, dK2)                 # (dA, a)
-        _add_nt(dAnn[1:].reshape((S * B, dA)), dK2, Wk)  # (S B, dA)
+        _add_nt(_view2d(dAnn, B * dA, S * B, dA), dK2, Wk)  # (S B, dA)
 
 
 # ---------------------------------------------------------------------------- training pass

@@ -223,12 +223,6 @@ def _add_cols(out, x, j0):
 
 
 @jit(**_INNER)
-def _part(buf, rows, cols):
-    """The first rows·cols entries of a scratch vector as a (rows, cols) matrix."""
-    return buf[:rows * cols].reshape((rows, cols))
-
-
-@jit(**_INNER)
 def _affine(x, W, b, y):
     """y = x W + b: y (R, N) from x (R, M), W (M, N), b (N,)."""
     _no_inline()
