@@ -81,8 +81,9 @@ def test_heads_of_a_model_cover_every_layer_and_head():
     cross = rep.of("cross")
     assert all(h.weights.shape == (4, 4) for h in cross)
     assert rep.best("cross", "aligned") in cross
-    for h in rep.heads:
-        np.testing.assert_allclose(h.weights.sum(1), 1.0)
+    eps = np.finfo(np.float32).eps                           # the lab computes in float32
+    for h in rep.heads:                                      # a row sums to 1 within a few ulps
+        np.testing.assert_allclose(h.weights.sum(1), 1.0, rtol=4 * eps)
     with pytest.raises(ValueError, match="digits"):
         heads_of(model, "reverse", [])
 
