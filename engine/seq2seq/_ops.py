@@ -34,10 +34,10 @@ def _vexp(x, out):
 
     exp(x) = 2^k · exp(r) with k = round(x / ln 2) and |r| ≤ ln2 / 2; exp(r) by its Taylor
     series to r^12 (truncation < 2e-16), 2^k built in the exponent bits from the rounding sum
-    itself (:func:`engine._intrinsics._pow2_round`: integer operations, no array view). x is clamped to
-    [-708, 709], so the result is a normal number (exp(-708) ≈ 3e-308 stands in for 0,
-    exp(709) ≈ 8e307 for inf), which is all tanh and σ below need. libm's exp is a call
-    per element and ~4x slower; exp dominates the cells and the additive scorer.
+    itself (:func:`engine._intrinsics._pow2_round`: integer operations, no array view). x is
+    clamped to [-708, 709], so the result is a normal number (exp(-708) ≈ 3e-308 stands in
+    for 0, exp(709) ≈ 8e307 for inf), which is all tanh and σ below need. libm's exp is a
+    call per element and ~4x slower; exp dominates the cells and the additive scorer.
     """
     _no_inline()
     n = x.shape[0]
