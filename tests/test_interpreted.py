@@ -21,6 +21,7 @@ import pytest
 from engine import _intrinsics_py as twin
 from engine._intrinsics import _fmax, _gemm, _no_inline, _pow2_round, _view2d
 from engine._jit import jit
+from engine import traces
 from engine.traces import SMALL_INPUTS, build, interpretable, list_traces
 from tutor.render.catalog import trace_json
 
@@ -233,6 +234,22 @@ def test_cli_trace_and_heatmap_run_worked_examples_without_numba():
     assert _probe("trace", "qkv", "--plain", "--set", "tokens=you love dogs") == \
         "PROBE interpreted=True numba=False code=0"
     assert _probe("heatmap", "self-attention", "--ascii") == "PROBE interpreted=True numba=False code=0"
+
+
+def test_the_heatmap_listing_runs_without_numba():
+    """The listing built every trace on its defaults, compiled: 7-8 s on an empty cache."""
+    assert _probe("heatmap") == "PROBE interpreted=True numba=False code=0"
+
+
+@pytest.mark.parametrize("name", sorted(traces._LISTING_INPUTS))
+def test_a_trace_built_for_listing_draws_what_its_defaults_draw(name):
+    """The listing shows each heatmap's title and shape; the cheap inputs must not change them."""
+    def drawn(trace):
+        return [(m.title, m.kind, list(m.row_labels), list(m.col_labels), np.shape(m.weights))
+                for m in trace.heatmaps]
+
+    cheap = traces.build_for_listing(name)
+    assert cheap.heatmaps and drawn(cheap) == drawn(build(name))
 
 
 def test_main_with_argv_keeps_compiled_kernels():

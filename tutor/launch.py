@@ -29,6 +29,16 @@ def interpret_if_small(name: str, overrides: dict) -> None:
         choose(name, overrides)
 
 
+def interpret_for_listing() -> None:
+    """A command that lists what every trace draws, in a process of its own: run the kernels
+    interpreted (the listing builds each trace on worked-example sizes,
+    ``engine.traces.build_for_listing``), so no numba is loaded or compiled."""
+    if _own_process:
+        from engine._jit import use_interpreter
+
+        use_interpreter()
+
+
 def main() -> None:
     """Console-script entry point (``attn-tutor``, ``python -m tutor``)."""
     if len(sys.argv) <= 1:

@@ -19,8 +19,10 @@ Map = tuple[Any, Any, Any, str, str]
 
 
 def listing(ascii_only: bool = False) -> str:
-    """Build every trace (lazily, here) and list those with heatmaps; broken ones are skipped."""
-    from engine.traces import build, list_traces
+    """Build every trace (lazily, here) and list those with heatmaps; broken ones are skipped.
+    Only the heatmaps' titles and shapes are shown, so each trace is built for listing
+    (:func:`engine.traces.build_for_listing`), which a CLI process runs interpreted."""
+    from engine.traces import build_for_listing as build, list_traces
 
     from tutor.render.text import asciify
 
