@@ -66,3 +66,93 @@ async def test_the_heatmap_modal_has_its_own_help():
         await pilot.press("escape")
         await pilot.pause()
         assert isinstance(app.screen, HeatmapModal)
+
+
+async def test_the_list_fills_in_as_traces_build_and_the_one_asked_for_comes_first(monkeypatch):
+    """On a first run every trace compiles for seconds; the screen waited for all of them (7 s
+    here) before it listed any. Now each source is listed as it arrives, the one asked for is
+    built first, and what the student looks at is not moved when later ones arrive."""
+    import threading
+
+    from textual.widgets import OptionList
+
+    from engine import traces
+    from engine.traces import list_traces
+    from tutor.heatmap import sources
+
+    monkeypatch.setattr(sources, "_BUILT", {})
+    release, real = threading.Event(), traces.build
+    asked: list[str] = []
+
+    def build(name, overrides=None):
+        asked.append(name)
+        if name != "self-attention":
+            assert release.wait(30), "the test never released the other traces"
+        return real(name, overrides)
+
+    monkeypatch.setattr(traces, "build", build)
+    app = make_app(StartAt("heatmaps", "self-attention"), warm_up=False)
+    try:
+        async with app.run_test(size=(100, 30)) as pilot:
+            screen = app.screen
+            for _ in range(500):
+                await pilot.pause(0.02)
+                if screen.sources:
+                    break
+            options = screen.query_one("#heatmaps-list", OptionList)
+            labels = [str(options.get_option_at_index(i).prompt) for i in range(options.option_count)]
+            assert list(screen.sources) == ["self-attention"] and screen.shown == "self-attention"
+            assert asked[0] == "self-attention"
+            assert labels[0].startswith("self-attention")
+            assert labels[-1] == f"finding attention weights… (1 of {len(list_traces())} traces)"
+            release.set()
+            await app.workers.wait_for_complete()
+            await pilot.pause()
+            every = {i.name for i in list_traces() if real(i.name).heatmaps}
+            assert set(screen.sources) == every and screen.shown == "self-attention"
+            ids = [options.get_option_at_index(i).id for i in range(options.option_count)]
+            assert ids == [i.name for i in list_traces() if i.name in every]  # lecture order, no placeholder
+            assert options.get_option_at_index(options.highlighted).id == "self-attention"
+    finally:
+        release.set()
+
+
+async def test_a_heatmap_asked_for_while_the_list_fills_is_shown_when_it_arrives(monkeypatch):
+    import threading
+
+    from engine import traces
+    from tutor.heatmap import sources
+
+    monkeypatch.setattr(sources, "_BUILT", {})
+    release, real = threading.Event(), traces.build
+
+    def build(name, overrides=None):
+        if name == "masking":
+            assert release.wait(30), "the test never released masking"
+        return real(name, overrides)
+
+    monkeypatch.setattr(traces, "build", build)
+    app = make_app(StartAt("heatmaps"), warm_up=False)
+    try:
+        async with app.run_test(size=(100, 30)) as pilot:
+            screen = app.screen
+            for _ in range(500):
+                await pilot.pause(0.02)
+                if screen.shown:
+                    break
+            first = screen.shown
+            assert first is not None and "masking" not in screen.sources
+            app.open_heatmap("masking")
+            await pilot.pause()
+            assert screen.shown == first and not app._notifications  # no "draws none" yet
+            release.set()
+            await app.workers.wait_for_complete()
+            await pilot.pause()
+            assert screen.shown == "masking" and not app._notifications
+            app.open_heatmap("bottleneck")  # every trace is through: it draws none
+            await pilot.pause()
+            assert screen.shown == "masking"
+            assert [n.message for n in app._notifications] == [
+                "The bottleneck trace has no attention weights to draw."]
+    finally:
+        release.set()

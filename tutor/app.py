@@ -29,7 +29,6 @@ from tutor.screens.too_small import MIN_HEIGHT, MIN_WIDTH, TooSmallScreen
 if TYPE_CHECKING:
     from tutor.exam.paper import ExamStart
     from tutor.quiz.modes import QuizStart
-    from tutor.screens.heatmaps import HeatmapsScreen
     from tutor.screens.trace import TraceScreen
     from tutor.warmup_procs import WarmUpChildren
 
@@ -286,12 +285,7 @@ class TutorApp(App):
     def open_heatmap(self, trace_name: str) -> None:
         """Switch to the heatmaps screen on ``trace_name``'s weights."""
 
-        def select(screen: HeatmapsScreen) -> None:
-            screen.wanted = trace_name
-            if screen.sources:  # still collecting otherwise: it selects `wanted` when done
-                screen.select(trace_name)
-
-        self._then("heatmaps", select)
+        self._then("heatmaps", lambda screen: screen.ask_for(trace_name))
 
     def show_heatmaps(self, source: str, heatmaps: Sequence[Any]) -> None:
         """Switch to the heatmaps screen and add ``heatmaps`` (e.g. a lab run's) as ``source``."""
