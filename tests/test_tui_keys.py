@@ -93,9 +93,51 @@ async def test_the_palette_offers_no_empty_heatmap():
     async with app.run_test(size=(100, 30)):
         provider = TutorCommands(app.screen)
         await provider.startup()
+        await app.workers.wait_for_complete()  # startup only starts the heatmaps' build
         offered = [t.removeprefix("Heatmap ") for t, _, _ in provider._commands() if t.startswith("Heatmap ")]
         assert "bottleneck" not in offered and "qkv" in offered
         assert all(build(name).heatmaps for name in offered)
+
+
+async def test_the_palette_answers_at_once_while_the_heatmaps_build(monkeypatch):
+    """Its startup waited for every trace's heatmaps: 7 s of compiling on a first run before
+    Ctrl+P found anything. Now a search answers at once and offers the heatmaps built so far."""
+    import threading
+
+    from engine import traces
+    from tutor.heatmap import sources
+    from tutor.palette import TutorCommands
+
+    monkeypatch.setattr(sources, "_BUILT", {})
+    release, real = threading.Event(), traces.build
+    order = [info.name for info in traces.list_traces()]
+    first = next(name for name in order if real(name).heatmaps)  # the first that draws one
+    free = set(order[:order.index(first) + 1])  # it and the traces before it build at once
+
+    def build(name, overrides=None):
+        if name not in free:
+            assert release.wait(30), "the test never released the traces"
+        return real(name, overrides)
+
+    monkeypatch.setattr(traces, "build", build)
+    app = make_app(warm_up=False)
+    try:
+        async with app.run_test(size=(100, 30)) as pilot:
+            provider = TutorCommands(app.screen)
+            await provider.startup()
+            for _ in range(500):
+                await pilot.pause(0.02)
+                if sources.built_heatmaps():
+                    break
+            hits = [hit async for hit in provider.search("lesson query")]
+            assert any("Lesson §5" in str(hit.text) for hit in hits)
+            titles = [t for t, _, _ in provider._commands() if t.startswith("Heatmap ")]
+            assert titles == [f"Heatmap {first}"]
+            release.set()
+            await app.workers.wait_for_complete()
+            assert "Heatmap qkv" in [t for t, _, _ in provider._commands()]
+    finally:
+        release.set()
 
 
 async def test_the_trace_picker_filters_as_you_type():

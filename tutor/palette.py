@@ -5,7 +5,6 @@
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Callable
 from functools import partial
 
@@ -16,9 +15,12 @@ class TutorCommands(Provider):
     """Commands built from the lessons, the trace registry, the quiz modes and the lab table."""
 
     async def startup(self) -> None:
+        """Start building the traces' heatmaps in the background and return: a search must not
+        wait for them (seconds of compiling on a first run; the warm-up builds them too), so
+        each search offers the "Heatmap NAME" commands of the traces built so far."""
         from tutor.heatmap.sources import default_heatmaps
 
-        self._with_maps = set(await asyncio.to_thread(default_heatmaps))  # at once after warm-up
+        self.app.run_worker(default_heatmaps, thread=True, group="palette-heatmaps", exclusive=True)
 
     def _commands(self) -> list[tuple[str, Callable[[], object], str]]:
         from engine.traces import list_traces
@@ -27,7 +29,10 @@ class TutorCommands(Provider):
         from tutor.quiz.modes import MODE_TITLES
         from tutor.screens.home import AREAS
 
+        from tutor.heatmap.sources import built_heatmaps
+
         app = self.app
+        with_maps = built_heatmaps()
         out: list[tuple[str, Callable[[], object], str]] = []
         for area in AREAS:
             out.append((f"Go to {area.title}", partial(app.action_open_mode, area.mode), area.blurb))
@@ -37,7 +42,7 @@ class TutorCommands(Provider):
         for info in list_traces():
             out.append((f"Trace {info.name}: {info.title}", partial(app.open_trace, info.name),
                         f"§{info.section} · {info.description}"))
-            if info.name in getattr(self, "_with_maps", ()):
+            if info.name in with_maps:
                 out.append((f"Heatmap {info.name}", partial(app.open_heatmap, info.name),
                             f"the attention weights of the {info.name} trace, with the cell cursor"))
         for mode, text in MODE_TITLES.items():
