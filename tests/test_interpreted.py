@@ -205,6 +205,64 @@ def test_every_trace_prints_the_same_json_interpreted_and_compiled():
         assert interpreted[key] == compiled, f"{key}: interpreted and compiled JSON differ"
 
 
+# ------------------------------------------------------- generated problems, mark schemes, exports
+
+_WORKED = """
+import json, sys
+mode = sys.argv[1]
+if mode == "interpreted":
+    from engine._jit import use_interpreter
+    assert use_interpreter()
+from tests.worked_examples import worked_examples
+json.dump(worked_examples(), sys.stdout)
+if mode == "interpreted":
+    assert "numba" not in sys.modules, "interpreted mode imported numba"
+"""
+
+
+def _close(a, b) -> bool:
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) == len(b) and all(_close(x, y) for x, y in zip(a, b))
+    if isinstance(a, float) or isinstance(b, float):
+        return isinstance(a, (int, float)) and isinstance(b, (int, float)) and \
+            math.isclose(a, b, rel_tol=1e-12, abs_tol=1e-12)
+    return a == b
+
+
+def test_generated_problems_and_mark_schemes_agree_interpreted_and_compiled():
+    """The line-based quiz and paper run interpreted: a student must read the same numbers and
+    be marked against the same answers as in the TUI (compiled). Text is compared exactly,
+    answers to rounding (a kernel that allows FMA may differ in the last bit)."""
+    import os
+    from pathlib import Path
+
+    root = str(Path(__file__).resolve().parents[1])
+    env = {**os.environ, "PYTHONPATH": root + os.pathsep + os.environ.get("PYTHONPATH", "")}
+    runs = {}
+    for mode in ("interpreted", "compiled"):
+        proc = subprocess.run([sys.executable, "-c", _WORKED, mode], capture_output=True, text=True,
+                              timeout=600, env=env, cwd=root)
+        assert proc.returncode == 0, proc.stderr[-2000:]
+        runs[mode] = json.loads(proc.stdout)
+    interpreted, compiled = runs["interpreted"], runs["compiled"]
+    assert len(compiled) > 100 and interpreted.keys() == compiled.keys()
+    for key in compiled:
+        assert interpreted[key]["text"] == compiled[key]["text"], f"{key}: the text differs"
+        assert _close(interpreted[key]["answers"], compiled[key]["answers"]), f"{key}: answers differ"
+
+
+def test_exports_are_the_same_interpreted_and_compiled(tmp_path):
+    """`attn-tutor export` runs interpreted; its files must match what compiled kernels write."""
+    from tutor.exam.export import export
+
+    for fmt, ext in (("markdown", "md"), ("csv", "csv")):
+        mine = tmp_path / f"compiled.{ext}"
+        export(fmt, mine)                                   # this process: compiled kernels
+        theirs = tmp_path / f"interpreted.{ext}"
+        assert _probe("export", fmt, str(theirs)) == "PROBE interpreted=True numba=False code=0"
+        assert theirs.read_bytes() == mine.read_bytes(), f"{fmt}: the exports differ"
+
+
 # --------------------------------------------------------------------------- when the CLI chooses it
 
 _CLI_PROBE = """
@@ -250,6 +308,14 @@ def test_a_trace_built_for_listing_draws_what_its_defaults_draw(name):
 
     cheap = traces.build_for_listing(name)
     assert cheap.heatmaps and drawn(cheap) == drawn(build(name))
+
+
+def test_quiz_paper_and_export_run_without_numba_line_based(tmp_path):
+    for args in (("quiz", "--plain", "-n", "10", "--seed", "3"),
+                 ("quiz", "--plain", "-m", "mock", "--seed", "3"),
+                 ("paper", "--plain", "--seed", "3"),
+                 ("export", "anki", str(tmp_path / "deck.apkg"))):
+        assert _probe(*args) == "PROBE interpreted=True numba=False code=0", args
 
 
 def test_main_with_argv_keeps_compiled_kernels():

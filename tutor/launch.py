@@ -29,10 +29,12 @@ def interpret_if_small(name: str, overrides: dict) -> None:
         choose(name, overrides)
 
 
-def interpret_for_listing() -> None:
-    """A command that lists what every trace draws, in a process of its own: run the kernels
-    interpreted (the listing builds each trace on worked-example sizes,
-    ``engine.traces.build_for_listing``), so no numba is loaded or compiled."""
+def interpret_worked_examples() -> None:
+    """A command whose every engine call is worked-example sized, in a process of its own: run
+    the kernels interpreted, so no numba is loaded or compiled. For the heatmap listing (each
+    trace built on listing inputs, ``engine.traces.build_for_listing``), the exports, and the
+    line-based quiz and paper (generated problems and mark schemes on 2-5 element inputs). Not
+    for the lab, the TUI or a trace the student made big: those want compiled kernels."""
     if _own_process:
         from engine._jit import use_interpreter
 

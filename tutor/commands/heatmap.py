@@ -107,9 +107,9 @@ def run(
     from tutor.heatmap.show import listing, show
 
     if name is None and source is None:
-        from tutor.launch import interpret_for_listing
+        from tutor.launch import interpret_worked_examples
 
-        interpret_for_listing()
+        interpret_worked_examples()
         typer.echo(listing(ascii_only), nl=False)
         return
 

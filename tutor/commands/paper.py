@@ -83,8 +83,14 @@ def run(*, questions: int, minutes: float, ids: list[str], topics: list[str], se
     sections = _sections(topics)
     seed = random.SystemRandom().randrange(2**31) if seed is None else seed
     from tutor.exam.paper import make_paper
+    from tutor.launch import interpret_worked_examples
     from tutor.store import open_store
     from tutor.store.papers import attempted_questions
+    from tutor.terminal import is_interactive
+
+    interactive = not plain and is_interactive()
+    if not interactive:  # line-based: the mark schemes' numbers are worked-example sized
+        interpret_worked_examples()
 
     store = open_store()
     try:
@@ -92,9 +98,7 @@ def run(*, questions: int, minutes: float, ids: list[str], topics: list[str], se
             print(f"attn-tutor: warning: {warning}", file=sys.stderr)
         paper = make_paper(questions, minutes or None, seed=seed, sections=sections,
                            attempted=attempted_questions(store), ids=ids)
-        from tutor.terminal import is_interactive
-
-        if not plain and is_interactive():  # the TUI's Exam screen, with this paper preset
+        if interactive:  # the TUI's Exam screen, with this paper preset
             from tutor.app import StartAt, run_app
             from tutor.exam.paper import ExamStart
 
