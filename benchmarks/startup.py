@@ -20,6 +20,12 @@ process (or of one step inside a fresh process), median of ``--runs`` unless not
    CPU time (each child's and the loading process's). One run; compare it with the
    warm-up list's rows of (3), which are the same work in one process.
 
+5. every command a student can run without the TUI, each on its own empty numba cache and
+   fresh ``ATTN_TUTOR_HOME`` (the first time a student runs it): wall seconds to exit, stdin
+   from /dev/null (a line-based quiz or paper then asks its first question and ends), and for
+   the two labs the wait until their first line of training (the process is then stopped).
+   Median and max of ``min(--runs, 3)`` runs. ``--commands`` prints only this part.
+
 ``--solo`` instead times each warm-up area alone (a fresh process, its own empty cache) and
 prints the ``COLD_SECONDS`` table of ``tutor/warmup.py`` that balances the two children:
 re-run it when an area's compile time changes.
@@ -210,6 +216,58 @@ def wall(cmd: list[str], runs: int) -> tuple[float, float]:
     return statistics.median(times), min(times)
 
 
+COLD_COMMANDS: list[tuple[str, ...]] = [
+    ("trace", "qkv", "--json"),
+    ("trace", "training-step", "--json"),
+    ("trace", "scaling", "--plain"),            # compiled: its default is a 20-point sweep
+    ("heatmap",),                               # the listing: every trace's heatmaps
+    ("heatmap", "self-attention", "--ascii"),
+    ("quiz", "--plain", "-n", "10", "--seed", "3"),
+    ("quiz", "--plain", "-m", "mock", "--seed", "3"),
+    ("paper", "--plain", "--seed", "3"),
+    ("export", "anki", "{out}/deck.apkg"),
+    ("export", "markdown", "{out}/notes.md"),
+    ("export", "csv", "{out}/cards.csv"),
+    ("lab", "bottleneck"),                      # until its first line of training
+    ("lab", "transformer"),
+]
+_LAB_LOADING = "attn-tutor: loading"  # the lab's line while its kernels load (or compile)
+
+
+def cold_command(cmd: list[str], args: tuple[str, ...]) -> float:
+    """Seconds for one command on an empty numba cache and a fresh home (see 5. above)."""
+    with tempfile.TemporaryDirectory(prefix="attn-cold-") as tmp:
+        env = dict(os.environ, NUMBA_CACHE_DIR=f"{tmp}/numba", ATTN_TUTOR_HOME=f"{tmp}/home",
+                   PYTHONUNBUFFERED="1")
+        argv = cmd + [a.format(out=tmp) for a in args]
+        t0 = time.perf_counter()
+        if args[0] != "lab":
+            subprocess.run(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                           stderr=subprocess.DEVNULL, env=env, cwd=tmp, check=True)
+            return time.perf_counter() - t0
+        proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                stderr=subprocess.STDOUT, env=env, cwd=tmp, text=True)
+        try:
+            for line in proc.stdout:
+                if line.strip() and not line.startswith(_LAB_LOADING):
+                    return time.perf_counter() - t0
+            raise SystemExit(f"{' '.join(args)}: ended before its first line of training")
+        finally:
+            proc.kill()
+            proc.wait()
+
+
+def commands_table(cmd: list[str], runs: int) -> None:
+    load = os.getloadavg()
+    print(f"every command on an empty cache and a fresh home, median / max of {runs} "
+          f"(load average {load[0]:.2f} at its start):")
+    for args in COLD_COMMANDS:
+        times = [cold_command(cmd, args) for _ in range(runs)]
+        shown = " ".join(a.replace("{out}/", "") for a in args)
+        print(f"  attn-tutor {shown:<40} {statistics.median(times):6.2f} s  {max(times):6.2f} s"
+              + ("  OVER 5 s" if max(times) > 5 else ""), flush=True)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--runs", type=int, default=7)
@@ -218,6 +276,8 @@ def main() -> None:
     ap.add_argument("--solo", action="store_true",
                     help="time each warm-up area alone; print tutor/warmup.py's COLD_SECONDS")
     ap.add_argument("--solo-child", help=argparse.SUPPRESS)
+    ap.add_argument("--commands", action="store_true",
+                    help="only part 5: every CLI command on an empty cache")
     args = ap.parse_args()
     if args.solo_child:
         solo_child(args.solo_child)
@@ -238,6 +298,9 @@ def main() -> None:
           f"load average {load0[0]:.2f} {load0[1]:.2f} {load0[2]:.2f}")
     if bytecode_note():
         print(bytecode_note())
+    if args.commands:
+        commands_table(cmd, min(args.runs, 3))
+        return
     med, best = wall(cmd + ["--help"], args.runs)
     print(f"attn-tutor --help:              median {med:.3f} s, min {best:.3f} s "
           f"(budget 0.3 s){'' if med < 0.3 else '  OVER BUDGET'}")
@@ -287,6 +350,8 @@ def main() -> None:
     for i, part in enumerate(two["parts"]):
         print(f"    child {i + 1}: " + ", ".join(f"{n} ({at[n]:.1f} s)" if n in at else n
                                          for n in part))
+    print()
+    commands_table(cmd, min(args.runs, 3))
     load1 = os.getloadavg()
     print(f"load average at end {load1[0]:.2f} {load1[1]:.2f} {load1[2]:.2f}")
 
