@@ -1,25 +1,15 @@
 """What a student reads and is marked against in every generated problem and numbered exam
-question, as JSON: the interpreted-mode tests build it in two processes and compare. Imports
-nothing of the engine at module level (the caller chooses interpreted mode first)."""
+question, as JSON: the interpreted-mode test builds it in two processes and compares. Imports no
+kernel module at module level (the caller chooses interpreted mode first)."""
 
 from __future__ import annotations
 
-import numpy as np
+from engine.trace import to_jsonable  # numpy only: no kernel module
 
 
-def _plain(value):
-    """An answer as JSON-able numbers and words (arrays become nested lists)."""
-    if isinstance(value, np.ndarray):
-        return value.tolist()
-    if isinstance(value, (list, tuple)):
-        return [_plain(v) for v in value]
-    if isinstance(value, (set, frozenset)):
-        return sorted(_plain(v) for v in value)
-    if isinstance(value, dict):
-        return {str(k): _plain(v) for k, v in value.items()}
-    if isinstance(value, (np.floating, np.integer)):
-        return value.item()
-    return value
+def _answer(value):
+    """A part's answer as JSON (a set of tokens becomes a sorted list)."""
+    return to_jsonable(sorted(value) if isinstance(value, (set, frozenset)) else value)
 
 
 def worked_examples() -> dict:
@@ -35,7 +25,7 @@ def worked_examples() -> dict:
             p = generate(family, seed)
             out[f"{family}/{seed}"] = {
                 "text": [p.prompt, *p.solution, *(part.prompt for part in p.parts)],
-                "answers": [_plain(part.answer) for part in p.parts]}
+                "answers": [_answer(part.answer) for part in p.parts]}
     for spec in load_questions():
         if spec.numbers:
             for seed in range(3):
