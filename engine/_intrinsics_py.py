@@ -26,6 +26,10 @@ def _no_inline():
     """Nothing to do in Python."""
 
 
+def _compact():
+    """Nothing to do in Python."""
+
+
 def _fmax(a, b):
     """max(a, b) as ``llvm.maxnum``: if one of them is NaN, the other."""
     return b if (b > a or a != a) else a

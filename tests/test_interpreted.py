@@ -19,7 +19,7 @@ import numpy as np
 import pytest
 
 from engine import _intrinsics_py as twin
-from engine._intrinsics import _fmax, _gemm, _no_inline, _pow2_round, _view2d
+from engine._intrinsics import _compact, _fmax, _gemm, _no_inline, _pow2_round, _view2d
 from engine._jit import jit
 from engine import traces
 from engine.traces import SMALL_INPUTS, build, interpretable, list_traces
@@ -57,6 +57,20 @@ def _kept_apart(x):
 @jit(cache=False)
 def _calls_kept_apart(x):
     return _kept_apart(x) + 1.0
+
+
+@jit(cache=False)
+def _copy_compact(out, x):
+    _compact()
+    for i in range(out.shape[0]):
+        out[i] = x[i]
+
+
+@jit(cache=False)
+def _copy_plain(out, x):
+    _no_inline()
+    for i in range(out.shape[0]):
+        out[i] = x[i]
 
 
 @pytest.mark.parametrize("dtype, magic, low", [(np.float32, 12582912.0, -127),
@@ -142,6 +156,25 @@ def test_no_inline_keeps_the_function_out_of_its_callers():
     caller = _calls_kept_apart.inspect_llvm(_calls_kept_apart.signatures[0])
     body = re.search(r"define [^\n]*@_ZN\w*17_calls_kept_apart\w*\(.*?\n}\n", caller, re.S)
     assert re.search(r"call [^\n]*@_ZN\w*11_kept_apart", body.group())  # called, not folded in
+
+
+def test_compact_keeps_the_loop_scalar_and_out_of_its_callers():
+    x = np.arange(37.0)
+    for copy in (_copy_compact, _copy_plain):
+        out = np.zeros(37)
+        copy(out, x)
+        np.testing.assert_array_equal(out, x)
+    twin._compact()                               # a no-op in Python
+
+    def body(kernel, name):
+        ir = kernel.inspect_llvm(kernel.signatures[0])
+        return re.search(r"define [^\n]*@_ZN\w*" + name + r"\w*\(.*?\n}\n", ir, re.S).group()
+
+    compact, plain = body(_copy_compact, "13_copy_compact"), body(_copy_plain, "11_copy_plain")
+    attributes = _copy_compact.inspect_llvm(_copy_compact.signatures[0])
+    assert "minsize" in attributes and "noinline" in attributes
+    assert re.search(r"<\d+ x double>", plain)       # LLVM vectorises the plain copy
+    assert not re.search(r"<\d+ x double>", compact)  # and leaves the compact one scalar
 
 
 def test_next_task_twin_hands_out_each_task_once_across_threads():

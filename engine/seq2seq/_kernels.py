@@ -40,8 +40,8 @@ from engine.seq2seq._layout import (ATT_V, ATT_WK, ATT_WQ, BOS, COL0, DEC_BH, DE
     DEC_EMBED, DEC_WC, DEC_WH, DEC_WY, D_A, D_ATTN, D_BI, D_CELL, D_E, D_H, D_V, ENC_BH,
     ENC_BH_B, ENC_BX, ENC_BX_B, ENC_EMBED, ENC_WH, ENC_WH_B, ENC_WX, ENC_WX_B, GRU, N_SLOTS,
     OUT_B, OUT_W, RNN, _INNER, _OUTER)  # noqa: F401
-from engine.seq2seq._ops import (_gemm, _add_colsum, _add_nt, _add_tn, _affine, _cell_backward,
-    _cell_forward, _copy1, _copy2, _iadd1, _iadd2, _mat, _vec, _vexp, _view2d)
+from engine.seq2seq._ops import (_compact, _gemm, _add_colsum, _add_nt, _add_tn, _affine,
+    _cell_backward, _cell_forward, _copy1, _copy2, _iadd1, _iadd2, _mat, _vec, _vexp, _view2d)
 
 # ---------------------------------------------------------------------------- decoder step
 
@@ -128,6 +128,7 @@ def _attend_backward(Wq, v, s_prev, Ann, src_len, U, alpha, dctx, dq, dK, dAnn, 
 
 @jit(**_INNER)
 def _argmax(row):
+    _compact()
     best = 0
     for k in range(1, row.shape[0]):
         if row[k] > row[best]:
