@@ -256,3 +256,53 @@ def test_every_follow_through_part_credits_working_from_a_wrong_earlier_value(sp
             assert (m.status, m.earned) == (("right", part.marks) if same else
                                             ("follow-through", part.spec.method)), (seed, part.letter)
             assert mark_numeric(part, part.step.answer, earlier).earned == part.marks
+
+
+# ------------------------------------------------------------------ content fixes (issue 34)
+
+def test_self_attention_in_the_encoder_runs_over_the_source_itself():
+    """xq-self-vs-cross: the encoder's self-attention sequence is the source, so n = T."""
+    for seed in range(30):
+        numbers = make("attention-sizes", seed)
+        n, T, T_out = (int(numbers.fields[k]) for k in ("n", "T", "T_out"))
+        assert n == T
+        assert numbers.steps["self"].answer == T * T and numbers.steps["cross"].answer == T_out * T
+
+
+def test_length_normalisation_compares_two_lengths():
+    """xq-greedy-vs-beam (d): a one-word hypothesis wins on the raw sum and loses once both are
+    divided by L^α; the answers are (ln P₁ / 1^α, ln P₂ / 2^α), worked here with math."""
+    for seed in range(40):
+        numbers = make("beam", seed)
+        short, alpha = numbers.data["short"], numbers.data["alpha"]
+        two = numbers.steps["beam"].answer
+        assert short > two  # the raw sums prefer the short one
+        want = (short / 1 ** alpha, two / 2 ** alpha)
+        np.testing.assert_allclose(numbers.steps["norm"].answer, want, atol=1e-12)
+        assert want[1] > want[0]  # normalised, the two-word one wins
+        assert numbers.fields["short"] == f"{short:g}"
+
+
+def test_exam_text_fixed_where_the_issue_found_it_wrong():
+    """The scheme points and model answers the examiner disputed now say the right thing."""
+    def text(qid, letter):
+        part = by_id()[qid].parts["abcdef".index(letter)]
+        return " ".join([part.prompt, part.model, *part.points])
+
+    swap = text("xq-cross-attention-step", "e")
+    assert "cross-attention" in swap and "other way" in swap and "own states, i.e. self-attention" not in swap
+    cascade_d, cascade_e = text("xq-error-cascade", "d"), text("xq-error-cascade", "e")
+    assert "without recurrence" in cascade_d and "RNN decoder still" in cascade_d
+    assert "beam search" not in cascade_e.lower()
+    assert "embedding table" in text("xq-decoder-output", "d")
+    assert "2.5" in text("xq-padding-mask", "d") and "NaN" in text("xq-padding-mask", "d")
+    additive = text("xq-scaled-vs-additive", "e")
+    assert "projects each query and each key once" in additive and "q- and k-projections for every pair" not in additive
+    slip = text("xq-qkv-notes-erratum", "d")
+    assert "1.79 / 2.79" in slip and "(1 − 0.64) / 2 = 0.18" in slip
+    assert abs(1.79 / 2.79 - 0.64) < 0.005 and abs((1 - 0.64) / 2 - 0.18) < 1e-12  # the slip reproduces both
+
+
+def test_beam_short_hypothesis_field_is_quoted_in_d():
+    spec = by_id()["xq-greedy-vs-beam"]
+    assert "{short}" in spec.parts[3].prompt and spec.parts[3].step == "norm"

@@ -32,6 +32,14 @@ def beam(rng: np.random.Generator) -> Numbers:
             break
     alpha = float(rng.choice([0.6, 0.7, 1.0]))
     norm = length_normalised_score(float(best.logp), 2, ("hf", alpha))
+    # A finished one-word hypothesis that beats (b) on the raw sum but loses once both are
+    # normalised: the point of comparing two lengths. Drawn on a 0.01 grid strictly between.
+    lo, hi = float(best.logp), float(norm)
+    short = round(lo + (hi - lo) * float(rng.uniform(0.3, 0.7)), 2)
+    short_norm = length_normalised_score(short, 1, ("hf", alpha))
+
+    def normalised_pair(logp_two: float) -> tuple[float, float]:
+        return (short_norm, length_normalised_score(logp_two, 2, ("hf", alpha)))
 
     def lines(words):
         return ", ".join(f"P({w}) = {num(p)}" for w, p in words)
@@ -39,16 +47,21 @@ def beam(rng: np.random.Generator) -> Numbers:
     after = "\n".join(f"  after {w!r}: P(cat) = {num(c)}, P(dog) = {num(g)}"
                       for w, (c, g) in d["after"].items())
     return Numbers(
-        fields={"first": lines(first.items()), "after": after, "alpha": num(alpha)},
+        fields={"first": lines(first.items()), "after": after, "alpha": num(alpha),
+                "short": num(short)},
         steps={
             "greedy": Step(float(greedy.logp), 0.01, (f"greedy: {' '.join(g_words)}, "
                                                       f"ln P = {num(float(greedy.logp))}",)),
             "beam": Step(float(best.logp), 0.01, (f"beam (K = 2) best: {' '.join(b_words)}, "
                                                  f"ln P = {num(float(best.logp))}",)),
-            "norm": Step(float(norm), 0.01, (f"{num(float(best.logp))} / 2^{num(alpha)} = {num(float(norm))}",),
-                         ("beam",), lambda v: float(length_normalised_score(float(v["beam"]), 2, ("hf", alpha)))),
+            "norm": Step(normalised_pair(float(best.logp)), 0.01, (
+                f"one word: {num(short)} / 1^{num(alpha)} = {num(short_norm)}",
+                f"two words: {num(float(best.logp))} / 2^{num(alpha)} = {num(float(norm))}",
+                f"raw sums prefer the one-word hypothesis ({num(short)} > {num(float(best.logp))}); "
+                f"normalised, the two-word one wins ({num(float(norm))} > {num(short_norm)})"),
+                ("beam",), lambda v: normalised_pair(float(v["beam"]))),
         },
-        data={"greedy": g_words, "beam": b_words})
+        data={"greedy": g_words, "beam": b_words, "short": short, "alpha": alpha})
 
 
 @maker("sampling")
