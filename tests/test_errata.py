@@ -44,7 +44,10 @@ def squash(text: str) -> str:
 
 
 def notes_sections() -> list[list[str]]:
-    """The notes' lines, split at the twelve section headings (section n is item n - 1)."""
+    """The notes' lines, split at the twelve section headings (section n is item n - 1).
+
+    §12 runs on through the closing "Exam Guidance Summary" and "Key Industry Applications"
+    that follow it, up to the page's footer; an erratum there says so in its ``part``."""
     lines = NOTES.read_text(encoding="utf-8").splitlines()
     starts, i = [], 20  # skip the title block, which repeats "Attention Mechanisms"
     for heading in HEADINGS:
@@ -52,7 +55,10 @@ def notes_sections() -> list[list[str]]:
             i += 1
         starts.append(i)
         i += 1
-    return [lines[a:b] for a, b in zip(starts, starts[1:])]
+    end = next(j for j in range(starts[-1], len(lines))
+               if lines[j].strip() == "DNN Lecture 14 notes · Attention Mechanisms")
+    bounds = starts[:-1] + [end]
+    return [lines[a:b] for a, b in zip(bounds, bounds[1:])]
 
 
 # --------------------------------------------------------------------------- numbers
@@ -161,6 +167,14 @@ def test_counts_recounted_from_the_notes_text():
     assert len(["je", "suis", "etudiant"]) * len("I am a student".split()) == 12
     # §12: one word plus <EOS>, not three states
     assert "(plus $H_{3}$ for <EOS>)" in secs[11]
+
+
+def test_the_qkv_slip_reproduces_every_printed_weight():
+    """qkv-weights names the slip: 1.79 / 2.79 (one e⁰ missing) gives the printed 0.64, and the
+    other two share the rest, (1 − 0.64) / 2 = 0.18; the right sum 3.79 gives neither."""
+    assert consistent("0.64", 1.79 / (1.79 + 1)) and consistent("0.18", (1 - 0.64) / 2)
+    assert not consistent("0.64", 1.79 / 3.79) and not consistent("0.18", 1 / 3.79)
+    assert "2.79" in ERRATA["qkv-weights"].correct and "2.79" in ERRATA["qkv-weights"].summary
 
 
 def test_claims_that_are_numbers():
