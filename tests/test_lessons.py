@@ -390,3 +390,53 @@ def test_heatmap_links_name_traces_that_draw_heatmaps():
         pytest.skip("trace builders not written yet: " + ", ".join(missing))
     for name in names:
         assert build(name).heatmaps, name
+
+
+# --------------------------------------------------------------------------- lesson 13 (issue 34)
+
+
+def test_the_transformer_lesson_counts_the_base_model_with_the_engine_and_by_hand():
+    """Vaswani et al.'s base sizes; every count in the lesson's table is the engine's
+    (TransformerConfig.shapes) and agrees with the hand formulas 4d² + 4d (attention),
+    2·d·d_ff + d_ff + d (feed-forward) and 2d per LayerNorm."""
+    from engine.transformer.model import TransformerConfig
+
+    text = get_lesson("transformer").body
+    d, f, h, N, V = 512, 2048, 8, 6, 37000
+    for fact in ("N = 6", "d_model = 512", "h = 8", "d_k = d_v = 512 / 8 = 64", "d_ff = 2048"):
+        assert fact in text, fact
+    cfg = TransformerConfig(vocab_size=V, d_model=d, num_heads=h, d_ff=f, num_encoder_layers=N,
+                            num_decoder_layers=N, tie_embeddings=True)
+    shapes = cfg.shapes()
+
+    def count(prefix: str) -> int:
+        return sum(int(np.prod(s)) for name, s in shapes.items() if name.startswith(prefix))
+
+    attn, ffn = count("encoder.layers.0.self_attn"), count("encoder.layers.0.linear")
+    enc, dec = count("encoder.layers.0."), count("decoder.layers.0.")
+    table = count("tgt_embed")
+    assert (attn, ffn, enc, dec, table) == (4 * d * d + 4 * d, 2 * d * f + f + d,
+                                            4 * d * d + 4 * d + 2 * d * f + f + d + 2 * 2 * d,
+                                            enc + 4 * d * d + 4 * d + 2 * d, V * d)
+    layers = N * enc + N * dec
+    for n in (attn, ffn, enc, dec, layers, table, layers + table):
+        assert f"| {n:,} |" in text, n
+    assert cfg.d_head == 64
+    assert round(100 * table / (layers + table)) == 30 and "30 %" in text
+    assert 2 * d * f == 2 * (4 * d * d) and "twice the weights" in text
+
+
+def test_the_transformer_lesson_shows_post_norm_beside_pre_norm_and_credits_the_positions():
+    text = get_lesson("transformer").body
+    assert "x ← LN(x + MultiHead(x, x, x))" in text          # post-norm, as published
+    assert "x ← x + MultiHead(LN(x), LN(x), LN(x))" in text    # pre-norm
+    assert "warm-up" in text and "Xiong et al." in text
+    assert "lecture §6" not in text and "give no formula" in text  # the sinusoids are not the notes'
+
+
+def test_the_positions_card_lets_a_causal_decoder_learn_its_own_position():
+    card = next(c for c in load_exam_cards() if c.id == "exam-positions")
+    text = " ".join((card.must_know + card.top_pitfall).split())
+    assert "causal decoder" in text and "own position" in text
+    assert "source's order" in text
+    assert "Thinking the causal mask gives the model word order" not in text
