@@ -27,6 +27,18 @@ def test_sheet_plain_markdown_html_and_file(tmp_path):
     assert _run("sheet", "--markdown", "--html").exit_code == 2
 
 
+def test_sheet_accepts_plain_like_every_other_command(tmp_path):
+    """`sheet --plain` is the plain text the bare command prints (issue 34); --plain with a
+    file writes plain text whatever the suffix; two formats at once is one clear line, exit 2."""
+    bare, plain = _run("sheet"), _run("sheet", "--plain")
+    assert plain.exit_code == 0 and plain.stdout == bare.stdout and "§13 The Transformer" in plain.stdout
+    r = _run("sheet", "--plain", "-o", str(tmp_path / "s.md"))
+    assert r.exit_code == 0 and (tmp_path / "s.md").read_text(encoding="utf-8") == bare.stdout
+    both = _run("sheet", "--plain", "--html")
+    assert both.exit_code == 2 and both.stderr.strip().splitlines() == [
+        both.stderr.strip()] and "not --plain and --html" in both.stderr
+
+
 def test_plan_remembers_the_exam_and_replans(tmp_path):
     r = _run("plan", "--today", "2027-01-01")
     assert r.exit_code == 2 and "no exam date yet" in r.stderr

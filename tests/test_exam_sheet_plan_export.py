@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import csv
 import io
+import math
 import shutil
 import sqlite3
 import subprocess
@@ -24,7 +25,7 @@ from tutor.exam.sheet import PAGE, estimated_pages, load_sheet, render_html, ren
 
 def test_sheet_covers_every_section_and_the_notation_the_issue_names():
     sheet = load_sheet()
-    assert [g.section for g in sheet.groups] == list(range(1, 13))
+    assert [g.section for g in sheet.groups] == list(range(1, 14))  # the notes' 12, then lesson 13
     assert sum(len(g.formulas) for g in sheet.groups) >= 25
     symbols = " ".join(s for s, _ in sheet.notation)
     for needed in ("H_t^(d) and S_t", "W_O and W^O", "W_Q, W_K"):
@@ -34,7 +35,45 @@ def test_sheet_covers_every_section_and_the_notation_the_issue_names():
                     "Var(q·k) = Σ_i Var(q_i k_i) = d_k"):
         assert formula in text
     assert max(len(line) for line in text.splitlines()) <= 88
-    assert render_markdown(sheet).count("\n## §") == 12
+    assert render_markdown(sheet).count("\n## §") == 13
+
+
+def test_sheet_fixes_and_additions_of_issue_34():
+    """§2's product is d_h × d_x; attention backward, the Transformer layer, the per-layer
+    cost table and perplexity are there; the notation map explains ε, p and rows versus
+    columns; the masked-row convention is SDPA ≥ 2.5's, not every softmax's."""
+    sheet = load_sheet()
+    text = render_plain(sheet, width=10_000)
+    assert "each factor d_h × d_h" not in text and "the whole product: d_h × d_x" in text
+    for formula in ("dV = Aᵀ dO", "dA = dO Vᵀ", "dS_i = A_i ⊙ (dA_i − (dA_i · A_i))",
+                    "dQ = dS K / √d_k", "dK = dSᵀ Q / √d_k",
+                    "x ← LN(x + MHA(x, x, x))", "x ← x + MHA(LN x, LN x, LN x)",
+                    "self-attention O(n² d), O(1), O(1)", "recurrent O(n d²), O(n), O(n)",
+                    "PPL = exp(L / N)"):
+        assert formula in text, formula
+    notation = dict(sheet.notation)
+    assert "Bengio et al. (2015)" in notation["ε"] and "label smoothing" in notation["ε"]
+    assert "nucleus" in notation["p, P"]
+    assert "§1–4 and §12 use column vectors" in notation["rows or columns"]
+    assert "§5–7 use row vectors" in notation["rows or columns"]
+    assert "2.5" in text and "torch.softmax returns NaN" in text
+
+
+def test_sheet_base_model_counts_are_the_engines():
+    from engine.transformer.model import TransformerConfig
+
+    cfg = TransformerConfig(vocab_size=37000, d_model=512, num_heads=8, d_ff=2048,
+                            num_encoder_layers=6, num_decoder_layers=6)
+    shapes = cfg.shapes()
+
+    def count(prefix: str) -> int:
+        return sum(int(math.prod(s)) for name, s in shapes.items() if name.startswith(prefix))
+
+    enc, dec = count("encoder.layers.0."), count("decoder.layers.0.")
+    text = render_plain(load_sheet(), width=10_000)
+    assert f"encoder layer {enc / 1e6:.2f} M, decoder layer {dec / 1e6:.2f} M" in text
+    assert f"12 layers {6 * (enc + dec) / 1e6:.1f} M" in text
+    assert f"d_k = d_v = {cfg.d_head}" in text
 
 
 def test_sheet_fits_two_printed_pages_by_its_stated_geometry():

@@ -10,13 +10,14 @@ import typer
 NAME = "sheet"
 HELP = """The formula sheet: every formula of the lecture with its symbols, shapes and section, and a notation map for the notes' overloaded symbols (H_t^(d) and S_t; W_O and W^O; W_Q and W_K in §5 versus §8).
 
-Plain text by default; --markdown, or --html for a page that prints on two A4 pages. -o FILE writes to a file (its suffix .txt, .md or .html picks the format when no flag does).
+Plain text by default (or say --plain); --markdown, or --html for a page that prints on two A4 pages. -o FILE writes to a file (its suffix .txt, .md or .html picks the format when no flag does).
 """
 
 _SUFFIX = {".txt": "plain", ".md": "markdown", ".html": "html", ".htm": "html"}
 
 
 def command(
+    plain: Annotated[bool, typer.Option("--plain", help="Plain text (the default on screen).")] = False,
     markdown: Annotated[bool, typer.Option("--markdown", help="Markdown tables.")] = False,
     html: Annotated[bool, typer.Option("--html", help="A printable HTML page (A4, two columns).")] = False,
     output: Annotated[Path | None, typer.Option("--output", "-o", metavar="FILE",
@@ -24,16 +25,18 @@ def command(
 ) -> None:
     from tutor.errors import user_errors
 
-    user_errors(run)(markdown=markdown, html=html, output=output)
+    user_errors(run)(markdown=markdown, html=html, output=output, plain=plain)
 
 
-def run(*, markdown: bool, html: bool, output: Path | None) -> None:
+def run(*, markdown: bool, html: bool, output: Path | None, plain: bool = False) -> None:
     from tutor.errors import UserError
     from tutor.exam.sheet import render_html, render_markdown, render_plain
 
-    if markdown and html:
-        raise UserError("choose one of --markdown and --html")
-    fmt = "markdown" if markdown else "html" if html else None
+    given = [flag for flag, on in (("--plain", plain), ("--markdown", markdown), ("--html", html)) if on]
+    if len(given) > 1:
+        raise UserError("choose one of --plain, --markdown and --html, not "
+                        + " and ".join(given))
+    fmt = "plain" if plain else "markdown" if markdown else "html" if html else None
     if output is not None and fmt is None:
         fmt = _SUFFIX.get(output.suffix.lower())
         if fmt is None:

@@ -16,7 +16,7 @@ import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
-from tutor.content import LECTURE_SECTIONS
+from tutor.content import LECTURE_SECTIONS, LESSON_IDS
 
 TITLE = "Attention mechanisms — formula sheet (DNN Lecture 14)"
 
@@ -83,7 +83,8 @@ def _path() -> Path:
 
 @functools.cache
 def load_sheet(path: Path | None = None) -> Sheet:
-    """The sheet, checked: every section 1–12 once, in order; every field a non-empty string.
+    """The sheet, checked: every section 1–12 once, in order, then optionally 13 (lesson 13,
+    beyond the notes); every field a non-empty string.
 
     Raises:
         SheetError: naming the entry and field that is wrong.
@@ -112,9 +113,12 @@ def load_sheet(path: Path | None = None) -> Sheet:
                                  text(f, "shapes", f"{where} formula {j}"))
                          for j, f in enumerate(g["formula"], 1))
         groups.append(Group(int(g.get("section", 0)), text(g, "title", where), formulas))
-    if [g.section for g in groups] != list(range(1, LECTURE_SECTIONS + 1)):   # the notes' sections
-        raise SheetError(f"{path.name}: groups cover sections {[g.section for g in groups]}; "
-                         f"expected 1–{LECTURE_SECTIONS} once each, in order")
+    sections = [g.section for g in groups]
+    if sections not in (list(range(1, LECTURE_SECTIONS + 1)),          # the notes' sections,
+                        list(range(1, len(LESSON_IDS) + 1))):          # then lesson 13 if any
+        raise SheetError(f"{path.name}: groups cover sections {sections}; expected "
+                         f"1–{LECTURE_SECTIONS} once each, in order, optionally followed by "
+                         f"{LECTURE_SECTIONS + 1}–{len(LESSON_IDS)}")
     notation = tuple((text(n, "symbol", f"notation {i}"), text(n, "meaning", f"notation {i}"))
                      for i, n in enumerate(data["notation"], 1))
     return Sheet(tuple(groups), notation)
