@@ -394,6 +394,43 @@ def test_the_cue_measure_catches_a_giveaway_bank():
     assert shares["longest"] == 1 and shares["position a"] == 1 and shares["shortest"] == 0
 
 
+# The key may be the longest choice, as any choice may, but not by a margin a student sees at a
+# glance: more than a fifth longer than every other choice *and* at least ten characters more.
+# Both together, so that neither short formula choices (22 against 18 characters) nor long
+# sentences a few words apart are flagged, while 79 against 31 is.
+GIVEAWAY_RATIO, GIVEAWAY_CHARS = 1.2, 10
+
+
+def longest_by_a_clear_margin(q: Question) -> bool:
+    """The right choice is strictly the longest and stands out (see GIVEAWAY_RATIO/CHARS)."""
+    key = len(q.choices[q.answer])
+    rest = max(len(c) for i, c in enumerate(q.choices) if i != q.answer)
+    return key > GIVEAWAY_RATIO * rest and key - rest >= GIVEAWAY_CHARS
+
+
+def test_no_key_is_the_longest_choice_by_a_clear_margin(questions):
+    """Issue 34 found two new items whose key was again the longest option by far; the share
+    test above allows a few, so each item is held to the rule on its own."""
+    giveaways = [f"{q.id}: {len(q.choices[q.answer])} characters against at most "
+                 f"{max(len(c) for i, c in enumerate(q.choices) if i != q.answer)}"
+                 for q in questions if q.kind == "mcq" and longest_by_a_clear_margin(q)]
+    assert not giveaways, "\n".join(giveaways)
+
+
+def test_the_margin_rule_flags_a_giveaway_and_spares_close_calls():
+    def mcq(*choices, answer=0):
+        return Question(id="m", kind="mcq", section="scoring", prompt="?", answer=answer,
+                        explanation=".", difficulty=1, choices=choices)
+
+    assert longest_by_a_clear_margin(mcq("0, because adding the same constant to every score "
+                                         "leaves the weights unchanged", "1, because the weights "
+                                         "sum to 1", "αᵢ, the weight of that row", "It depends"))
+    assert not longest_by_a_clear_margin(mcq("vᵀ tanh(W_q q + W_k k)", "softmax(q · k) / d_k", "q·k", "qᵀ M k"))
+    assert not longest_by_a_clear_margin(mcq("a" * 100, "b" * 88, "c", "d"))   # 12 more, not a fifth
+    assert not longest_by_a_clear_margin(mcq("a" * 20, "b" * 12, "c", "d"))    # a fifth, not 10 more
+    assert not longest_by_a_clear_margin(mcq("short", "a much longer wrong choice", "c", "d"))
+
+
 def test_every_wrong_choice_says_why_in_one_line(questions):
     for q in questions:
         if q.kind != "mcq":
