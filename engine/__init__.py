@@ -32,6 +32,7 @@ _EXPORTS: dict[str, str] = {
     "dot_scores": "engine.scoring",
     "scaled_dot_scores": "engine.scoring",
     "general_scores": "engine.scoring",
+    "distance_scores": "engine.scoring",
     "additive_scores": "engine.scoring",
     "dot_product_variance": "engine.scoring",
     "attention": "engine.attention",

@@ -4,8 +4,13 @@
     scaled dot    score(q, k) = q · k / √d_k                       (Vaswani et al., 2017)
     general       score(q, k) = qᵀ M k                             (Luong et al., 2015, "general")
     additive      score(q, k) = vᵀ tanh(W_q q + W_k k)             (Bahdanau et al., 2014)
+    distance      score(q, k) = −‖q − k‖² (times a scale)           (RBF / L2 attention)
 
-The dot forms need d_q = d_k; the general and additive forms do not (M or W_q, W_k bridge the
+−‖q − k‖² = 2 q·k − ‖q‖² − ‖k‖²: the ‖q‖² term is the same for every key of one query and
+cancels in the softmax, so distance attention is dot-product attention (at scale 2) with a
+per-key bias −‖k‖²; with keys of equal length the two give the same weights.
+
+The dot and distance forms need d_q = d_k; the general and additive forms do not (M or W_q, W_k bridge the
 dimensions). Every function takes one query (d,) → scores (S,), or a stack of queries (L, d)
 → scores (L, S), against keys K (S, d). Scores are raw numbers: apply
 :func:`engine.softmax.softmax` (or :func:`engine.attention.attention`) to get weights.
@@ -35,6 +40,20 @@ def _dot_scores(Q, K, scale, out):
             for c in range(d):
                 acc += Q[i, c] * K[j, c]
             out[i, j] = acc * scale
+
+
+@jit
+def _distance_scores(Q, K, scale, out):
+    """out (L, S) = −scale · ‖Q_i − K_j‖², the squared differences summed in float64."""
+    L, d = Q.shape
+    S = K.shape[0]
+    for i in range(L):
+        for j in range(S):
+            acc = 0.0
+            for c in range(d):
+                diff = Q[i, c] - K[j, c]
+                acc += diff * diff
+            out[i, j] = 0.0 - acc * scale  # not -acc·scale: no "-0" for a key equal to the query
 
 
 @jit
@@ -143,6 +162,34 @@ def scaled_dot_scores(Q: object, K: object, scale: float | None = None) -> np.nd
     dt = result_dtype(q, k)
     out = np.empty((q.shape[0], k.shape[0]), dtype=dt)  # (L, S)
     _dot_scores(q.astype(dt, copy=False), k.astype(dt, copy=False), s, out)
+    return _finish(out, single)
+
+
+def distance_scores(Q: object, K: object, scale: float = 1.0) -> np.ndarray:
+    """Distance-based scores −scale · ‖q − k_j‖²: the nearer a key, the higher its score.
+
+    Softmax of these is a Gaussian (RBF) kernel over the keys. Expanding the square,
+    −‖q − k‖² = 2 q·k − ‖q‖² − ‖k‖²; the −‖q‖² term is shared by all keys of one query and
+    cancels in the softmax, so the weights equal softmax(2 q·k − ‖k‖²) (times ``scale``).
+
+    Args:
+        Q: one query (d,) or queries (L, d).
+        K: keys (S, d).
+        scale: multiplier of the negated squared distance (> 0), e.g. 1/(2σ²) for an RBF
+            kernel of width σ, or 1/√d as in scaled dot-product scoring. Default 1.
+
+    Returns:
+        Scores (S,) for a single query, or (L, S); every score is ≤ 0, and 0 only for a key
+        equal to the query.
+
+    Raises:
+        ValueError: on wrong shapes, mismatched d, NaN/inf, empty input or scale <= 0.
+    """
+    q, k, single = _queries_keys(Q, K, same_dim=True)
+    s = check_scalar(scale, "scale", low=0.0, low_open=True)
+    dt = result_dtype(q, k)
+    out = np.empty((q.shape[0], k.shape[0]), dtype=dt)  # (L, S)
+    _distance_scores(q.astype(dt, copy=False), k.astype(dt, copy=False), s, out)
     return _finish(out, single)
 
 

@@ -94,6 +94,11 @@ def scaled_dot_scores(Q, K, scale=None):
     return _per_query(Q, K, lambda q, k: s * sum(a * b for a, b in zip(q, k)))
 
 
+def distance_scores(Q, K, scale=1.0):
+    """−scale · Σ_c (q_c − k_c)², one query-key pair at a time."""
+    return _per_query(Q, K, lambda q, k: -scale * sum((a - b) ** 2 for a, b in zip(q, k)))
+
+
 def general_scores(Q, K, M):
     M = np.asarray(M, dtype=np.float64)
 

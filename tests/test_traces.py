@@ -38,7 +38,7 @@ def test_registry_has_the_names_of_the_issues():
         "encoder", "decoder-step", "bottleneck", "teacher-forcing", "error-cascade",
         "dynamic-context", "qkv",
         "self-attention", "scores", "cross-attention", "scoring-compare", "scaling", "masking",
-        "additive-backward", "softmax-jacobian", "multi-head", "multi-head-cost",
+        "additive-backward", "softmax-jacobian", "distance-scores", "multi-head", "multi-head-cost",
         "positional-encoding", "pooling", "greedy-vs-beam", "beam-search", "top-k",
         "nucleus", "temperature", "heatmap-reading", "cross-entropy", "training-step",
         "attention-backward"]

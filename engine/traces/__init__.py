@@ -49,6 +49,7 @@ _TABLE = [
     ("masking", 8, "Padding and causal masks", "masked positions get weight exactly 0"),
     ("additive-backward", 8, "Gradients of additive attention", "shared with dot-product up to the scores, then into v, through tanh, into W_q, W_k"),
     ("softmax-jacobian", 8, "The softmax Jacobian", "∂α/∂s = diag(α) − ααᵀ on the \"I love cats\" scores; saturation without the √d_k"),
+    ("distance-scores", 8, "Distance-based scores", "s = −‖q − k‖² on the notes' scalar-example query and keys: ‖q‖² cancels, ‖k‖² stays as a bias"),
     ("multi-head", 6, "Multi-head attention", "heads as slices of the projections, concatenated, then W_O"),
     ("multi-head-cost", 6, "What multi-head attention costs", "parameters and FLOPs as n, d_model, h grow; Vaswani et al. Table 1 at your n and d"),
     ("positional-encoding", 6, "Sinusoidal positional encoding", "PE(pos, 2i) = sin(pos / 10000^(2i/d))"),
