@@ -306,3 +306,46 @@ def test_exam_text_fixed_where_the_issue_found_it_wrong():
 def test_beam_short_hypothesis_field_is_quoted_in_d():
     spec = by_id()["xq-greedy-vs-beam"]
     assert "{short}" in spec.parts[3].prompt and spec.parts[3].step == "norm"
+
+
+# ------------------------------------------------------------------ beyond the notes' examples
+
+def _softmax(xs):
+    e = [math.exp(x - max(xs)) for x in xs]
+    return [x / sum(e) for x in e]
+
+
+def test_luong_numbers_by_naive_computation():
+    for seed in range(30):
+        d = make("luong", seed)
+        h, H, W = d.data["h"], d.data["H"], d.data["W"]
+        dot = [sum(h[c] * r[c] for c in range(2)) for r in H]
+        gen = [sum(h[a] * W[a][c] * r[c] for a in range(2) for c in range(2)) for r in H]
+        alpha = _softmax(gen)
+        ctx = [sum(alpha[s] * H[s][c] for s in range(3)) for c in range(2)]
+        for step, want in (("dot", dot), ("general", gen), ("alpha", alpha), ("context", ctx)):
+            np.testing.assert_allclose(d.steps[step].answer, want, atol=1e-12, err_msg=step)
+        assert not np.allclose(dot, gen)  # W_a matters: (a) and (b) differ
+
+
+def test_two_heads_numbers_and_the_one_head_impossibility():
+    for seed in range(30):
+        d = make("two-heads", seed)
+        V, a1, a2, i, j = (d.data[k] for k in ("V", "a1", "a2", "i", "j"))
+        W_O, g = d.data["W_O"], d.data["g"]
+        o1 = sum(a1[t] * V[t][0] for t in range(3))
+        o2 = sum(a2[t] * V[t][1] for t in range(3))
+        np.testing.assert_allclose(d.steps["two"].answer, [o1, o2], atol=1e-12)
+        avg = [(a1[t] + a2[t]) / 2 for t in range(3)]
+        np.testing.assert_allclose(d.steps["one"].answer,
+                                   [sum(avg[t] * V[t][c] for t in range(3)) for c in range(2)], atol=1e-12)
+        # the gate derivative by central differences of L = g · (ξ₁ o¹ W^O_1 + ξ₂ o² W^O_2)
+        def loss(x1, x2):
+            return sum(g[c] * (x1 * o1 * W_O[0][c] + x2 * o2 * W_O[1][c]) for c in range(2))
+        h = 1e-6
+        fd = [abs((loss(1 + h, 1) - loss(1 - h, 1)) / (2 * h)), abs((loss(1, 1 + h) - loss(1, 1 - h)) / (2 * h))]
+        np.testing.assert_allclose(d.steps["importance"].answer, fd, atol=1e-6)
+        # only token i carries coordinate 1 and only token j coordinate 2, and one head would
+        # need α_i = α¹_i and α_j = α²_j in one distribution: impossible, they sum past 1
+        assert V[i][1] == 0 and V[j][0] == 0 and all(V[t][0] == 0 for t in range(3) if t != i)
+        assert all(V[t][1] == 0 for t in range(3) if t != j) and a1[i] + a2[j] > 1

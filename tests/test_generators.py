@@ -251,6 +251,34 @@ def ref_heatmap_reading(d, parts):
     _close(parts[1].answer, max(row) / (1 / 3))
 
 
+def ref_distance_scores(d, parts):
+    q, K = d["q"], d["K"]
+    scores = [-sum((q[c] - k[c]) ** 2 for c in range(len(q))) for k in K]
+    _close(parts[0].answer, scores)
+    _close(parts[1].answer, softmax(scores))
+    # without the −‖k‖² bias (and without −‖q‖², which no softmax sees): 2 q·k
+    dots = [2 * sum(q[c] * k[c] for c in range(len(q))) for k in K]
+    assert parts[2].answer == f"K{int(np.argmax(dots)) + 1}"
+
+
+def ref_query_design(d, parts):
+    q, K, V, a, b = d["q"], d["K"], d["V"], d["a"], d["b"]
+
+    def output(query):
+        w = softmax([query @ k / math.sqrt(2) for k in K])
+        return w, sum(w[j] * V[j] for j in range(3))
+
+    w, out = output(q)
+    _close(parts[0].answer, w)
+    _close(parts[1].answer, out)
+    # the limit, by scaling the query up: the choice names the vector it approaches
+    _, far = output(200 * q)
+    named = {f"V{a + 1}": V[a], f"(V{a + 1} + V{b + 1}) / 2": (V[a] + V[b]) / 2,
+             "(V1 + V2 + V3) / 3": V.mean(axis=0)}
+    _close(far, named[parts[2].answer], tol=1e-6)
+    assert parts[2].answer == (f"V{a + 1}" if d["design"] == "one" else f"(V{a + 1} + V{b + 1}) / 2")
+
+
 REFERENCES = {name[4:].replace("_", "-"): fn for name, fn in globals().items()
               if name.startswith("ref_")}
 
@@ -467,6 +495,9 @@ TRACE_AGREES = {
     "attention-backward": lambda r, d: [(0, r["d_alpha"][d["i"]]), (1, r["dQ"][d["i"]]),
                                         (2, r["dV"][d["j"]])],
     "additive-backward": lambda r, d: [(0, r["d_scores"]), (1, r["dv"]), (2, r["dq"])],
+    "distance-scores": lambda r, d: [(0, r["scores"]), (1, r["weights"]),
+                                     (2, f"K{int(np.argmax(r['dot_weights'])) + 1}")],
+    "query-design": lambda r, d: [(0, r["weights"]), (1, r["context"])],
     "multi-head-cost": lambda r, d: [(0, r["quadratic_flops"]), (1, r["flops"]),
                                      (2, ("self-attention", "recurrent")[
                                          int(r["operations"][0] > r["operations"][1])])],

@@ -440,3 +440,48 @@ def test_the_positions_card_lets_a_causal_decoder_learn_its_own_position():
     assert "causal decoder" in text and "own position" in text
     assert "source's order" in text
     assert "Thinking the causal mask gives the model word order" not in text
+
+
+# --------------------------------------------------------------------------- beyond the notes (issue 34)
+
+
+def _shown(x: float) -> str:
+    from engine.trace import fmt_num
+
+    return fmt_num(float(x), 4)
+
+
+def test_the_designed_query_example_is_the_scores_traces():
+    """Lesson 5's designed query: the numbers it quotes are the trace's on those inputs, and the
+    output is near (V_1 + V_2) / 2, worked by hand."""
+    from engine.traces import build
+
+    text = get_lesson("qkv").part("Worked example")
+    t = build("scores", {"Q": [3.0, 3.0], "K": [[1, 0], [0, 1], [-1, 0]],
+                         "V": [[2, -1], [1, 2], [0, -1]]})
+    for x in [*t.result["scores"], *t.result["weights"], *t.result["context"]]:
+        assert _shown(x) in text, x
+    assert np.allclose(t.result["scores"], [3 / 2 ** 0.5, 3 / 2 ** 0.5, -3 / 2 ** 0.5])
+    assert np.allclose(t.result["context"], [1.5, 0.5], atol=0.02)
+    assert "(V_1 + V_2) / 2 = [1.5, 0.5]" in text
+
+
+def test_the_distance_example_is_the_traces():
+    from engine.traces import build
+
+    text = " ".join(get_lesson("scoring").part("Worked example").split())
+    r = build("distance-scores").result
+    for key in ("scores", "weights", "dot_weights"):
+        assert "(" + ", ".join(_shown(x) for x in r[key]) + ")" in text, key
+    assert "1.04, 0.25 and 1.45" in text and "‖q‖² = 0.29" in text
+
+
+def test_the_new_topics_are_taught_where_an_examinee_meets_them():
+    scoring, qkv = get_lesson("scoring").body, get_lesson("qkv").body
+    sa = get_lesson("self-attention").body
+    assert "-‖q - k‖² = 2 q · k - ‖q‖² - ‖k‖²" in scoring and "distance-scores" in get_lesson("scoring").traces
+    for fact in ("Luong", "h_t", "s_{t-1}", "local", "σ = D / 2", "input feeding"):
+        assert fact in scoring, fact
+    assert "Designing a query" in qkv and "q = c · (K_a + K_b)" in qkv
+    for fact in ("What a second head adds", "convex combination", "Michel", "Voita", "38 of the 48"):
+        assert fact in sa, fact

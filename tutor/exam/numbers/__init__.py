@@ -7,7 +7,8 @@ ones, ``redo`` — the same computation run on any values given for the steps it
 ``redo`` is what follow-through marking calls with the student's own earlier answers.
 
 The same (maker, seed) always gives the same numbers. Makers live in :mod:`.sequence`
-(§1–4, §12), :mod:`.attention` (§5–9) and :mod:`.reading` (§10–11); they import the engine
+(§1–4, §12), :mod:`.attention` (§5–9), :mod:`.reading` (§10–11) and :mod:`.variants` (Luong's
+scores, several heads: beyond the notes' examples); they import the engine
 only when called, so listing them is cheap.
 """
 
@@ -21,7 +22,7 @@ from typing import Any
 
 Value = float | tuple[float, ...]
 
-_MODULES = ("sequence", "attention", "reading")
+_MODULES = ("sequence", "attention", "reading", "variants")
 MAKERS: dict[str, Callable[[Any], Numbers]] = {}
 
 

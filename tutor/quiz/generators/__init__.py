@@ -63,6 +63,8 @@ _TABLE = [
     ("cross-entropy-loss", "Sequence cross-entropy loss", "training", ("exam-cross-entropy",), "cross-entropy", "training"),
     ("cross-entropy-gradient", "Gradient of cross-entropy w.r.t. the logits", "training", ("exam-cross-entropy",), "cross-entropy", "training"),
     ("attention-backward", "Backpropagation through one attention row", "training", ("exam-qkv", "exam-cross-entropy"), "attention-backward", "derivations"),
+    ("distance-scores", "Distance-based scores −‖q − k‖²", "scoring", ("exam-attention",), "distance-scores", "variants"),
+    ("query-design", "Designing a query: one key or two", "qkv", ("exam-qkv",), "scores", "variants"),
 ]
 
 FAMILIES: dict[str, Family] = {
