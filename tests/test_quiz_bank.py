@@ -185,6 +185,14 @@ NUMERIC: dict[str, Callable[[Question], float]] = {
     "scoring-jacobian-largest-entry": lambda q: max(a * (1 - a) for a in (i / 1000 for i in range(1001))),
     "sa-table1-ratio": lambda q: (100 * 512 ** 2) / (100 ** 2 * 512),
     "sa-flops-crossover": lambda q: next(n for n in range(1, 10 ** 5) if 4 * n * n * 512 >= 8 * n * 512 ** 2),
+    "scoring-distance-score": lambda q: -sum((a - b) ** 2 for a, b in zip([1, 2], [0, 1])),
+    "scoring-distance-weight": lambda q: softmax([-sum((a - b) ** 2 for a, b in zip([1, 0], k))
+                                                  for k in ([1, 0], [0, 1])])[0],
+    "scoring-luong-local-window": lambda q: len(range(50 - 10, 50 + 10 + 1)),
+    "scoring-luong-gaussian": lambda q: math.exp(-(2 ** 2) / (2 * (4 / 2) ** 2)),
+    "qkv-design-weight": lambda q: softmax([dot([4, 0], k) / math.sqrt(2) for k in ([1, 0], [0, 1], [-1, 0])])[0],
+    "sa-heads-left": lambda q: 48 - 38,
+    "sa-head-gate-gradient": lambda q: dot([1, 1], [2 * 0.5, 2 * -1]),
 }
 
 
@@ -218,8 +226,22 @@ def _check_beam_tie(q: Question) -> None:
     assert q.answer is (a_dog > the_cat + 1e-12)
 
 
+def _check_design_average(q: Question) -> None:
+    keys = ([1, 0], [0, 1], [-1, 0])
+
+    def weights(choice: str) -> list[float]:
+        query = [float(x.replace("−", "-")) for x in choice.removeprefix("q = [").rstrip("]").split(",")]
+        return softmax([dot(query, k) / math.sqrt(2) for k in keys])
+
+    for i, choice in enumerate(q.choices):
+        w = weights(choice)
+        shared = abs(w[0] - w[1]) < 1e-12 and w[0] + w[1] > 0.99
+        assert shared is (i == q.answer), (choice, w)
+
+
 # id -> check of a multiple-choice or true/false item whose right answer rests on a number
 NUMBER_BASED: dict[str, Callable[[Question], None]] = {
+    "qkv-design-average": _check_design_average,
     "qkv-output": _check_qkv_output,
     "dec-length-norm-pick": _check_length_norm,
     "scoring-divide-by-dk": _check_divide_by_dk,
