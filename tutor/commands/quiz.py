@@ -13,7 +13,7 @@ Modes: practice (a shuffled sample), review (cards due under FSRS, then unseen o
 
 --topic takes lesson ids (encoder-decoder ... training), section numbers 1-13 or exam topics (exam-scaled-dot ...); repeat it for several.
 
---plain reads one answer per line from stdin, so a script or a screen reader can take a quiz: printf 'b\\n0.577\\n' | attn-tutor quiz --plain -t scoring --no-generated -n 2 --seed 6. Self-graded questions then read a rating (1 Again, 2 Hard, 3 Good, 4 Easy); auto-graded answers are rated for you (correct = Good, wrong = Again). Type :hint, :skip or :quit at any prompt.
+--plain reads one answer per line from stdin, so a script or a screen reader can take a quiz: printf 'b\\n0.577\\n' | attn-tutor quiz --plain -t scoring --no-generated -n 2 --seed 1949. Self-graded questions then read a rating (1 Again, 2 Hard, 3 Good, 4 Easy); auto-graded answers are rated for you (correct = Good, wrong = Again). Type :hint, :skip or :quit at any prompt.
 """
 
 
