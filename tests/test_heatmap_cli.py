@@ -249,6 +249,22 @@ def test_save_text_svg_html(tmp_path):
     assert "<html" in html.lower() and "pieds" in html and "<title>heatmap_notes.csv</title>" in html
 
 
+def test_saved_pictures_load_nothing_from_the_internet(tmp_path):
+    """Rich's SVG loaded Fira Code from a CDN (issue 34 §5): offline it drew in a fallback
+    font, online it told a server the file was opened. Nothing in a saved picture may
+    reference another address; the SVG's one http string is its XML namespace."""
+    for suffix in ("svg", "html"):
+        path = tmp_path / f"h.{suffix}"
+        assert heatmap("--from", str(NOTES_CSV), "--save", str(path)).exit_code == 0
+        data = path.read_text()
+        addresses = re.findall(r"(?:https?:)?//[^\s\"')<>]+", data)
+        assert addresses in ([], ["http://www.w3.org/2000/svg"]), addresses
+        for fetch in ("@font-face", "@import", "url(http", "url(//", "src=", "href="):
+            assert fetch not in data, fetch
+    svg = (tmp_path / "h.svg").read_text()
+    assert "font-family: ui-monospace" in svg and "monospace;" in svg
+
+
 def test_save_unknown_extension(tmp_path):
     path = tmp_path / "h.png"
     assert fails("--from", str(NOTES_CSV), "--save", str(path)) == (

@@ -47,6 +47,11 @@ MAX_MODEL_SIZE = 256
 """``lab train --hidden/--embed/--attn-dim``, and a loaded model's sizes."""
 MAX_LAYERS = 16
 """Encoder or decoder layers of a loaded Transformer."""
+MAX_PARAMETERS = {"seq2seq": 3_000_000, "Transformer": 1_000_000}
+"""Parameters of a loaded model, counted from its record before any array is read: the work
+of scoring it grows with them (a 6-million-parameter Transformer, within every other limit,
+took 30 s and 2 GB). The largest seq2seq ``lab train`` makes is about 2.5 million; the
+Transformer lab's own model about 137,000."""
 MAX_SEQ_LEN = 200
 """Digits in a lab training sequence (``--min-len``/``--max-len``, and a record's lengths)."""
 MAX_TEST_DIGITS = 60
