@@ -64,6 +64,8 @@ MAX_SEED = 2**32 - 1
 """Seeds: 0 to 4294967295."""
 MAX_MINUTES = 600.0
 """A mock exam's ``--time-limit``: ten hours."""
+PLAN_MINUTES = (10, 600)
+"""``plan --minutes``: the minutes a day to revise, as typed and as stored."""
 MAX_QUESTIONS = 500
 """``quiz --count``."""
 MAX_ANSWER = 4000
