@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tutor import atomic
+from tutor.render.safe import shown_path
 
 DECK_ID = 1_864_230_514  # fixed: re-imports land in the same deck
 MODEL_ID = 1_864_230_515  # fixed: the same note type every time
@@ -157,7 +158,7 @@ def export(fmt: str, path: str | Path) -> int:
     path = Path(path)
     want = {"anki": ".apkg", "markdown": ".md", "csv": ".csv"}[fmt]
     if path.suffix.lower() != want:
-        raise ValueError(f"{fmt} export writes a {want} file; got {path.name!r}")
+        raise ValueError(f"{fmt} export writes a {want} file; got {shown_path(path.name)!r}")
     items = collect()
     if fmt == "anki":
         return write_anki(items, path)
