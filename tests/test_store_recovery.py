@@ -275,6 +275,11 @@ def test_dry_run_writes_nothing_at_all(_data_home, make):
         assert r.exit_code == 1 and "the file is empty (zero bytes)" in r.stdout
     if make is _crashed:
         assert "(5 answers" in r.stdout  # read from the -wal, through a copy
+    if make is _truncated:  # reported as damaged, not an error about checking
+        assert r.exit_code == 1 and "Found 1 problem; nothing repaired:" in r.stdout, r.output
+        assert "progress.sqlite3: database disk image is malformed" in r.stdout
+    if make in (_healthy, _crashed):
+        assert r.exit_code == 0 and "No problems found." in r.stdout
 
 
 def test_check_repairs_an_empty_file_as_opening_would(tmp_path):

@@ -304,7 +304,8 @@ def read_snapshot(path: Path, into: sqlite3.Connection, *, wait: bool = True,
         try:
             problem = _backup_from(attempt(), into)
         except sqlite3.Error as exc:
-            problem = faults.describe(exc, core.BUSY_TIMEOUT_MS)
+            problem = (f"damaged: {exc}" if faults.kind(exc) == faults.CORRUPT
+                       else faults.describe(exc, core.BUSY_TIMEOUT_MS))
             locked = locked or faults.kind(exc) == faults.LOCKED
         if problem is None:
             return None
