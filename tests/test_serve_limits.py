@@ -36,7 +36,7 @@ KEY = "k" * 22
 REPO = Path(__file__).resolve().parents[1]
 
 FAKE_APP = textwrap.dedent("""
-    import json, os, sys
+    import json, os, sys, time
     out, inp = sys.stdout.buffer, sys.stdin.buffer
     def send(text):
         data = text.encode()
@@ -47,6 +47,8 @@ FAKE_APP = textwrap.dedent("""
     while True:
         head = inp.read(5)
         if len(head) < 5:
+            while "--deaf" in sys.argv:  # hung: only a kill ends it
+                time.sleep(1)
             break
         body = inp.read(int.from_bytes(head[1:], "big"))
         if head[:1] == b"M":
@@ -216,7 +218,7 @@ def _alive(pid: int) -> bool:
 
 async def test_sigterm_with_tabs_open_stops_the_server_and_every_tab():
     port = _free_port()
-    # the tabs' apps ignore "quit", as a tutor busy in a long computation would
+    # the tabs' apps ignore "quit" and the end of their input, as a hung tutor would
     server = subprocess.Popen([sys.executable, "-c", SERVER, fake("--deaf"), str(port), KEY],
                               cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     session = ClientSession()

@@ -24,8 +24,9 @@ also keeps itself within bounds:
   logged each with a traceback and its locals), and the tab goes on;
 * Ctrl-C or SIGTERM stops every tab's tutor at once: each is asked to quit and killed after
   :data:`STOP_GRACE` seconds (textual-serve waited for every tab in turn);
-* the tutor's command quotes the interpreter's path (:func:`app_command`): textual-serve
-  hands the command to a shell, and a path with a space in it started nothing.
+* the tutor is started without a shell (:class:`TabApp`; textual-serve's shell split an
+  interpreter path with a space in it, and survived as the tutor's parent, so a kill missed
+  the tutor).
 
 The address is printed once the port is bound; a busy port or an unknown host is one line
 (:func:`check_host`, :func:`bind_error`). The hooks are textual-serve's ``_make_app``,
@@ -47,6 +48,7 @@ import shlex
 import signal
 import socket
 import sys
+from asyncio.subprocess import Process
 from collections.abc import Sequence
 from typing import Any
 from urllib.parse import urlsplit
@@ -69,8 +71,8 @@ STOP_GRACE = 2.0
 
 def app_command(python: str = sys.executable,
                 args: Sequence[str] = ("-m", "tutor.tui_main")) -> str:
-    """The shell command that runs the tutor for one tab, every word quoted (textual-serve
-    runs it through a shell)."""
+    """The command that runs the tutor for one tab, every word quoted (textual-serve keeps a
+    command as one string; :class:`TabApp` splits it back into these words)."""
     return shlex.join([python, *args])
 
 
@@ -183,7 +185,7 @@ class LockedServer(Server):
             return websocket
         size = terminal_size(_query_int(request.query.get("width")),
                              _query_int(request.query.get("height"))) or (80, 24)
-        service = AppService(self.command, write_bytes=websocket.send_bytes,
+        service = TabApp(self.command, write_bytes=websocket.send_bytes,
                              write_str=websocket.send_str, close=websocket.close,
                              download_manager=self.download_manager, debug=self.debug)
         self.sessions[websocket] = asyncio.current_task()  # type: ignore[assignment]
@@ -276,6 +278,23 @@ class LockedServer(Server):
     def _announce(self) -> None:
         print(f"attn-tutor: serving the tutor at {self.url}", flush=True)
         print("Open that address in a browser (it holds this run's key); Ctrl+C stops.", flush=True)
+
+
+class TabApp(AppService):
+    """textual-serve's ``AppService`` (one per tab) with its tutor started without a shell.
+
+    textual-serve runs the command through ``/bin/sh -c``, which stays as the tutor's parent:
+    killing "the process" then killed the shell and left the tutor running. Here the command
+    (quoted by :func:`app_command`) is split into its words and started directly.
+    """
+
+    async def _open_app_process(self, width: int = 80, height: int = 24) -> Process:
+        process = await asyncio.create_subprocess_exec(
+            *shlex.split(self.command), stdin=asyncio.subprocess.PIPE,
+            stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+            env=self._build_environment(width=width, height=height))
+        self._process, self._stdin = process, process.stdin
+        return process
 
 
 async def _stop(service: AppService) -> None:
