@@ -22,8 +22,9 @@ also keeps itself within bounds:
   20000 × 20000 resize made one session grow to ~1 GB);
 * a malformed websocket message is dropped without a word on the console (textual-serve
   logged each with a traceback and its locals), and the tab goes on;
-* Ctrl-C or SIGTERM stops every tab's tutor at once: each is asked to quit and killed after
-  :data:`STOP_GRACE` seconds (textual-serve waited for every tab in turn);
+* Ctrl-C or SIGTERM stops every tab's tutor at once: each is terminated, and killed after
+  :data:`STOP_GRACE` seconds (textual-serve asked each to quit and waited for it, for ever);
+  a tab that closes asks its tutor to quit, with the same limit;
 * the tutor is started without a shell (:class:`TabApp`; textual-serve's shell split an
   interpreter path with a space in it, and survived as the tutor's parent, so a kill missed
   the tutor).
@@ -113,6 +114,7 @@ class LockedServer(Server):
                          public_url=public_url(host, port))
         self.key = key or secrets.token_urlsafe(16)
         self.max_sessions = max_sessions
+        self.stopping = False
         self.sessions: dict[web.WebSocketResponse, asyncio.Future[Any]] = {}
         """The open tabs: each one's websocket and the task serving it (or, once the tab has
         gone, the one stopping its tutor)."""
@@ -204,7 +206,7 @@ class LockedServer(Server):
 
     async def _end(self, websocket: web.WebSocketResponse, service: AppService) -> None:
         try:
-            await _stop(service)
+            await _stop(service, ask=not self.stopping)  # the server stopping: no time to ask
             if not websocket.closed:
                 with contextlib.suppress(ConnectionError, RuntimeError):
                     await websocket.close()
@@ -238,12 +240,13 @@ class LockedServer(Server):
                 await app_service.focus()
 
     async def on_shutdown(self, app: web.Application) -> None:
-        """Close every tab at once; each one's tutor quits (or is killed) as its tab ends."""
+        """Close every tab at once; each one's tutor is terminated (or killed) as its tab ends."""
+        self.stopping = True
         for websocket in list(self.sessions):
             with contextlib.suppress(ConnectionError, RuntimeError):
                 await websocket.close(code=WSCloseCode.GOING_AWAY, message=b"server stopped")
         loop = asyncio.get_running_loop()
-        deadline = loop.time() + 2 * STOP_GRACE + 1  # a quit, then a kill
+        deadline = loop.time() + 2 * STOP_GRACE + 1  # a SIGTERM, then a kill
         while self.sessions and loop.time() < deadline:
             await asyncio.wait(list(self.sessions.values()), timeout=deadline - loop.time())
 
@@ -297,18 +300,23 @@ class TabApp(AppService):
         return process
 
 
-async def _stop(service: AppService) -> None:
-    """Ask a tab's tutor to quit; kill it if it has not after :data:`STOP_GRACE` seconds.
-    (``_process``, ``_task`` and ``_download_manager`` are textual-serve's own: its
-    ``AppService.stop`` waits for ever.)"""
+async def _stop(service: AppService, *, ask: bool = True) -> None:
+    """Stop a tab's tutor: ask it to quit (``ask``; else terminate it, SIGTERM), and kill it if
+    it has not gone after :data:`STOP_GRACE` seconds. Its answers are saved as they are given,
+    so a kill loses nothing. (``_process``, ``_task`` and ``_download_manager`` are
+    textual-serve's own: its ``AppService.stop`` waits for ever.)"""
     task = service._task
     if task is None:
         return
     await service._download_manager.cancel_app_downloads(app_service_id=service.app_service_id)
-    with contextlib.suppress(ConnectionError, RuntimeError, OSError):
-        await service.send_meta({"type": "quit"})
-    done, _ = await asyncio.wait([task], timeout=STOP_GRACE)
     process = service._process
+    if ask:
+        with contextlib.suppress(ConnectionError, RuntimeError, OSError):
+            await service.send_meta({"type": "quit"})
+    elif process is not None and process.returncode is None:
+        with contextlib.suppress(ProcessLookupError):
+            process.terminate()
+    done, _ = await asyncio.wait([task], timeout=STOP_GRACE)
     if not done and process is not None and process.returncode is None:
         with contextlib.suppress(ProcessLookupError):
             process.kill()
