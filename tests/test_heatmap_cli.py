@@ -95,13 +95,13 @@ def test_values_and_row_scale(tmp_path):
     assert "0 to each row's maximum" in out
 
 
-def test_json_plain_list_and_negative_scores(tmp_path):
+def test_json_plain_list_and_negative_scores(tmp_path):  # the diverging scale: -3..3
     path = tmp_path / "s.json"
     path.write_text("[[-2, 0.5, 3], [1, -1, 0]]")
     out = ok("--from", str(path), "-w", "80")
     assert "a" not in out.splitlines()[1]  # default labels are numbers
-    assert "1      ++ [@@]" in out
-    assert "raw scores: rows do not sum to 1" in out
+    assert "1  --  ^^ [##]" in out
+    assert "not attention weights: rows do not sum to 1" in out
 
 
 def test_wide_file_is_paged(tmp_path):
@@ -249,6 +249,22 @@ def test_save_text_svg_html(tmp_path):
     assert "<html" in html.lower() and "pieds" in html and "<title>heatmap_notes.csv</title>" in html
 
 
+def test_saved_pictures_load_nothing_from_the_internet(tmp_path):
+    """Rich's SVG loaded Fira Code from a CDN (issue 34 §5): offline it drew in a fallback
+    font, online it told a server the file was opened. Nothing in a saved picture may
+    reference another address; the SVG's one http string is its XML namespace."""
+    for suffix in ("svg", "html"):
+        path = tmp_path / f"h.{suffix}"
+        assert heatmap("--from", str(NOTES_CSV), "--save", str(path)).exit_code == 0
+        data = path.read_text()
+        addresses = re.findall(r"(?:https?:)?//[^\s\"')<>]+", data)
+        assert addresses in ([], ["http://www.w3.org/2000/svg"]), addresses
+        for fetch in ("@font-face", "@import", "url(http", "url(//", "src=", "href="):
+            assert fetch not in data, fetch
+    svg = (tmp_path / "h.svg").read_text()
+    assert "font-family: ui-monospace" in svg and "monospace;" in svg
+
+
 def test_save_unknown_extension(tmp_path):
     path = tmp_path / "h.png"
     assert fails("--from", str(NOTES_CSV), "--save", str(path)) == (
@@ -318,7 +334,7 @@ def test_trace_draws_every_heatmap_then_its_errata(fake_traces):
     assert "Fake trace: alignment (1 of 2)" in out and "Fake trace: scores (2 of 2)" in out
     assert GRID in out
     # [-1, 2] sums to 1: what makes it scores, not weights, is the negative value
-    assert "raw scores: rows sum to 1, but some values are negative (weights never are)" in out
+    assert "not attention weights: rows sum to 1, but some values are negative (weights never are)" in out
     assert "rows do not sum to 1 (every row sums to 1)" not in out
     errata = out.index("Errata")
     assert errata > out.index("Fake trace: scores") and "a 3×3 grid" in out[errata:]

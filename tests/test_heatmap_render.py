@@ -30,6 +30,7 @@ from tutor.heatmap.render import (
     prepare,
     render_heatmap,
     shade_levels,
+    sums_line,
     truncate,
     wrap_caption,
 )
@@ -118,15 +119,64 @@ def test_colours_get_brighter_with_weight():
 
 # --------------------------------------------------------------------------- scales and kinds
 
-def test_raw_scores_with_negatives_scale_min_to_max():
+def test_signed_values_take_the_diverging_scale():
+    """Values of both signs (issue 34 §5: the ∂L/∂s gradient drew its negatives as pale as
+    zero) are shaded on -m..m, m = 3 the largest magnitude, in 7 bins of t = v / 3:
+    u = (t + 1) / 2 · 7. By hand: -2 → t -0.667, u 1.17 → bin 1 '-'; 0.5 → u 4.08 → 4 '^';
+    3 → 6 '#' (row max); 1 → u 4.67 → 4 '^' (row max); -1 → u 2.33 → 2 '_'; 0 → u 3.5 → 3 ' '."""
     scores = np.array([[-2.0, 0.5, 3.0], [1.0, -1.0, 0.0]])
     text = heatmap_text(scores, ["a", "b"], ["x", "y", "z"], "", HeatmapOptions(width=80))
     grid = text.splitlines()[1:3]
-    # scale -2..3 (span 5): -2 → 0 ' ', 0.5 → 5 '+', 3 → 9 '@' (row max); 1 → 6 '*' (row max),
-    # -1 → 2 ':', 0 → 4 '='
-    assert grid == ["a      ++ [@@]", "b [**] ::  =="]
-    assert "raw scores: rows do not sum to 1 (row sums 0 to 1.5)" in text
-    assert "shade ' .:-=+*#%@' = -2 to 3, linear over the whole matrix" in text
+    assert grid == ["a  --  ^^ [##]", "b [^^] __"]
+    assert "not attention weights: rows do not sum to 1 (row sums 0 to 1.5)" in text
+    assert "shade '=-_ ^+#' = -3 to 3, 0 in the blank middle, linear over the whole matrix" in text
+
+
+def test_signed_bins_are_symmetric_about_zero():
+    from tutor.heatmap.model import SIGNED_RAMP, signed_levels
+
+    # bin edges of t at ±1/7, ±3/7, ±5/7: each edge goes to the bin further from zero
+    t = np.array([-1, -5 / 7, -0.5, -3 / 7, -0.2, -1 / 7, -0.1, 0, 0.1, 1 / 7, 0.2, 3 / 7, 0.5,
+                  5 / 7, 1])
+    assert signed_levels(t, 1.0).tolist() == [0, 0, 1, 1, 2, 2, 3, 3, 3, 4, 4, 5, 5, 6, 6]
+    assert (signed_levels(-t, 1.0) == 6 - signed_levels(t, 1.0)).all()  # a mirror image
+    assert SIGNED_RAMP[3] == " " and set(SIGNED_RAMP[:3]).isdisjoint(SIGNED_RAMP[4:])
+
+
+def test_signed_colours_are_blue_below_and_red_above_zero():
+    from tutor.heatmap.model import SIGNED_STYLES
+
+    def rgb(style):
+        c = style.bgcolor.get_truecolor()
+        return c.red, c.green, c.blue
+
+    below, middle, above = SIGNED_STYLES[:3], SIGNED_STYLES[3], SIGNED_STYLES[4:]
+    assert all(b > r for r, _, b in map(rgb, below)) and all(r > b for r, _, b in map(rgb, above))
+    r, g, b = rgb(middle)
+    assert min(r, g, b) > 230  # zero is near white: neither side
+    lum = [0.2126 * r + 0.7152 * g + 0.0722 * b for r, g, b in map(rgb, SIGNED_STYLES)]
+    assert lum[0] < lum[1] < lum[2] < lum[3] > lum[4] > lum[5] > lum[6]  # stronger, darker
+
+
+def test_the_gradient_heatmap_shows_its_negative_entries():
+    from engine.traces import build
+
+    trace = build("attention-backward")
+    grad = trace.heatmaps[1]
+    assert (grad.weights < 0).any() and (grad.weights > 0).any()
+    model = prepare(grad.weights, grad.row_labels, grad.col_labels, grad.title,
+                    HeatmapOptions(kind=grad.kind))
+    assert model.signed
+    shown = [model.ramp[k] for k in model.levels.ravel()]
+    for value, ch in zip(grad.weights.ravel(), shown):
+        if abs(value) > np.abs(grad.weights).max() / 7:  # outside the blank middle bin
+            assert ch in ("=-_" if value < 0 else "^+#"), (value, ch)
+    assert "raw scores" not in sums_line(model)
+
+
+def test_scores_of_one_sign_keep_the_one_sided_ramp():
+    model = prepare(np.array([[0.5, 2.0], [1.0, 3.0]]))
+    assert not model.signed and model.ramp == RAMP
 
 
 def test_row_scale_shades_each_row_against_its_own_maximum():

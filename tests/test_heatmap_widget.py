@@ -216,5 +216,5 @@ async def test_a_matrix_with_negative_values_is_captioned_by_its_sign():
     async with app.run_test(size=(100, 16)) as pilot:
         await pilot.pause()
         shown = "\n".join(lines(app.query_one(Heatmap)))
-        assert "raw scores: rows sum to 1, but some values are negative (weights never are)" in shown
+        assert "not attention weights: rows sum to 1, but some values are negative (weights never are)" in shown
         assert "do not sum to 1" not in shown

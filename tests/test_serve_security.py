@@ -72,16 +72,16 @@ async def test_a_websocket_from_another_origin_is_refused_even_with_the_key(orig
 
 
 async def test_a_same_origin_websocket_with_the_key_is_accepted(monkeypatch):
-    import textual_serve.app_service as app_service
+    import tutor.serve
 
     started = []
-    spawn = asyncio.create_subprocess_shell
+    spawn = asyncio.create_subprocess_exec
 
     async def recorded(*args, **kwargs):
         started.append(await spawn(*args, **kwargs))
         return started[-1]
 
-    monkeypatch.setattr(app_service.asyncio, "create_subprocess_shell", recorded)
+    monkeypatch.setattr(tutor.serve.asyncio, "create_subprocess_exec", recorded)
     client, server = await _client()
     done = asyncio.Event()
     handle = server.handle_websocket
@@ -97,10 +97,11 @@ async def test_a_same_origin_websocket_with_the_key_is_accepted(monkeypatch):
         ws = await client.ws_connect(f"/ws/{KEY}", headers={"Origin": _origin(client)})
         assert not ws.closed
         await ws.close()
-        await asyncio.wait_for(done.wait(), 30)  # textual-serve stopped the app's process
+        await asyncio.wait_for(done.wait(), 30)
+        while server.sessions:  # the tab's app is stopped in a task of its own
+            await asyncio.sleep(0.02)
         assert len(started) == 1  # the socket got as far as starting the app
-        await started[0].wait()
-        started[0]._transport.close()  # textual-serve leaves closing it to the garbage collector
+        assert started[0].returncode is not None  # reaped, its pipes closed by the server
     finally:
         await client.close()
 

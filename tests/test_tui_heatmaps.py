@@ -156,3 +156,23 @@ async def test_a_heatmap_asked_for_while_the_list_fills_is_shown_when_it_arrives
                 "The bottleneck trace has no attention weights to draw."]
     finally:
         release.set()
+
+
+async def test_switching_matrices_keeps_the_keyboard_on_the_heatmap():
+    """`.` replaced the focused heatmap and the focus fell to the list: the arrows then
+    switched traces instead of moving the cursor (issue 34 §5)."""
+    app = make_app(StartAt("heatmaps", "multi-head"), warm_up=False)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await _settle(pilot, app)
+        screen = app.screen
+        panel = screen.query_one(HeatmapPanel)
+        assert len(panel.heatmaps) > 1 and screen.shown == "multi-head"
+        panel.heatmap.focus()
+        await pilot.pause()
+        for key, index in (("full_stop", 1), ("comma", 0), ("full_stop", 1)):
+            await pilot.press(key)
+            await pilot.pause()
+            assert panel.index == index
+            assert app.focused is panel.heatmap, app.focused
+        await pilot.press("down", "right")
+        assert panel.heatmap.cursor == (1, 1) and screen.shown == "multi-head"

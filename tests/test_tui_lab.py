@@ -215,3 +215,62 @@ def test_the_live_plot_draws_long_runs_from_group_means():
     long = {"a": [(i, 1.0 + (i % 7) / 7) for i in range(1, 20001)]}
     short = {"a": thinned(long["a"], 2 * 40)}
     assert live_loss_plot(long, 40).text() == live_loss_plot(short, 40).text()
+
+
+async def test_h_after_a_cancelled_second_run_opens_that_run_s_weights():
+    """Heatmaps kept showing the first run's "lab alignment" (the same name was already
+    shown, so the new matrices were listed but not drawn): h after a cancelled run opened
+    the previous run's weights (issue 34 §5)."""
+    import numpy as np
+
+    app = make_app(StartAt("lab", "alignment", lab_settings=_settings()), warm_up=False)
+    async with app.run_test(size=(110, 34)) as pilot:
+        await pilot.pause()
+        screen = app.screen
+        await pilot.press("enter")
+        await _wait_idle(pilot, screen)
+        first = screen.result.weights.copy()
+        await pilot.press("h")
+        await pilot.pause()
+        await pilot.pause()
+        assert np.array_equal(app.screen.query_one("HeatmapPanel").heatmaps[0].weights, first)
+        await pilot.press("5")
+        await pilot.pause()
+        assert app.screen is screen
+        screen.settings["alignment"] = replace(screen.settings["alignment"],
+                                               train=replace(TINY, steps=100_000, seed=7))
+        await _run_then_cancel(pilot, screen)
+        assert "cancelled" in _text(screen.query_one("#lab-status"))
+        second = screen.result.weights.copy()
+        assert not np.array_equal(first, second)
+        await pilot.press("h")
+        await pilot.pause()
+        await pilot.pause()
+        panel = app.screen.query_one("HeatmapPanel")
+        assert np.array_equal(panel.heatmaps[0].weights, second)  # before: the first run's
+        assert np.array_equal(panel.heatmap.model.weights, second)  # and drawn
+
+
+@pytest.mark.parametrize("size", [(80, 24), (100, 30), (160, 50)])
+async def test_every_experiment_is_in_the_list_at_every_size(size):
+    """The list was capped at 16 lines: scaling and saturation never showed (issue 34 §5).
+    Each one's name is painted, or (on a screen too short for all) reached by scrolling."""
+    from tests.tui_text import screen_text
+    from tutor.lab.experiments import on_screen
+
+    app = make_app(StartAt("lab"), warm_up=False)
+    async with app.run_test(size=size) as pilot:
+        await pilot.pause()
+        seen = set()
+        for exp in on_screen():
+            app.screen.select(exp.name)
+            await pilot.pause()
+            left = [line[:33].strip() for line in screen_text(app).splitlines()]
+            seen |= {e.name for e in on_screen() if e.name in left}
+            assert exp.name in left, (exp.name, left)
+        assert seen == {e.name for e in on_screen()}
+        if size != (80, 24):  # all at once: none hidden behind a scroll
+            app.screen.select(on_screen()[0].name)
+            await pilot.pause()
+            left = [line[:33].strip() for line in screen_text(app).splitlines()]
+            assert {e.name for e in on_screen()} <= set(left)

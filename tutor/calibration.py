@@ -15,6 +15,8 @@ import platform
 from pathlib import Path
 from typing import Any
 
+from tutor import atomic
+
 FILE_NAME = "flash-blocks.json"
 
 
@@ -80,7 +82,7 @@ def use_calibrated_blocks(*, calibrate: bool = True) -> dict[str, Any] | None:
     saved[key] = entry
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps(saved, indent=2))
+        atomic.write_text(path, json.dumps(saved, indent=2))
     except OSError:
         pass
     return {**entry, "calibrated": True}

@@ -140,7 +140,8 @@ def report_internal_error(exc: BaseException) -> str:
     import time
     import traceback
 
-    from tutor import __version__
+    from tutor import __version__, atomic
+    from tutor.render.safe import shown_path
 
     text = (f"attn-tutor {__version__}, Python {sys.version.split()[0]}\n"
             f"argv: {sys.argv!r}\n\n" + "".join(traceback.format_exception(exc)))
@@ -149,10 +150,10 @@ def report_internal_error(exc: BaseException) -> str:
     for folder in _report_folders():
         try:
             folder.mkdir(parents=True, exist_ok=True)
-            (folder / name).write_text(text, encoding="utf-8")
+            atomic.write_text(folder / name, text)
         except OSError:
             continue
-        where = f"the full report is in {folder / name}"
+        where = f"the full report is in {shown_path(folder / name)}"
         break
     what = one_line(f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__, 120)
     return (f"attn-tutor: internal error ({what}); {where}. This is a bug in attn-tutor, "

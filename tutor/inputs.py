@@ -33,6 +33,7 @@ from typing import Any
 
 from tutor.errors import UserError, existing_file
 from tutor.limits import MAX_INPUT_FILE, check_text, read_text, shorten
+from tutor.render.safe import shown_path
 
 _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_\-]*$")
 
@@ -129,7 +130,7 @@ def parse_sets(items: list[str] | None) -> dict[str, Any]:
 
 def load_input_file(path: str | Path) -> dict[str, Any]:
     """Inputs from a TOML file: top-level ``NAME = value`` pairs (arrays for vectors/matrices)."""
-    where = f"--file {Path(path)}"
+    where = f"--file {shown_path(path)}"
     p = existing_file(path, where, "a TOML file of NAME = value lines")
     text = read_text(p, where, "a TOML file of NAME = value lines", MAX_INPUT_FILE, "utf-8")
     check_text(text, where, limit=MAX_INPUT_FILE, toml=True)

@@ -47,6 +47,11 @@ MAX_MODEL_SIZE = 256
 """``lab train --hidden/--embed/--attn-dim``, and a loaded model's sizes."""
 MAX_LAYERS = 16
 """Encoder or decoder layers of a loaded Transformer."""
+MAX_PARAMETERS = {"seq2seq": 3_000_000, "Transformer": 1_000_000}
+"""Parameters of a loaded model, counted from its record before any array is read: the work
+of scoring it grows with them (a 6-million-parameter Transformer, within every other limit,
+took 30 s and 2 GB). The largest seq2seq ``lab train`` makes is about 2.5 million; the
+Transformer lab's own model about 137,000."""
 MAX_SEQ_LEN = 200
 """Digits in a lab training sequence (``--min-len``/``--max-len``, and a record's lengths)."""
 MAX_TEST_DIGITS = 60
@@ -59,6 +64,8 @@ MAX_SEED = 2**32 - 1
 """Seeds: 0 to 4294967295."""
 MAX_MINUTES = 600.0
 """A mock exam's ``--time-limit``: ten hours."""
+PLAN_MINUTES = (10, 600)
+"""``plan --minutes``: the minutes a day to revise, as typed and as stored."""
 MAX_QUESTIONS = 500
 """``quiz --count``."""
 MAX_ANSWER = 4000

@@ -27,14 +27,16 @@ def run(*, fmt: str, file: Path) -> None:
     from tutor.errors import UserError
     from tutor.exam.export import export
     from tutor.launch import interpret_worked_examples
+    from tutor.render.safe import shown_path
 
     interpret_worked_examples()
     fmt = fmt.strip().lower()
     if file.parent and not file.parent.exists():
-        raise UserError(f"cannot write {file}: folder {file.parent} does not exist")
+        raise UserError(f"cannot write {shown_path(file)}: folder {shown_path(file.parent)} "
+                        "does not exist")
     try:
         n = export(fmt, file)
     except OSError as exc:
-        raise UserError(f"cannot write {file}: {exc.strerror or exc}") from None
+        raise UserError(f"cannot write {shown_path(file)}: {exc.strerror or exc}") from None
     extra = " (Anki: File → Import; importing a later export updates these notes)" if fmt == "anki" else ""
-    typer.echo(f"Wrote {n} items to {file}{extra}")
+    typer.echo(f"Wrote {n} items to {shown_path(file)}{extra}")

@@ -84,6 +84,7 @@ def run(
     """The command's work as a plain function (the CLI wraps it in the one-line error handler)."""
     from tutor.errors import UserError
     from tutor.heatmap.export import save_format
+    from tutor.render.safe import shown_path
 
     if save is not None:
         save_format(save)  # an unknown extension fails before any work
@@ -94,7 +95,8 @@ def run(
     label_flags = [f for f, v in (("--rows", rows), ("--cols", cols), ("--rows-file", rows_file),
                                   ("--cols-file", cols_file)) if v is not None]
     if name is not None and source is not None:
-        raise UserError(f"give a trace name or --from FILE, not both (got {name[:40]!r} and --from {source})")
+        raise UserError(f"give a trace name or --from FILE, not both (got {name[:40]!r} and "
+                        f"--from {shown_path(source)})")
     if source is None and label_flags:
         raise UserError(f"{label_flags[0]} labels a file's matrix; use it with --from FILE")
     if name is None and (sets or file or index is not None):
@@ -122,17 +124,18 @@ def run(
 
 def _from_file(source, rows, cols, rows_file, cols_file, title):
     from tutor.heatmap.load import check_labels, load_labels, load_matrix, split_labels
+    from tutor.render.safe import shown_path
 
-    loaded = load_matrix(source, where=f"--from {source}")
+    loaded = load_matrix(source, where=f"--from {shown_path(source)}")
     n_rows, n_cols = loaded.weights.shape
     row_labels = (split_labels(rows) if rows is not None
-                  else load_labels(rows_file, f"--rows-file {rows_file}") if rows_file is not None
+                  else load_labels(rows_file, f"--rows-file {shown_path(rows_file)}") if rows_file is not None
                   else loaded.rows)
     col_labels = (split_labels(cols) if cols is not None
-                  else load_labels(cols_file, f"--cols-file {cols_file}") if cols_file is not None
+                  else load_labels(cols_file, f"--cols-file {shown_path(cols_file)}") if cols_file is not None
                   else loaded.cols)
-    flag_r = "--rows" if rows is not None else f"--rows-file {rows_file}" if rows_file else f"--from {source} (its row labels)"
-    flag_c = "--cols" if cols is not None else f"--cols-file {cols_file}" if cols_file else f"--from {source} (its column labels)"
+    flag_r = "--rows" if rows is not None else f"--rows-file {shown_path(rows_file)}" if rows_file else f"--from {shown_path(source)} (its row labels)"
+    flag_c = "--cols" if cols is not None else f"--cols-file {shown_path(cols_file)}" if cols_file else f"--from {shown_path(source)} (its column labels)"
     if row_labels is not None:
         check_labels(row_labels, n_rows, flag_r, "rows")
     if col_labels is not None:

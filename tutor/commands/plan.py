@@ -52,16 +52,20 @@ def run(*, exam: str | None, minutes: int | None, today: str | None, json_out: b
 
     from tutor.errors import UserError
     from tutor.exam.plan import plan_from_store, render_text, save_exam, saved_exam
+    from tutor.limits import PLAN_MINUTES
+    from tutor.render.safe import clean
     from tutor.store import open_store
     from tutor.store.papers import attempted_questions
 
-    if minutes is not None and not 10 <= minutes <= 600:
-        raise UserError(f"--minutes {minutes}: expected the minutes you have per day, 10–600")
+    low, high = PLAN_MINUTES
+    if minutes is not None and not low <= minutes <= high:
+        raise UserError(f"--minutes {minutes}: expected the minutes you have per day, "
+                        f"{low}–{high}")
     day = _date(today, "--today") if today else date.today()
     with open_store() as store:
-        for warning in store.warnings:
-            print(f"attn-tutor: warning: {warning}", file=sys.stderr)
         saved = saved_exam(store)
+        for warning in store.warnings + store.take_notices():  # a malformed setting is one
+            print(clean(f"attn-tutor: warning: {warning}"), file=sys.stderr)
         when = _date(exam, "--exam") if exam else saved[0] if saved else None
         if when is None:
             raise UserError("no exam date yet: attn-tutor plan --exam YYYY-MM-DD")

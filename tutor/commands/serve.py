@@ -20,9 +20,17 @@ HELP = ("Serve the full-screen tutor in a web browser, at an address with a key 
 LOCAL_HOSTS = {"localhost", "127.0.0.1", "::1"}
 
 
+MAX_SESSIONS = 20
+"""Default of --max-sessions (the same as ``tutor.serve.MAX_SESSIONS``, which a test holds
+it to: this module imports only typer at the top)."""
+
+
 def command(
     host: Annotated[str, typer.Option(help="Interface to bind; anything but localhost is reachable by others.")] = "localhost",
     port: Annotated[int, typer.Option(min=1, max=65535, help="TCP port.")] = 8000,
+    max_sessions: Annotated[int, typer.Option(
+        "--max-sessions", min=1, max=200, metavar="N",
+        help="Browser tabs served at once; each runs its own tutor (about 150-250 MB).")] = MAX_SESSIONS,
 ) -> None:
     from tutor.errors import fail, user_errors
 
@@ -30,12 +38,12 @@ def command(
         import textual_serve.server  # noqa: F401
     except ImportError:
         fail(f"`attn-tutor serve` needs textual-serve; install it with: {INSTALL_HINT}")
-    user_errors(run)(host, port)
+    user_errors(run)(host, port, max_sessions)
 
 
-def run(host: str, port: int) -> None:
+def run(host: str, port: int, max_sessions: int = MAX_SESSIONS) -> None:
     """Check the host, warn when it is reachable by others, serve until Ctrl-C."""
-    from tutor.serve import LockedServer, check_host
+    from tutor.serve import LockedServer, app_command, check_host
 
     check_host(host, port)
     if host not in LOCAL_HOSTS:
@@ -45,5 +53,5 @@ def run(host: str, port: int) -> None:
             file=sys.stderr,
         )
     # each browser tab runs its own copy of the app in a subprocess
-    LockedServer(f"{sys.executable} -m tutor.tui_main", host=host, port=port,
-                 title="attn-tutor").serve()
+    LockedServer(app_command(), host=host, port=port, title="attn-tutor",
+                 max_sessions=max_sessions).serve()

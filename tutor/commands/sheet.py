@@ -30,7 +30,9 @@ def command(
 
 def run(*, markdown: bool, html: bool, output: Path | None, plain: bool = False) -> None:
     from tutor.errors import UserError
+    from tutor import atomic
     from tutor.exam.sheet import render_html, render_markdown, render_plain
+    from tutor.render.safe import shown_path
 
     given = [flag for flag, on in (("--plain", plain), ("--markdown", markdown), ("--html", html)) if on]
     if len(given) > 1:
@@ -40,15 +42,15 @@ def run(*, markdown: bool, html: bool, output: Path | None, plain: bool = False)
     if output is not None and fmt is None:
         fmt = _SUFFIX.get(output.suffix.lower())
         if fmt is None:
-            raise UserError(f"--output {output.name!r}: expected a .txt, .md or .html file "
+            raise UserError(f"--output {shown_path(output.name)!r}: expected a .txt, .md or .html file "
                             "(or say --markdown / --html)")
     text = {"markdown": render_markdown, "html": render_html}.get(fmt or "plain", render_plain)()
     if output is None:
         typer.echo(text, nl=False)
         return
     try:
-        output.write_text(text, encoding="utf-8")
+        atomic.write_text(output, text)
     except OSError as exc:
-        raise UserError(f"cannot write {output}: {exc.strerror or exc}") from None
-    typer.echo(f"Wrote the formula sheet to {output}"
+        raise UserError(f"cannot write {shown_path(output)}: {exc.strerror or exc}") from None
+    typer.echo(f"Wrote the formula sheet to {shown_path(output)}"
                + (" (print it: two A4 pages)" if fmt == "html" else ""))

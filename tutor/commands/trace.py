@@ -168,12 +168,12 @@ def _emit(text: str, output: Path | None) -> None:
     if output is None:
         typer.echo(text, nl=not text.endswith("\n"))
         return
+    from tutor import atomic
     from tutor.errors import UserError
+    from tutor.render.safe import shown_path
 
     try:
-        output.write_text(text, encoding="utf-8")
+        atomic.write_text(output, text)
     except OSError as exc:
-        raise UserError(f"--output {output}: cannot write it ({exc.strerror})") from None
-    from tutor.render.safe import clean
-
-    typer.echo(clean(f"wrote {output}"), err=True)
+        raise UserError(f"--output {shown_path(output)}: cannot write it ({exc.strerror})") from None
+    typer.echo(f"wrote {shown_path(output)}", err=True)

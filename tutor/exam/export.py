@@ -13,9 +13,13 @@ from __future__ import annotations
 import csv
 import html
 import io
+import sqlite3
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+
+from tutor import atomic
+from tutor.render.safe import shown_path
 
 DECK_ID = 1_864_230_514  # fixed: re-imports land in the same deck
 MODEL_ID = 1_864_230_515  # fixed: the same note type every time
@@ -87,7 +91,11 @@ def _html(text: str) -> str:
 
 
 def write_anki(items: Sequence[Item], path: str | Path) -> int:
-    """Write an ``.apkg`` with genanki; returns the number of notes."""
+    """Write an ``.apkg`` with genanki; returns the number of notes.
+
+    Raises:
+        OSError: the deck could not be written (the disk is full...); ``path`` is as it was.
+    """
     import genanki
 
     model = genanki.Model(
@@ -105,7 +113,11 @@ def write_anki(items: Sequence[Item], path: str | Path) -> int:
         tags = [t.replace(" ", "_") for t in (it.kind, it.section, *it.tags)]
         deck.add_note(genanki.Note(model=model, fields=[_html(it.front), _html(it.back), it.id],
                                    tags=tags, guid=genanki.guid_for("attn-tutor", it.id)))
-    genanki.Package(deck).write_to_file(str(path))
+    try:
+        with atomic.replacing(path) as tmp:
+            genanki.Package(deck).write_to_file(str(tmp))
+    except sqlite3.Error as exc:  # genanki builds the deck in a temporary SQLite file first
+        raise OSError(f"could not build the deck: {exc}") from None
     return len(items)
 
 
@@ -135,6 +147,9 @@ def render_csv(items: Sequence[Item]) -> str:
 def export(fmt: str, path: str | Path) -> int:
     """Write every item in ``fmt`` (anki | markdown | csv) to ``path``; returns the count.
 
+    The file is written whole or not at all (:mod:`tutor.atomic`): an existing one survives a
+    full disk.
+
     Raises:
         ValueError: for an unknown format or a file suffix that contradicts it.
     """
@@ -143,10 +158,10 @@ def export(fmt: str, path: str | Path) -> int:
     path = Path(path)
     want = {"anki": ".apkg", "markdown": ".md", "csv": ".csv"}[fmt]
     if path.suffix.lower() != want:
-        raise ValueError(f"{fmt} export writes a {want} file; got {path.name!r}")
+        raise ValueError(f"{fmt} export writes a {want} file; got {shown_path(path.name)!r}")
     items = collect()
     if fmt == "anki":
         return write_anki(items, path)
     text = render_markdown(items) if fmt == "markdown" else render_csv(items)
-    path.write_text(text, encoding="utf-8")
+    atomic.write_text(path, text)
     return len(items)

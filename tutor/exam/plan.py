@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from datetime import date, timedelta
 
 from tutor.content import LECTURE_SECTIONS, LESSON_IDS
+from tutor.limits import PLAN_MINUTES
 
 EXAM_LESSONS = LESSON_IDS[:LECTURE_SECTIONS]
 """The lessons a plan schedules: the sections of the lecture notes."""
@@ -119,8 +120,10 @@ def build_plan(exam: date, today: date, minutes_per_day: int, *, due: Iterable[d
         raise PlanError(f"the exam date {exam.isoformat()} must be after today ({today.isoformat()})")
     if (exam - today).days > MAX_DAYS:
         raise PlanError(f"the exam is {(exam - today).days} days away; plans cover at most {MAX_DAYS}")
-    if not 10 <= minutes_per_day <= 600:
-        raise PlanError(f"minutes per day must be 10–600, got {minutes_per_day}")
+    low, high = PLAN_MINUTES
+    if isinstance(minutes_per_day, bool) or not isinstance(minutes_per_day, int) \
+            or not low <= minutes_per_day <= high:
+        raise PlanError(f"minutes per day must be {low}–{high}, got {minutes_per_day!r:.20}")
     mastery = dict(mastery or {})
     read = set(lessons_read)
     lessons = [Task("lesson", f"Read lesson {LESSON_IDS.index(l) + 1}: {l}", LESSON_MINUTES,
@@ -218,14 +221,15 @@ EXAM_SETTING = "exam"
 
 
 def saved_exam(store) -> tuple[date, int] | None:
-    """The exam date and daily minutes last set, or None (or if the setting is unreadable)."""
+    """The exam date and daily minutes last set, or None (also when the stored setting is
+    malformed: the store checks it on reading, skips it and reports it, and ``attn-tutor
+    check`` sets it aside — see ``tutor.store.paper_rows.SETTINGS``)."""
     from tutor.store.papers import get_setting
 
     value = get_setting(store, EXAM_SETTING)
-    try:
-        return date.fromisoformat(value["date"]), int(value["minutes"])  # type: ignore[index]
-    except (TypeError, KeyError, ValueError):
+    if value is None:
         return None
+    return date.fromisoformat(value["date"]), value["minutes"]  # type: ignore[index]
 
 
 def save_exam(store, exam: date, minutes: int) -> None:

@@ -5,8 +5,14 @@ layout lives in :mod:`tutor.heatmap.render`. A value ``v`` is shaded by
 ``t = (v - lo) / (hi - lo)`` and one of ``len(RAMP)`` equal bins, ``level = floor(10 t)``
 (``t = 1`` in the top bin). For attention weights (every row non-negative and summing to 1)
 ``lo = 0`` and ``hi`` is the matrix maximum, so a pattern shows even when 50 keys share the
-mass; for raw scores ``lo``/``hi`` are the minimum and maximum, so negative scores work.
+mass; for other values of one sign ``lo``/``hi`` are the minimum and maximum.
 ``scale="row"`` takes ``lo``/``hi`` per row.
+
+Values of both signs that are not weights (a gradient ∂L/∂s, a Jacobian, scores q·k) are
+*signed*: a one-sided ramp would draw a negative value as pale as zero. They take a diverging
+scale instead, symmetric about zero (``lo = -m``, ``hi = m``, ``m`` the largest magnitude):
+:data:`SIGNED_RAMP` in monochrome — minus-like marks below zero, plus-like above, blank
+around it — and blue below zero, red above, near-white around it in colour.
 """
 
 from __future__ import annotations
@@ -25,6 +31,11 @@ RAMP = " .:-=+*#%@"
 """The monochrome ramp, darkest (lowest) first: ten levels, one character each."""
 
 LEVELS = len(RAMP)
+SIGNED_RAMP = "=-_ ^+#"
+"""The diverging ramp, most negative first: ``=`` ``-`` ``_`` below zero (minus signs, more
+lines further down), blank around zero, ``^`` ``+`` ``#`` above it (plus signs, more strokes
+further up); ``_`` and ``^`` are the low and high marks of small values."""
+SIGNED_LEVELS = len(SIGNED_RAMP)
 SUM_TOL = 0.01
 """Rows whose sums are within this of 1 count as summing to 1 (weights printed to 2 places)."""
 
@@ -34,6 +45,9 @@ Headers = Literal["auto", "horizontal", "vertical", "numbered"]
 
 # viridis at 0, 1/4, 1/2, 3/4, 1: dark purple → blue → teal → green → yellow (lightness rises)
 _ANCHORS = [(68, 1, 84), (59, 82, 139), (33, 145, 140), (94, 201, 98), (253, 231, 37)]
+# ColorBrewer's 7-class RdBu, blue for the most negative: readable for red-green colour blindness
+_SIGNED_COLORS = [(33, 102, 172), (103, 169, 207), (209, 229, 240), (247, 247, 247),
+                  (253, 219, 199), (239, 138, 98), (178, 24, 43)]
 
 
 @dataclass(frozen=True)
@@ -83,6 +97,19 @@ def shade_levels(values: np.ndarray, lo: np.ndarray | float, hi: np.ndarray | fl
     return np.clip(np.floor(np.clip(t, 0.0, 1.0) * LEVELS + 1e-9), 0, LEVELS - 1).astype(np.int64)
 
 
+def signed_levels(values: np.ndarray, magnitude: np.ndarray | float) -> np.ndarray:
+    """Diverging levels ``0 .. SIGNED_LEVELS-1`` for ``values`` on ``-magnitude..magnitude``:
+    ``SIGNED_LEVELS`` equal bins, the middle one (zero) centred on 0. Monotonic in ``values``."""
+    values = np.asarray(values, dtype=np.float64)
+    m = np.asarray(magnitude, dtype=np.float64)
+    safe = np.where(m > 0, m, 1.0)
+    t = np.where(m > 0, values / safe, 0.0)  # -1 .. 1
+    # + 1e-9: a value on a bin edge lands in the bin further from zero on either side
+    u = (np.clip(t, -1.0, 1.0) + 1.0) / 2.0 * SIGNED_LEVELS
+    edge = np.where(t >= 0, 1e-9, -1e-9)
+    return np.clip(np.floor(u + edge), 0, SIGNED_LEVELS - 1).astype(np.int64)
+
+
 def level_color(level: int) -> str:
     """The background colour (``#rrggbb``) of a ramp level: brighter for higher levels."""
     x = level / (LEVELS - 1) * (len(_ANCHORS) - 1)
@@ -100,6 +127,16 @@ def ink_color(level: int) -> str:
 
 SHADE_STYLES = tuple(Style(color=ink_color(k), bgcolor=level_color(k)) for k in range(LEVELS))
 """The Rich style of each ramp level: its background colour and readable ink."""
+
+
+def _signed_style(rgb: tuple[int, int, int]) -> Style:
+    r, g, b = rgb
+    ink = "#000000" if 0.2126 * r + 0.7152 * g + 0.0722 * b > 120 else "#ffffff"
+    return Style(color=ink, bgcolor="#{:02x}{:02x}{:02x}".format(*rgb))
+
+
+SIGNED_STYLES = tuple(_signed_style(rgb) for rgb in _SIGNED_COLORS)
+"""The Rich style of each level of :data:`SIGNED_RAMP`."""
 
 
 def fmt_number(x: float) -> str:
@@ -128,6 +165,7 @@ class HeatmapModel:
     row_labels: list[str]  # R, cleaned, full length
     col_labels: list[str]  # C, cleaned, full length
     kind: Literal["weights", "scores"]
+    signed: bool  # values of both signs, not weights: the diverging scale
     scale: Scale
     sums_to_one: bool
     row_sums: np.ndarray  # (R,)
@@ -140,6 +178,16 @@ class HeatmapModel:
     @property
     def shape(self) -> tuple[int, int]:
         return self.weights.shape  # type: ignore[return-value]
+
+    @property
+    def ramp(self) -> str:
+        """The shade characters of :attr:`levels`, lowest first."""
+        return SIGNED_RAMP if self.signed else RAMP
+
+    @property
+    def styles(self) -> tuple[Style, ...]:
+        """The colour style of each level."""
+        return SIGNED_STYLES if self.signed else SHADE_STYLES
 
     def describe_cell(self, row: int, col: int) -> str:
         """One line about a cell, for status bars: tokens, exact value, rank in its row."""
@@ -199,6 +247,7 @@ def prepare(
         w.min() >= 0 and not zero.all() and np.all(zero | (np.abs(row_sums - 1) <= SUM_TOL))
     )
     kind = opts.kind if opts.kind != "auto" else ("weights" if sums_to_one else "scores")
+    signed = kind != "weights" and bool(w.min() < 0 < w.max())
     if opts.scale == "row":
         hi = w.max(axis=1, keepdims=True)
         lo = w.min(axis=1, keepdims=True)
@@ -207,6 +256,9 @@ def prepare(
         lo = np.full((n_rows, 1), w.min())
     if kind == "weights":
         lo = np.minimum(lo, 0.0)  # weights are shaded from zero, not from the smallest weight
+    if signed:  # symmetric about zero, so a value and its negative are equally strong
+        hi = np.maximum(np.abs(lo), np.abs(hi))
+        lo = -hi
     texts = [[_value_text(x, opts.digits) for x in row] for row in w.tolist()]
     return HeatmapModel(
         title=clean_label(title),
@@ -214,12 +266,13 @@ def prepare(
         row_labels=rows,
         col_labels=cols,
         kind=kind,
+        signed=signed,
         scale=opts.scale,
         sums_to_one=sums_to_one,
         row_sums=row_sums,
         lo=lo,
         hi=hi,
-        levels=shade_levels(w, lo, hi),
+        levels=signed_levels(w, hi) if signed else shade_levels(w, lo, hi),
         argmax=w == w.max(axis=1, keepdims=True),
         value_texts=texts,
     )
@@ -233,13 +286,16 @@ def _value_text(x: float, digits: int) -> str:
 
 
 def sums_line(model: HeatmapModel) -> str:
-    """"attention weights: every row sums to 1" or "raw scores: rows do not sum to 1 (...)"."""
-    name = "attention weights" if model.kind == "weights" else "raw scores"
+    """"attention weights: every row sums to 1" or "not attention weights: rows do not sum to
+    1 (...)" (a gradient or a Jacobian is no score either: the title says what it is)."""
+    name = "attention weights" if model.kind == "weights" else "not attention weights"
     if model.sums_to_one:
         zero = int(np.all(model.weights == 0, axis=1).sum())
         tail = f", except {zero} all-zero (fully masked) row{'s' if zero > 1 else ''}" if zero else ""
         return f"{name}: every row sums to 1{tail}"
-    a, b = float(model.row_sums.min()), float(model.row_sums.max())
+    sums = np.where(np.abs(model.row_sums) <= 1e-12 * float(np.abs(model.weights).max()), 0.0,
+                    model.row_sums)  # rounding left over from a sum that is 0 (a gradient's)
+    a, b = float(sums.min()), float(sums.max())
     if np.all(np.abs(model.row_sums - 1) <= SUM_TOL) and model.weights.min() < 0:
         # the sums are fine: what rules out attention weights is the sign, so say that
         return f"{name}: rows sum to 1, but some values are negative (weights never are)"
@@ -249,6 +305,11 @@ def sums_line(model: HeatmapModel) -> str:
 
 def scale_words(model: HeatmapModel) -> str:
     """How shades map to values, e.g. "0 to 0.9, linear over the whole matrix"."""
+    if model.signed:
+        if model.scale == "row":
+            return "minus to plus each row's largest size, 0 in the blank middle, linear"
+        return (f"{fmt_number(model.lo[0, 0])} to {fmt_number(model.hi[0, 0])}, 0 in the blank "
+                "middle, linear over the whole matrix")
     if model.scale == "row":
         if model.kind == "weights" and float(model.lo.min()) == 0:
             return "0 to each row's maximum, linear"

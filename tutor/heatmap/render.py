@@ -2,7 +2,8 @@
 
 Rows are output (query) tokens, columns are input (key) tokens, and brightness is weight.
 Every cell is drawn twice over: with a background colour (Rich, a viridis-like ramp that gets
-brighter as the value grows) *and* with a character from the monochrome ramp :data:`RAMP`, so
+brighter as the value grows; for signed values a diverging one, see :mod:`tutor.heatmap.model`)
+*and* with a character from the monochrome ramp :data:`RAMP` (:data:`SIGNED_RAMP`), so
 the picture survives ``NO_COLOR``, ``TERM=dumb``, ``--ascii``, a pipe or a text file. The
 colour and the plain text have the same layout; plain text is the colour version with its
 styles dropped.
@@ -36,6 +37,8 @@ from tutor.heatmap.model import (
     LEVELS,
     RAMP,
     SHADE_STYLES,
+    SIGNED_RAMP,
+    SIGNED_STYLES,
     SUM_TOL,
     HeatmapModel,
     HeatmapOptions,
@@ -50,7 +53,7 @@ from tutor.heatmap.model import (
 )
 
 __all__ = [
-    "LEVELS", "RAMP", "SHADE_STYLES", "SUM_TOL", "VERTICAL_MAX", "Geometry", "HeatmapModel",
+    "LEVELS", "RAMP", "SHADE_STYLES", "SIGNED_RAMP", "SIGNED_STYLES", "SUM_TOL", "VERTICAL_MAX", "Geometry", "HeatmapModel",
     "HeatmapOptions", "HeatmapRenderable", "cell_pieces", "clean_label", "fmt_number", "geometry",
     "header_piece", "heatmap_text", "ink_color", "layout", "legend", "level_color", "prepare",
     "render_heatmap", "row_label_piece", "scale_words", "shade_levels", "sums_line", "truncate",
@@ -156,7 +159,7 @@ def cell_pieces(
 ) -> list[Piece]:
     """One cell: left pad, the shaded inner part, right pad (pads are brackets at the argmax)."""
     level = int(model.levels[row, col])
-    ch = RAMP[level]
+    ch = model.ramp[level]
     if values:
         inner = ch + " " + model.value_texts[row][col].rjust(geo.inner - 2)
     else:
@@ -165,7 +168,7 @@ def cell_pieces(
     if not color:
         return [(left, None), (inner, None), (right, None)]
     mark = _BOLD if left == "[" else None
-    return [(left, mark), (inner, SHADE_STYLES[level]), (right, mark)]
+    return [(left, mark), (inner, model.styles[level]), (right, mark)]
 
 
 def header_piece(model: HeatmapModel, geo: Geometry, col: int, line: int, style: Style | None) -> Piece:
@@ -188,10 +191,13 @@ def wrap_caption(text: str, width: int) -> list[str]:
     the shade ramp, which holds a space, stays in one piece."""
     import textwrap
 
-    ramp = f"'{RAMP}'"
-    token = "\0" * len(ramp)  # as wide as the ramp, without its space
-    held = text.replace(ramp, token)
-    return [line.replace(token, ramp) for line in textwrap.wrap(held, width, break_on_hyphens=False)] or [""]
+    held = text
+    for n, ramp in enumerate((f"'{RAMP}'", f"'{SIGNED_RAMP}'")):
+        held = held.replace(ramp, chr(n + 1) * len(ramp))  # as wide as the ramp, no space
+    lines = textwrap.wrap(held, width, break_on_hyphens=False) or [""]
+    for n, ramp in enumerate((f"'{RAMP}'", f"'{SIGNED_RAMP}'")):
+        lines = [line.replace(chr(n + 1) * len(ramp), ramp) for line in lines]
+    return lines
 
 
 def _line(pieces: list[Piece]) -> Text:
@@ -250,8 +256,8 @@ def legend(model: HeatmapModel, geo: Geometry, options: HeatmapOptions, width: i
         _line([(sums_line(model), None)]),
     ]
     ramp: list[Piece] = [("shade '", None)]
-    for level, ch in enumerate(RAMP):
-        ramp.append((ch, SHADE_STYLES[level] if options.color else None))
+    for level, ch in enumerate(model.ramp):
+        ramp.append((ch, model.styles[level] if options.color else None))
     ramp.append(("' = " + scale_words(model), None))
     lines.append(_line(ramp))
     lines.append(_line([("[  ] = the largest value in its row", None)]))

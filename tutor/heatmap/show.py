@@ -103,9 +103,9 @@ def show(maps: list[Map], errata: Sequence[Any], *, values: bool, scale: str, as
 
         kind = export(save, plain, lambda: renderables(not ascii_only), width=width,
                       title=maps[0][3] if maps else "attn-tutor heatmap")
-        from tutor.render.safe import clean
+        from tutor.render.safe import shown_path
 
-        typer.echo(clean(f"wrote {save} ({kind})"), err=True)
+        typer.echo(f"wrote {shown_path(save)} ({kind})", err=True)
 
 
 def _with_kind(opts, kind: str):

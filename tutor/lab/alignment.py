@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from tutor.lab import jsonout
 from tutor.lab.report import Part, Style, pct
+from tutor.render.safe import shown_path
 
 WARM_UP = True
 EXPECTED = {"reverse": "anti-diagonal", "copy": "diagonal", "sort": "by value"}
@@ -123,7 +124,7 @@ def save(res: Any, s: Any) -> list[str]:
 
     save_heatmap(j.save, title(res), res.weights, res.row_labels, res.col_labels,
                  lambda: [heatmap_view(res, width=100)])
-    return [f"wrote {j.save}"]
+    return [f"wrote {shown_path(j.save)}"]
 
 
 def to_json(res: Any, s: Any) -> dict[str, Any]:

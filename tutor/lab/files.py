@@ -9,7 +9,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from tutor import atomic
 from tutor.errors import UserError
+from tutor.render.safe import shown_path
 from tutor.limits import MAX_LAYERS, MAX_MODEL_SIZE, MAX_SEQ_LEN  # (stdlib only)
 
 WEIGHTS_FORMAT = "attn-tutor-seq2seq"
@@ -18,6 +20,8 @@ WEIGHTS_VERSION = 1
 HEATMAP_SUFFIXES = (".json", ".txt", ".svg", ".html")
 MAX_ARRAYS = 1024
 """Arrays in one weights file (a Transformer at 16 layers a side holds about 500)."""
+MAX_RECORD = 1 << 16
+"""Characters in a weights file's JSON record (what the lab writes is well under 2,000)."""
 
 
 def save_model(path: Path, model: Any, meta: dict[str, Any], fmt: str = WEIGHTS_FORMAT) -> None:
@@ -31,20 +35,24 @@ def save_model(path: Path, model: Any, meta: dict[str, Any], fmt: str = WEIGHTS_
     arrays = {f"param/{k}": v for k, v in model.to_arrays().items()}
     path = Path(path)
     if path.suffix != ".npz":
-        raise UserError(f"{path}: the weights file must end in .npz")
+        raise UserError(f"{shown_path(path)}: the weights file must end in .npz")
     try:
-        with open(path, "wb") as fh:
+        with atomic.replacing(path) as tmp, open(tmp, "wb") as fh:
             np.savez(fh, __record__=np.array(json.dumps(record)), **arrays)
     except OSError as exc:
-        raise UserError(f"{path}: cannot write the weights ({exc.strerror or exc})") from None
+        raise UserError(f"{shown_path(path)}: cannot write the weights ({exc.strerror or exc})") from None
 
 
-def _read_weights(path: Path, fmt: str, kind: str, how: str) -> tuple[dict[str, Any], dict[str, Any]]:
-    """(record, arrays) of a file :func:`save_model` wrote in format ``fmt``; ``kind`` names
-    the model in messages, ``how`` the command that saves one.
+def _read_weights(path: Path, fmt: str, kind: str, how: str, sizes: dict[str, tuple[int, int]],
+                  config_type: Any) -> tuple[dict[str, Any], Any, dict[str, Any]]:
+    """(record, config, arrays) of a file :func:`save_model` wrote in format ``fmt``; ``kind``
+    names the model in messages, ``how`` the command that saves one.
 
-    Sizes are checked before anything is decompressed: the file, the sum of its members, and
-    each array's declared shape against the bytes its member holds (:mod:`tutor.limits`).
+    The work is bounded before anything big is read: the file's size, its members' count and
+    decompressed sizes, then the record alone (a small member), its fields and the model it
+    describes — whose parameters must number at most ``MAX_PARAMETERS[kind]`` — and then each
+    array's declared shape against the one that model expects (:func:`_check_arrays`). Only
+    then are the arrays decompressed.
 
     Raises:
         UserError: one line saying why the file cannot be used.
@@ -53,36 +61,106 @@ def _read_weights(path: Path, fmt: str, kind: str, how: str) -> tuple[dict[str, 
 
     import numpy as np
 
-    from tutor.limits import MAX_WEIGHTS_FILE, check_file_size, shorten
+    from tutor.limits import MAX_WEIGHTS_FILE, check_file_size
 
     path = Path(path)
     if not path.is_file():
-        raise UserError(f"{path}: no such weights file")
-    check_file_size(path, MAX_WEIGHTS_FILE, str(path))
+        raise UserError(f"{shown_path(path)}: no such weights file")
+    check_file_size(path, MAX_WEIGHTS_FILE, shown_path(path))
     if not zipfile.is_zipfile(path):
-        raise UserError(f"{path}: not an .npz weights file; save one with `{how}`")
-    _check_members(path)
+        raise UserError(f"{shown_path(path)}: not an .npz weights file; save one with `{how}`")
+    headers = _check_members(path)
+    record_header = headers.pop("__record__", None)
+    if record_header is None:
+        raise UserError(f"{shown_path(path)}: not an attn-tutor weights file (no record); save one "
+                        f"with `{how}`")
+    shape, dtype = record_header
+    if shape != () or dtype.kind != "U" or dtype.itemsize > 4 * MAX_RECORD:  # 4 bytes a character
+        raise UserError(f"{shown_path(path)}: its record is not the short text attn-tutor writes")
     try:
         with np.load(path, allow_pickle=False) as data:
-            if "__record__" not in data.files:
-                raise UserError(f"{path}: not an attn-tutor weights file (no record); save one with "
-                                f"`{how}`")
             record = json.loads(str(data["__record__"]))
-            arrays = {k.split("/", 1)[1]: data[k] for k in data.files if k.startswith("param/")}
+            _check_record_head(record, path, fmt, kind)
+            check_record(record, path, sizes)
+            config = _config(path, record, config_type)
+            _check_arrays(path, headers, config, kind)
+            arrays = {name: data[f"param/{name}"] for name in config.shapes()}
     except UserError:
         raise
     except (OSError, ValueError, EOFError, RecursionError, zipfile.BadZipFile,
             json.JSONDecodeError) as exc:
         reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-        raise UserError(f"{path}: not a readable .npz weights file ({reason[:100]})") from None
+        raise UserError(f"{shown_path(path)}: not a readable .npz weights file "
+                        f"({reason[:100]})") from None
+    return record, config, arrays
+
+
+def _check_record_head(record: Any, path: Path, fmt: str, kind: str) -> None:
+    from tutor.limits import shorten
+
     if not isinstance(record, dict) or record.get("format") != fmt:
         other = record.get("format") if isinstance(record, dict) else None
-        extra = f" (it holds {other.removeprefix('attn-tutor-')[:40]} weights)" if isinstance(other, str) else ""
-        raise UserError(f"{path}: not an attn-tutor {kind} weights file{extra}")
+        extra = (f" (it holds {other.removeprefix('attn-tutor-')[:40]} weights)"
+                 if isinstance(other, str) else "")
+        raise UserError(f"{shown_path(path)}: not an attn-tutor {kind} weights file{extra}")
     if record.get("version") != WEIGHTS_VERSION:
-        raise UserError(f"{path}: weights format version {shorten(record.get('version'))}; this "
-                        f"attn-tutor reads version {WEIGHTS_VERSION}")
-    return record, arrays
+        raise UserError(f"{shown_path(path)}: weights format version "
+                        f"{shorten(record.get('version'))}; this attn-tutor reads version "
+                        f"{WEIGHTS_VERSION}")
+
+
+def _config(path: Path, record: dict[str, Any], config_type: Any) -> Any:
+    """The model config the record describes (sizes only: no array is built)."""
+    try:
+        return config_type(**record["config"])
+    except (TypeError, ValueError, KeyError) as exc:
+        raise UserError(f"{shown_path(path)}: the recorded model config is invalid "
+                        f"({str(exc)[:100]})") from None
+
+
+def _check_arrays(path: Path, headers: dict[str, tuple[tuple[int, ...], Any]], config: Any,
+                  kind: str) -> None:
+    """The model is small enough to run, and the file holds exactly its arrays, each with the
+    shape it expects (read from the arrays' headers: nothing is decompressed yet)."""
+    from tutor.limits import MAX_PARAMETERS
+
+    shapes = config.shapes()
+    n = sum(_product(shape) for shape in shapes.values())
+    if n > MAX_PARAMETERS[kind]:
+        raise UserError(f"{shown_path(path)}: the recorded {kind} has {n:,} parameters; this "
+                        f"tutor runs at most {MAX_PARAMETERS[kind]:,} (the lab's own models are "
+                        "far smaller)")
+    for member in headers:
+        if member.removeprefix("param/") not in shapes or not member.startswith("param/"):
+            raise UserError(f"{shown_path(path)}: holds an array {member[:40]!r} that the "
+                            f"recorded {kind} does not have; the file is not one attn-tutor wrote")
+    for name, want in shapes.items():  # in storage order, as the engine checks them
+        if f"param/{name}" not in headers:
+            raise UserError(f"{shown_path(path)}: wrong shape for the recorded model: {name}: "
+                            "missing from the saved weights")
+        shape, dtype = headers[f"param/{name}"]
+        if tuple(shape) != tuple(want):
+            raise UserError(f"{shown_path(path)}: wrong shape for the recorded model: {name}: "
+                            f"expected shape {tuple(want)} for {_sizes(config)}, got shape "
+                            f"{tuple(shape)}")
+        if dtype.kind != "f":
+            raise UserError(f"{shown_path(path)}: {name}: holds {dtype} values; expected "
+                            "floating-point weights")
+
+
+def _sizes(config: Any) -> str:
+    """The sizes that decide a model's shapes, for a message."""
+    if hasattr(config, "hidden_dim"):
+        return (f"a {config.cell}/{config.decoder} model with hidden size {config.hidden_dim}, "
+                f"embedding {config.embed_dim}, V = {config.vocab_size}")
+    return f"d_model = {config.d_model}, d_ff = {config.d_ff}, V = {config.vocab_size}"
+
+
+def _product(shape: tuple[int, ...]) -> int:
+    n = 1
+    for side in shape:
+        n *= side
+    return n
 
 
 def load_model(path: Path, *, decoder: str | None = None) -> tuple[Any, dict[str, Any]]:
@@ -91,19 +169,18 @@ def load_model(path: Path, *, decoder: str | None = None) -> tuple[Any, dict[str
     Raises:
         UserError: one line saying why the file cannot be used (missing, too big, not an
             attn-tutor weights file, wrong version, a record field of the wrong type or range,
-            arrays of the wrong shape for the recorded config, or not the ``decoder`` kind
-            asked for).
+            more parameters than the tutor runs, arrays of the wrong shape for the recorded
+            config, or not the ``decoder`` kind asked for).
     """
     from engine.seq2seq import Seq2Seq, Seq2SeqConfig
 
-    record, arrays = _read_weights(path, WEIGHTS_FORMAT, "seq2seq",
-                                   "attn-tutor lab train --save FILE.npz")
-    check_record(record, path, SEQ2SEQ_SIZES)
-    model = _rebuild(path, record, arrays, Seq2SeqConfig, Seq2Seq)
-    config = model.config
+    record, config, arrays = _read_weights(path, WEIGHTS_FORMAT, "seq2seq",
+                                           "attn-tutor lab train --save FILE.npz",
+                                           SEQ2SEQ_SIZES, Seq2SeqConfig)
+    model = _build(path, config, arrays, Seq2Seq)
     if decoder is not None and config.decoder != decoder:
-        raise UserError(f"{path}: holds a model with a {config.decoder} decoder; this needs one "
-                        f"with an {decoder} decoder")
+        raise UserError(f"{shown_path(path)}: holds a model with a {config.decoder} decoder; "
+                        f"this needs one with an {decoder} decoder")
     return model, record
 
 
@@ -115,52 +192,52 @@ def load_transformer(path: Path) -> tuple[Any, dict[str, Any]]:
     """
     from engine.transformer import Transformer, TransformerConfig
 
-    record, arrays = _read_weights(path, TRANSFORMER_FORMAT, "Transformer",
-                                   "attn-tutor lab transformer --save FILE.npz")
-    check_record(record, path, TRANSFORMER_SIZES)
-    return _rebuild(path, record, arrays, TransformerConfig, Transformer), record
+    record, config, arrays = _read_weights(path, TRANSFORMER_FORMAT, "Transformer",
+                                           "attn-tutor lab transformer --save FILE.npz",
+                                           TRANSFORMER_SIZES, TransformerConfig)
+    return _build(path, config, arrays, Transformer), record
 
 
-def _rebuild(path: Path, record: dict[str, Any], arrays: dict[str, Any], config_type: Any,
-             model_type: Any) -> Any:
-    """The model a record's config and arrays describe (a bad config or shape: one line)."""
-    try:
-        config = config_type(**record["config"])
-    except (TypeError, ValueError, KeyError) as exc:
-        raise UserError(f"{path}: the recorded model config is invalid ({str(exc)[:100]})") from None
+def _build(path: Path, config: Any, arrays: dict[str, Any], model_type: Any) -> Any:
+    """The model from its checked config and arrays (a bad value: one line)."""
     try:
         return model_type.from_arrays(config, arrays)
     except ValueError as exc:
-        raise UserError(f"{path}: wrong shape for the recorded model: {exc}") from None
+        raise UserError(f"{shown_path(path)}: wrong shape for the recorded model: {exc}") from None
 
 
-def _check_members(path: Path) -> None:
-    """The zip's members decompress to at most ``MAX_WEIGHTS_FILE`` bytes in all, and each
-    array's header declares no more data than its member holds."""
+def _check_members(path: Path) -> dict[str, tuple[tuple[int, ...], Any]]:
+    """``{array name: (shape, dtype)}`` read from the headers, once the zip's members are at
+    most :data:`MAX_ARRAYS` and decompress to at most ``MAX_WEIGHTS_FILE`` bytes in all, and
+    each array's header declares no more data than its member holds."""
     import zipfile
 
     from tutor.heatmap.load import read_npy_header
     from tutor.limits import MAX_WEIGHTS_FILE, size_text
 
+    headers: dict[str, tuple[tuple[int, ...], Any]] = {}
     try:
         with zipfile.ZipFile(path) as zf:
             members = zf.infolist()
             total = sum(m.file_size for m in members)
             if total > MAX_WEIGHTS_FILE or len(members) > MAX_ARRAYS:
-                raise UserError(f"{path}: its {len(members)} arrays decompress to "
-                                f"{size_text(total)}; expected at most {size_text(MAX_WEIGHTS_FILE)} "
-                                f"(and {MAX_ARRAYS} arrays)")
+                raise UserError(f"{shown_path(path)}: its {len(members)} arrays decompress to "
+                                f"{size_text(total)}; expected at most "
+                                f"{size_text(MAX_WEIGHTS_FILE)} (and {MAX_ARRAYS} arrays)")
             for m in members:
+                name = m.filename.removesuffix(".npy")
                 with zf.open(m) as fh:
-                    shape, dtype = read_npy_header(fh, f"{path} ({m.filename})")
-                declared = dtype.itemsize
-                for n in shape:
-                    declared *= n
+                    shape, dtype = read_npy_header(fh, f"{shown_path(path)} ({name[:40]})")
+                declared = dtype.itemsize * _product(shape)
                 if declared > m.file_size:
-                    raise UserError(f"{path}: {m.filename} declares {size_text(declared)} of data "
-                                    f"but holds {size_text(m.file_size)}; the file is damaged")
+                    raise UserError(f"{shown_path(path)}: {name[:40]} declares "
+                                    f"{size_text(declared)} of data but holds "
+                                    f"{size_text(m.file_size)}; the file is damaged")
+                headers[name] = (shape, dtype)
     except (zipfile.BadZipFile, OSError, EOFError, NotImplementedError, RuntimeError) as exc:
-        raise UserError(f"{path}: not a readable .npz weights file ({str(exc)[:100]})") from None
+        raise UserError(f"{shown_path(path)}: not a readable .npz weights file "
+                        f"({str(exc)[:100]})") from None
+    return headers
 
 
 SEQ2SEQ_SIZES = {"embed_dim": (1, MAX_MODEL_SIZE), "hidden_dim": (1, MAX_MODEL_SIZE),
@@ -184,7 +261,7 @@ def check_record(record: dict[str, Any], path: Path,
     from engine.lab import TASKS
     from tutor.limits import MAX_RECORDED_STEPS, MAX_SEED, check_whole, shorten
 
-    where = f"{path}: record field"
+    where = f"{shown_path(path)}: record field"
     config = record.get("config")
     if not isinstance(config, dict):
         raise UserError(f"{where} config: expected an object with the model's sizes")
@@ -217,7 +294,7 @@ def check_heatmap_path(path: Path) -> None:
     """Fail before any training when ``--save`` names a file type the heatmap cannot be."""
     if path.suffix.lower() not in HEATMAP_SUFFIXES:
         shown = repr(path.suffix) if path.suffix else "no extension"
-        raise UserError(f"--save {path}: unknown file type {shown}; expected .json, .txt, .svg or .html")
+        raise UserError(f"--save {shown_path(path)}: unknown file type {shown}; expected .json, .txt, .svg or .html")
 
 
 def save_heatmap(path: Path, title: str, weights: Any, rows: list[str], cols: list[str],
@@ -228,9 +305,10 @@ def save_heatmap(path: Path, title: str, weights: Any, rows: list[str], cols: li
         data = {"title": title, "rows": list(rows), "cols": list(cols),
                 "weights": [[float(x) for x in row] for row in weights]}
         try:
-            path.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
+            atomic.write_text(path, json.dumps(data, indent=1) + "\n")
         except OSError as exc:
-            raise UserError(f"--save {path}: could not write it ({exc.strerror or exc})") from None
+            raise UserError(f"--save {shown_path(path)}: could not write it "
+                            f"({exc.strerror or exc})") from None
         return
     from tutor.heatmap import HeatmapOptions, heatmap_text
     from tutor.heatmap.export import export

@@ -7,7 +7,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from tutor import atomic
 from tutor.lab.report import Part, Style, pct
+from tutor.render.safe import shown_path
 
 ALIGNED = {"reverse": "the anti-diagonal", "copy": "the diagonal", "sort": "the digit's place by value"}
 
@@ -119,6 +121,7 @@ def save_folder(path: Path, res: Any) -> None:
             rows, cols = head_labels(h, res.heads)
             data = {"title": head_sentence(h, res.heads.task), "rows": rows, "cols": cols,
                     "weights": [[float(x) for x in row] for row in h.weights]}
-            (path / f"{slug(h)}.json").write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
+            atomic.write_text(path / f"{slug(h)}.json", json.dumps(data, indent=1) + "\n")
     except OSError as exc:
-        raise UserError(f"--save {path}: could not write it ({exc.strerror or exc})") from None
+        raise UserError(f"--save {shown_path(path)}: could not write it "
+                        f"({exc.strerror or exc})") from None

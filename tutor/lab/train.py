@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 from tutor.lab import jsonout
 from tutor.lab.report import (Part, Style, accuracy_table, evaluation_note, loss_plot,
                                model_desc)
+from tutor.render.safe import shown_path
 
 WARM_UP = True
 
@@ -74,7 +75,7 @@ def save(res: Any, j: TrainJob) -> list[str]:
     save_model(j.save, res.model, {"task": s.task, "min_len": s.min_len, "max_len": s.max_len,
                                    "steps": j.prior_steps + res.steps, "seed": s.seed,
                                    "teacher_forcing_ratio": s.teacher_forcing_ratio})
-    return [f"saved the weights to {j.save}"]
+    return [f"saved the weights to {shown_path(j.save)}"]
 
 
 def report(res: Any, j: TrainJob, style: Style) -> list[Part]:
@@ -128,7 +129,7 @@ def from_options(*, task: str | None, cell: str, decoder: str, bidirectional: bo
     from tutor.lab.files import load_model
 
     if save is not None and save.suffix != ".npz":
-        raise UserError(f"--save: {save}: the weights file must end in .npz")
+        raise UserError(f"--save: {shown_path(save)}: the weights file must end in .npz")
     model, record = None, {}
     if load is not None:
         model, record = load_model(load)
@@ -146,7 +147,7 @@ def from_options(*, task: str | None, cell: str, decoder: str, bidirectional: bo
     if min_len > max_len:
         raise UserError(f"--min-len {min_len} is longer than --max-len {max_len}")
     if config.vocab_size != lab.VOCAB_SIZE:
-        raise UserError(f"{load}: the model has {config.vocab_size} tokens; the lab's tasks use "
+        raise UserError(f"{shown_path(load)}: the model has {config.vocab_size} tokens; the lab's tasks use "
                         f"{lab.VOCAB_SIZE}")
     settings = lab.TrainSettings(task=task, min_len=min_len, max_len=max_len, steps=steps,
                                  batch_size=batch, lr=lr, max_grad_norm=clip,

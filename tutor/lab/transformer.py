@@ -13,6 +13,7 @@ from tutor.lab.heads import (head_labels, head_sentence, heads_view, save_drawn,
                              slug)
 from tutor.lab.report import (Part, Style, accuracy_plot, accuracy_table, evaluated,
                               evaluation_note, loss_plot, pct)
+from tutor.render.safe import shown_path
 
 if TYPE_CHECKING:
     from engine.lab.progress import ProgressFn, StopFn
@@ -220,7 +221,7 @@ def check_save(path: Path) -> None:
     suffix = path.suffix.lower()
     if suffix in WEIGHTS_SUFFIXES + DRAWN_SUFFIXES or suffix == "" or path.is_dir():
         return
-    raise UserError(f"--save {path}: unknown file type {suffix!r}; expected .npz (the weights), "
+    raise UserError(f"--save {shown_path(path)}: unknown file type {suffix!r}; expected .npz (the weights), "
                     ".txt, .svg or .html (every head drawn), or a folder (one .json per head)")
 
 
@@ -237,16 +238,16 @@ def save(res: Any, s: Any) -> list[str]:
             model = res.runs["transformer"].model
             save_model(path, model, {"task": res.settings.train.task,
                                      "settings": res.settings.to_dict()}, TRANSFORMER_FORMAT)
-            notes.append(f"wrote {path} (load it with `attn-tutor lab transformer --load {path}`)")
+            notes.append(f"wrote {shown_path(path)} (load it with `attn-tutor lab transformer --load {shown_path(path)}`)")
         elif res.heads is None:
-            notes.append(f"did not write {path}: no heads to draw")
+            notes.append(f"did not write {shown_path(path)}: no heads to draw")
         elif suffix in DRAWN_SUFFIXES:
             save_drawn(path, res)
-            notes.append(f"wrote {path} ({len(res.heads.heads)} heads)")
+            notes.append(f"wrote {shown_path(path)} ({len(res.heads.heads)} heads)")
         else:
             save_folder(path, res)
-            notes.append(f"wrote {len(res.heads.heads)} heatmaps to {path}/ (view one with "
-                         f"`attn-tutor heatmap --from {path / (slug(res.heads.heads[-1]) + '.json')}`)")
+            notes.append(f"wrote {len(res.heads.heads)} heatmaps to {shown_path(path)}/ (view one with "
+                         f"`attn-tutor heatmap --from {shown_path(path / (slug(res.heads.heads[-1]) + '.json'))}`)")
     return notes
 
 
@@ -340,7 +341,7 @@ def from_options(*, seed: int, task: str, rnn: bool = False, positions_run: bool
             raise UserError("--save FILE.npz with --load: nothing is trained, so there are no new "
                             "weights to write")
         if model.config.positions != "sinusoidal":
-            raise UserError(f"{load}: holds a model without positions; load the one with them")
+            raise UserError(f"{shown_path(load)}: holds a model without positions; load the one with them")
     seq = None
     if digits is not None:
         if not digits.isdigit() or not digits.isascii():

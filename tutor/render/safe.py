@@ -21,6 +21,7 @@ JSON output keeps the data exact: :func:`json_dumps` writes every control charac
 from __future__ import annotations
 
 import json
+import os
 import re
 from typing import Any
 
@@ -38,6 +39,8 @@ _SEQUENCE = re.compile(
 )
 # every other control: C0 but tab and newline, DEL, C1, and the bidi embeddings/overrides/isolates
 _CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+# as _CONTROL, plus tab and newline and the lone surrogates that stand for bytes not UTF-8
+_PATH_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u2028-\u202e\u2066-\u2069\ud800-\udfff]")
 _JSON_CONTROL = re.compile("[\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
 
 
@@ -56,6 +59,25 @@ def clean(value: object, *, lines: bool = True) -> str:
     if not lines:
         text = text.replace("\n", " ")
     return _CONTROL.sub("", text)
+
+
+def shown_path(path: object) -> str:
+    """A file or folder name as the tutor prints it: one line, no terminal control.
+
+    Names come from what a student typed, a folder's name or the environment
+    (``ATTN_TUTOR_HOME``), and a name may hold an escape sequence. As ``ls`` does on a
+    terminal, each control character (C0 with tab and newline, DEL, C1, bidi overrides) and
+    each byte that is not UTF-8 shows as ``?``: what is left cannot drive the terminal, and
+    the name still shows where the file is. Every message that names a path ("Wrote …",
+    "cannot write …", the store's warnings) goes through here; ``tests/test_shown_paths.py``
+    holds the tutor's messages to it.
+    """
+    name = os.fspath(path) if isinstance(path, os.PathLike) else str(path)
+    if isinstance(name, bytes):
+        name = os.fsdecode(name)
+    if name.isprintable():
+        return name
+    return _PATH_CONTROL.sub("?", name)
 
 
 def text(value: object, style: str = "", *, lines: bool = True) -> Text:

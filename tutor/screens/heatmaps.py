@@ -96,8 +96,11 @@ class HeatmapsScreen(Screen):
             options.focus()
 
     def add_source(self, name: str, heatmaps: list, errata: list = ()) -> None:
-        """Add a matrix from elsewhere (the lab's learned alignment) and show it."""
+        """Add a matrix from elsewhere (the lab's learned alignment) and show it — also when a
+        source of that name (the lab's previous run) is the one on show."""
         self.wanted = name  # before listing it, or the list re-selects what was shown before
+        if self.shown == name:
+            self.shown = None  # drawn again below, with the new matrices
         self._populate({name: (list(heatmaps), list(errata))}, self._pending)
 
     def ask_for(self, name: str) -> None:

@@ -15,7 +15,16 @@ says so in :attr:`Store.warnings`:
 * a file written by a newer attn-tutor (``user_version`` above ours) is treated the same way,
   so an old copy never rewrites a new schema;
 * a table, index or view missing from a file whose ``user_version`` is set is created again
-  (empty), and the rest of the file is kept.
+  (empty), and the rest of the file is kept;
+* a path that is a folder (or another special file), a read-only file and a read-only folder
+  are each named for what they are.
+
+What can be read of a damaged file is copied into the fresh one (:mod:`~tutor.store.salvage`,
+which reads a truncated file's tables too) and the warning says where the rest is kept.
+
+A mock exam or paper left ``running`` by a program that was killed is closed as ``stopped``
+once it is an hour past its time limit, the next time the store is opened
+(:mod:`~tutor.store.stuck`; one warning line says so).
 
 A row that cannot be read (a bad date, card JSON that does not parse...) is skipped by every
 reader and listed in :attr:`Store.bad_rows`; :meth:`Store.take_notices` gives one line about
@@ -37,10 +46,12 @@ Times are timezone-aware UTC datetimes, stored as ISO 8601 text; ``day`` is the 
 date of an answer (what "answers per day" means to a student).
 
 Modules: :mod:`~tutor.store.core` (the :class:`Store`), :mod:`~tutor.store.rows` (records and
-the parsing that decides a row is malformed), :mod:`~tutor.store.opening` (:func:`open_store`:
+the parsing that decides a row is malformed; :mod:`~tutor.store.paper_rows` for papers and
+settings, each setting checked on reading), :mod:`~tutor.store.opening` (:func:`open_store`:
 creation, checks, fallbacks), :mod:`~tutor.store.faults` (what an SQLite error means),
-:mod:`~tutor.store.schema` (migrations, lost tables) and :mod:`~tutor.store.check` (check and
-repair).
+:mod:`~tutor.store.schema` (migrations, lost tables), :mod:`~tutor.store.salvage` (rows out of a
+damaged file), :mod:`~tutor.store.stuck` (sittings a crash left running) and
+:mod:`~tutor.store.check` (check and repair).
 """
 
 from __future__ import annotations

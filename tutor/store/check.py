@@ -3,14 +3,22 @@
 :func:`check_store` looks for, and unless ``repair=False`` repairs:
 
 * **damage** — ``PRAGMA integrity_check`` fails: the file is moved aside (kept) and every row
-  that can still be read is copied into a fresh one (:mod:`~tutor.store.salvage`);
+  that can still be read is copied into a fresh one (:mod:`~tutor.store.salvage`); a
+  zero-byte file is moved aside as empty, as :func:`~tutor.store.open_store` does;
 * **lost tables** — a table, index or view of the schema is missing: created again;
 * **malformed rows** — a row no reader can use (:mod:`~tutor.store.rows` decides): a card is
   rebuilt from its answer history when the caller can replay it (``rebuild_card``), any other
   bad row is moved into the ``set_aside`` table, unchanged, so nothing is deleted;
-* **stuck mock exams** — still ``running`` long after their time limit (the program was
-  killed): closed as ``stopped``, with the answered and correct counts taken from their answers;
+* **stuck mock exams and papers** — still ``running`` long after their time limit (the
+  program was killed): closed as ``stopped`` (:mod:`~tutor.store.stuck`, the rule opening the
+  store applies too), a mock exam's answered and correct counts taken from its answers;
+* **bad settings** — a stored setting no reader accepts (``{"minutes": Infinity}``): a bad
+  row of the ``settings`` table (:mod:`~tutor.store.paper_rows` validates each setting);
 * **orphans** — answers that name a mock exam that does not exist: unlinked from it.
+
+With ``repair=False`` (``--dry-run``) nothing is written at all, not even SQLite's ``-wal``
+and ``-shm`` files: the file is read as immutable, or copied with its ``-wal`` to a temporary
+folder (:func:`~tutor.store.opening.read_snapshot` with ``untouched=True``).
 
 Nothing here prints: the report is data, and ``attn-tutor check`` renders it.
 """
@@ -21,20 +29,17 @@ import json
 import sqlite3
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
-from datetime import datetime, timedelta, timezone
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from tutor.store import core, faults, opening, salvage, schema
+from tutor.render.safe import shown_path
+from tutor.store import core, faults, opening, salvage, schema, stuck
 from tutor.store.faults import StoreError
 from tutor.store.rows import KEYS, PARSERS, BadRow, iso
 
 SCHEMA = 1
 """Version of :meth:`CheckReport.to_json`'s layout."""
-
-STUCK_AFTER = timedelta(hours=1)
-"""A running mock exam this long past its time limit is taken as abandoned."""
-NO_LIMIT_STUCK_AFTER = timedelta(days=1)
 
 SET_ASIDE_SQL = """CREATE TABLE IF NOT EXISTS set_aside (
     id          INTEGER PRIMARY KEY,
@@ -54,7 +59,7 @@ Reviews = list[tuple[int, datetime]]
 @dataclass
 class Problem:
     kind: str
-    """damaged | lost-table | bad-row | stuck-mock | orphan | newer-schema"""
+    """damaged | empty | lost-table | bad-row | stuck-mock | stuck-paper | orphan | newer-schema"""
     where: str
     found: str
     fixed: str | None = None
@@ -104,14 +109,15 @@ def check_store(path: str | Path | None = None, *, repair: bool = True,
         report.exists = False
         report.note = "no progress file yet: nothing to check"
         return report
-    can_write = opening._writable(path)
-    writable = repair and can_write
+    writable = repair and opening._writable(path)
+    if path.is_file() and path.stat().st_size == 0:
+        return _empty(path, report, repair, writable)
     conn = None
     try:
-        if can_write:
+        if writable:
             conn = opening._connect(path)
             found = [r[0] for r in conn.execute("PRAGMA integrity_check").fetchall()]
-        else:
+        else:  # read-only, or a dry run: write nothing, not even -wal and -shm
             conn, found = _read_only_copy(path)
     except sqlite3.Error as exc:
         if conn is not None:
@@ -139,7 +145,8 @@ def check_store(path: str | Path | None = None, *, repair: bool = True,
         _lost_tables(conn, version, report, writable)
         for table in PARSERS:
             _bad_rows(conn, table, report, writable, rebuild_card, valid_card)
-        _stuck_mocks(conn, now(), report, writable)
+        for table in stuck.TABLES:
+            _stuck(conn, table, now(), report, writable)
         _orphans(conn, report, writable)
         report.counts = {t: int(conn.execute(f"SELECT COUNT(*) FROM {t}").fetchone()[0])
                          for t in PARSERS if _has_table(conn, t)}
@@ -161,11 +168,25 @@ def _finish(report: CheckReport, repair: bool, writable: bool) -> CheckReport:
     return report
 
 
+def _empty(path: Path, report: CheckReport, repair: bool, writable: bool) -> CheckReport:
+    """A zero-byte file holds nothing (a copy killed while creating it, a failed copy): moved
+    aside and a fresh one started, as opening the store would."""
+    report.integrity = "empty file (zero bytes)"
+    fixed = None
+    if writable:
+        aside = opening._move_aside(path, "is empty (zero bytes)", [])
+        opening._create(path)
+        fixed = f"moved to {shown_path(aside.name) if aside else '?'}; a fresh file started"
+    report.problems.append(Problem("empty", path.name, "the file is empty (zero bytes): it "
+                                   "holds no progress", fixed))
+    return _finish(report, repair, writable)
+
+
 def _read_only_copy(path: Path) -> tuple[sqlite3.Connection | None, list[str]]:
-    """The file (with its -wal) copied into memory, for a folder we may not write to, and what
-    ``quick_check`` found: ``(copy, ["ok"])`` or ``(None, [damage])``."""
+    """The file (with its -wal) copied into memory without writing anything beside it, and
+    what ``quick_check`` found: ``(copy, ["ok"])`` or ``(None, [damage])``."""
     conn = opening._connect(":memory:")
-    problem = opening.read_snapshot(path, conn)
+    problem = opening.read_snapshot(path, conn, untouched=True)
     if problem is None:
         return conn, ["ok"]
     conn.close()
@@ -186,10 +207,12 @@ def _rebuild_damaged(path: Path, report: CheckReport) -> sqlite3.Connection:
     opening._create(path)
     conn = opening._connect(path)
     copied = salvage.copy_rows(aside, conn) if aside is not None else {}
-    rows = ", ".join(f"{n} {t}" for t, n in copied.items() if n) or "no rows"
+    rows = salvage.counted(copied) or "no rows"
+    rest = f"; anything else stays in {shown_path(aside)}" if aside is not None else ""
     report.problems.append(Problem(
         "damaged", path.name, report.integrity,
-        f"moved to {aside.name if aside else '?'} (kept); {rows} copied into a fresh file"))
+        f"moved to {shown_path(aside.name) if aside else '?'} (kept); {rows} copied into a "
+        f"fresh file{rest}"))
     return conn
 
 
@@ -270,7 +293,7 @@ def _repair(conn: sqlite3.Connection, table: str, r: sqlite3.Row, why: str,
         return f"rebuilt from its {len(reviews)} answer{'s' * (len(reviews) != 1)}"
     if table == "mock_exams" and why.startswith("per_topic"):
         conn.execute("UPDATE mock_exams SET per_topic = ? WHERE id = ?",
-                     (json.dumps(_mock_per_topic(conn, r["id"])), r["id"]))
+                     (json.dumps(stuck.mock_per_topic(conn, r["id"])), r["id"]))
         return "per_topic recounted from its answers"
     return None
 
@@ -287,41 +310,17 @@ def _reviews(conn: sqlite3.Connection, question_id: str) -> Reviews:
     return out
 
 
-def _mock_per_topic(conn: sqlite3.Connection, mock_id: int) -> dict[str, list[int]]:
-    return {topic: [int(ok or 0), int(n)] for topic, ok, n in conn.execute(
-        "SELECT topic, SUM(correct = 1), COUNT(*) FROM answers WHERE mock_id = ? GROUP BY topic",
-        (mock_id,))}
-
-
-def _stuck_mocks(conn: sqlite3.Connection, now: datetime, report: CheckReport,
-                 writable: bool) -> None:
-    if not _has_table(conn, "mock_exams"):
+def _stuck(conn: sqlite3.Connection, table: str, now: datetime, report: CheckReport,
+           writable: bool) -> None:
+    if not _has_table(conn, table):
         return
-    for r in conn.execute("SELECT * FROM mock_exams WHERE status = 'running'").fetchall():
-        limit = r["time_limit_s"]
-        try:  # only these columns matter here; any other bad column is a bad row of its own
-            started = datetime.fromisoformat(r["started_at"]).astimezone(timezone.utc)
-            deadline = started + (timedelta(seconds=limit) + STUCK_AFTER
-                                  if limit is not None else NO_LIMIT_STUCK_AFTER)
-        except (TypeError, ValueError, OverflowError):
-            continue
-        if now <= deadline:
-            continue  # it may still be going in another window
-        answered, correct, last = conn.execute(
-            "SELECT COUNT(*), SUM(correct = 1), MAX(answered_at) FROM answers WHERE mock_id = ?",
-            (r["id"],)).fetchone()
-        correct = int(correct or 0)
-        fixed = None
-        if writable:
-            conn.execute("UPDATE mock_exams SET status = 'stopped', finished_at = ?,"
-                         " answered = ?, correct = ?, per_topic = ? WHERE id = ?",
-                         (last or iso(started), answered, correct,
-                          json.dumps(_mock_per_topic(conn, r["id"])), r["id"]))
-            fixed = (f"closed as stopped: {answered} of {r['n_questions']} answered, "
-                     f"{correct} correct")
+    for r in stuck.stuck(conn, table, now):
+        fixed = stuck.close(conn, table, r) if writable else None
+        start = stuck.started(r)
+        kind = "mock" if table == "mock_exams" else "paper"
         report.problems.append(Problem(
-            "stuck-mock", f"mock_exams {r['id']}",
-            f"started {started:%Y-%m-%d %H:%M} UTC and still running long after its "
+            f"stuck-{kind}", f"{table} {r['id']}",
+            f"started {start:%Y-%m-%d %H:%M} UTC and still running long after its "
             "time limit (the program was stopped before it could close it)", fixed))
 
 
@@ -348,13 +347,9 @@ def _has_table(conn: sqlite3.Connection, name: str) -> bool:
 def render_text(report: CheckReport) -> list[str]:
     """The report for a person, one string per line."""
     if not report.exists:
-        return [f"Progress file: {report.path}", report.note + "."]
-    names = {"answers": ("answer", "answers"), "cards": ("card", "cards"),
-             "lesson_opens": ("lesson opened", "lessons opened"),
-             "mock_exams": ("mock exam", "mock exams"), "papers": ("paper", "papers"),
-             "paper_parts": ("paper part", "paper parts"), "settings": ("setting", "settings")}
-    counts = ", ".join(f"{n} {names.get(t, (t, t))[n != 1]}" for t, n in report.counts.items())
-    out = [f"Progress file: {report.path}" + (f" ({counts})" if counts else ""),
+        return [f"Progress file: {shown_path(report.path)}", report.note + "."]
+    counts = salvage.counted(report.counts, zeros=True)
+    out = [f"Progress file: {shown_path(report.path)}" + (f" ({counts})" if counts else ""),
            f"Integrity: {report.integrity}"]
     if not report.problems:
         out.append("No problems found.")

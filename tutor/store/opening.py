@@ -11,7 +11,8 @@ from collections.abc import Callable
 from datetime import datetime, timezone
 from pathlib import Path
 
-from tutor.store import core, faults, salvage, schema
+from tutor.render.safe import shown_path
+from tutor.store import core, faults, salvage, schema, stuck
 from tutor.store.core import Store, utcnow
 
 FILENAME = "progress.sqlite3"
@@ -40,8 +41,8 @@ def open_store(path: str | Path | None = None, *, now: Callable[[], datetime] = 
     except (OSError, sqlite3.Error) as exc:  # e.g. a read-only mount that os.access missed
         why = faults.describe(exc, core.BUSY_TIMEOUT_MS) if isinstance(exc, sqlite3.Error) else exc
         return _memory_store(path, warnings, now,
-                             f"cannot use the progress file {path} ({why}); answers in this "
-                             "session will not be saved")
+                             f"cannot use the progress file {shown_path(path)} ({why}); answers "
+                             "in this session will not be saved")
 
 
 def _open_file(path: Path, warnings: list[str], now: Callable[[], datetime]) -> Store:
@@ -49,12 +50,17 @@ def _open_file(path: Path, warnings: list[str], now: Callable[[], datetime]) -> 
         path.parent.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         return _memory_store(None, warnings, now,
-                             f"cannot create the progress folder {path.parent} ({exc.strerror}); "
-                             "answers in this session will not be saved")
+                             f"cannot create the progress folder {shown_path(path.parent)} "
+                             f"({exc.strerror}); answers in this session will not be saved")
+    if path.exists() and not path.is_file():
+        return _memory_store(None, warnings, now,
+                             f"{shown_path(path)} is a {_kind_of(path)}, not a progress file; "
+                             "nothing was changed and answers in this session will not be saved "
+                             "— move it away, or point ATTN_TUTOR_HOME at another folder")
     if not _writable(path):
-        return _memory_store(path, warnings, now,
-                             f"the progress folder {path.parent} is read-only; answers in this "
-                             "session will not be saved")
+        what = _unwritable(path) or "folder"
+        return _memory_store(path if what != "unreadable file" else None, warnings, now,
+                             _read_only_warning(path, what))
 
     if path.exists() and path.stat().st_size == 0:
         _move_aside(path, "is empty (zero bytes)", warnings)
@@ -85,16 +91,22 @@ def _open_file(path: Path, warnings: list[str], now: Callable[[], datetime]) -> 
             conn.close()
             return _memory_store(  # its tables may mean something else now: copy nothing
                 None, warnings, now,
-                f"{path} was written by a newer attn-tutor (schema {version}, this one knows "
+                f"{shown_path(path)} was written by a newer attn-tutor (schema {version}, this one knows "
                 f"{schema.SCHEMA_VERSION}); it is left untouched and this session's answers "
                 "will not be saved — upgrade attn-tutor")
         lost = schema.migrate(conn)
     except sqlite3.Error as exc:
         conn.close()
         return _unusable(path, exc, warnings, now)
+    try:
+        closed = stuck.close_stuck(conn, now())
+    except sqlite3.Error:
+        closed = {}  # locked or full just now: closed next time, or by `attn-tutor check`
+    if closed:
+        warnings.append(stuck.closed_words(closed))
     if lost:
         several = len(lost) > 1
-        warnings.append(f"the progress file {path} had lost its {', '.join(lost)} "
+        warnings.append(f"the progress file {shown_path(path)} had lost its {', '.join(lost)} "
                         f"table{'s' * several}; {'they were' if several else 'it was'} created "
                         "again, empty, and the rest of your progress is kept")
     return Store(conn, path, warnings, now)
@@ -103,16 +115,52 @@ def _open_file(path: Path, warnings: list[str], now: Callable[[], datetime]) -> 
 def _unusable(path: Path, exc: sqlite3.Error, warnings: list[str],
               now: Callable[[], datetime]) -> Store:
     """A healthy file we cannot use now (locked, disk full, I/O error): leave it where it is."""
-    why = (f"cannot open the progress file {path}: {faults.describe(exc, core.BUSY_TIMEOUT_MS)}; "
-           "nothing was moved or changed, and answers in this session will not be saved")
+    why = (f"cannot open the progress file {shown_path(path)}: "
+           f"{faults.describe(exc, core.BUSY_TIMEOUT_MS)}; nothing was moved or changed, and "
+           "answers in this session will not be saved")
     locked = faults.kind(exc) == faults.LOCKED  # we waited once already: do not wait again
     return _memory_store(path, warnings, now, why, wait=not locked)
 
 
 def _writable(path: Path) -> bool:
+    return _unwritable(path) is None
+
+
+def _unwritable(path: Path) -> str | None:
+    """What keeps the store at ``path`` from being written: ``"folder"`` (the folder is
+    read-only: SQLite must create its -wal and -shm there), ``"file"`` (the file is
+    read-only), ``"unreadable file"``; None when nothing does."""
     if not os.access(path.parent, os.W_OK | os.X_OK):
-        return False
-    return not path.exists() or os.access(path, os.R_OK | os.W_OK)
+        return "folder"
+    if path.exists() and not os.access(path, os.R_OK):
+        return "unreadable file"
+    if path.exists() and not os.access(path, os.W_OK):
+        return "file"
+    return None
+
+
+def _read_only_warning(path: Path, what: str) -> str:
+    if what == "folder":
+        return (f"the progress folder {shown_path(path.parent)} is read-only; answers in this "
+                "session will not be saved")
+    if what == "file":
+        return (f"the progress file {shown_path(path)} is read-only (its folder is not); answers "
+                "in this session will not be saved — make it writable to save them")
+    return (f"the progress file {shown_path(path)} cannot be read (permission denied); nothing "
+            "was changed and answers in this session will not be saved")
+
+
+def _kind_of(path: Path) -> str:
+    """A folder, a named pipe, a device...: what stands where the file should be."""
+    import stat
+
+    mode = path.stat().st_mode
+    for test, name in ((stat.S_ISDIR, "folder"), (stat.S_ISFIFO, "named pipe"),
+                       (stat.S_ISSOCK, "socket"), (stat.S_ISCHR, "device"),
+                       (stat.S_ISBLK, "device")):
+        if test(mode):
+            return name
+    return "special file"
 
 
 def _connect(path: Path | str) -> sqlite3.Connection:
@@ -183,20 +231,28 @@ def _move_aside(path: Path, why: str, warnings: list[str]) -> Path | None:
                 os.replace(side, Path(f"{target}{suffix}"))
             except OSError:
                 pass
-    warnings.append(f"the progress file {path} {why}; it was moved to {target.name} and a "
-                    "fresh one started")
+    warnings.append(f"the progress file {shown_path(path)} {why}; it was moved to "
+                    f"{shown_path(target.name)} and a fresh one started")
     return target
 
 
 def _salvage(aside: Path, conn: sqlite3.Connection, warnings: list[str]) -> None:
-    """Copy the readable rows of the damaged file into the fresh one, and say how many."""
+    """Copy the readable rows of the damaged file into the fresh one; say how many, and where
+    the rest is."""
     try:
         copied = salvage.copy_rows(aside, conn)
     except sqlite3.Error:
-        return
-    kept = ", ".join(f"{n} {table.replace('_', ' ')}" for table, n in copied.items() if n)
-    if kept:
-        warnings[-1] += f"; what could still be read was copied into it ({kept})"
+        copied = {}
+    warnings[-1] += salvaged_words(copied, aside)
+
+
+def salvaged_words(copied: dict[str, int], aside: Path) -> str:
+    """``; what could still be read was copied into it (…); the rest stays in PATH``."""
+    kept = salvage.counted(copied)
+    if not kept:
+        return f"; nothing in it could be read, and it is kept as {shown_path(aside)}"
+    return (f"; what could still be read was copied into it ({kept}); anything else stays in "
+            f"{shown_path(aside)}")
 
 
 def _memory_store(copy_from: Path | None, warnings: list[str], now: Callable[[], datetime],
@@ -215,7 +271,8 @@ def _memory_store(copy_from: Path | None, warnings: list[str], now: Callable[[],
     return Store(conn, None, warnings, now)
 
 
-def read_snapshot(path: Path, into: sqlite3.Connection, *, wait: bool = True) -> str | None:
+def read_snapshot(path: Path, into: sqlite3.Connection, *, wait: bool = True,
+                  untouched: bool = False) -> str | None:
     """Copy the database at ``path``, with the answers still in its ``-wal``, into ``into``.
 
     Nothing at ``path`` is written. After a crash the newest answers live only in the
@@ -229,13 +286,15 @@ def read_snapshot(path: Path, into: sqlite3.Connection, *, wait: bool = True) ->
 
     Args:
         wait: wait up to the busy timeout for another program's lock (else give up at once).
+        untouched: skip step 1, which creates ``-wal`` and ``-shm`` files beside ``path``
+            when it can (SQLite leaves them there): nothing beside ``path`` changes at all.
 
     Returns:
         None on success, else why nothing could be read (``into`` is then left empty).
     """
     uri = path.resolve().as_uri()
     wal = Path(f"{path}-wal")
-    attempts: list[Callable[[], sqlite3.Connection]] = [
+    attempts: list[Callable[[], sqlite3.Connection]] = [] if untouched else [
         lambda: sqlite3.connect(f"{uri}?mode=ro", uri=True,
                                 timeout=core.BUSY_TIMEOUT_MS / 1000 if wait else 0)]
     if not wal.exists() or wal.stat().st_size == 0:
@@ -245,7 +304,8 @@ def read_snapshot(path: Path, into: sqlite3.Connection, *, wait: bool = True) ->
         try:
             problem = _backup_from(attempt(), into)
         except sqlite3.Error as exc:
-            problem = faults.describe(exc, core.BUSY_TIMEOUT_MS)
+            problem = (f"damaged: {exc}" if faults.kind(exc) == faults.CORRUPT
+                       else faults.describe(exc, core.BUSY_TIMEOUT_MS))
             locked = locked or faults.kind(exc) == faults.LOCKED
         if problem is None:
             return None

@@ -5,10 +5,12 @@ readers and found (and set aside) by ``attn-tutor check``."""
 from __future__ import annotations
 
 import json
+import math
 import sqlite3
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import date, datetime
 
+from tutor.limits import PLAN_MINUTES
 from tutor.store.rows import BadRow, _int, _show, _text, _time
 
 STATUSES = ("running", "finished", "timed-out", "stopped")
@@ -65,8 +67,50 @@ def parse_paper_part(r: sqlite3.Row) -> PaperPart:
 
 
 def parse_setting(r: sqlite3.Row) -> tuple[str, object]:
-    value = _text(r, "value")
+    """``(key, value)`` of a settings row: valid JSON without NaN or Infinity, and for a
+    setting in :data:`SETTINGS`, a value its reader accepts. This is the one place a setting
+    is checked: readers get a good value or none (the row is skipped and reported), and
+    ``attn-tutor check`` sets a bad one aside."""
+    key, value = _text(r, "key"), _text(r, "value")
     try:
-        return _text(r, "key"), json.loads(value)
+        data = json.loads(value, parse_constant=_no_constant, parse_float=_finite)
+    except BadRow as exc:
+        raise BadRow(f"value {_show(value)} {exc}") from None
     except (ValueError, RecursionError):
         raise BadRow(f"value {_show(value)} is not valid JSON") from None
+    check = SETTINGS.get(key)
+    why = check(data) if check is not None else None
+    if why is not None:
+        raise BadRow(f"value {_show(value)} {why}")
+    return key, data
+
+
+def _no_constant(word: str) -> object:
+    raise BadRow(f"holds {word}, which is not a number")
+
+
+def _finite(text: str) -> float:
+    number = float(text)
+    if not math.isfinite(number):  # 1e999 reads as inf
+        raise BadRow(f"holds {text[:20]}, beyond any float")
+    return number
+
+
+def _exam_setting(data: object) -> str | None:
+    """``{"date": "YYYY-MM-DD", "minutes": N}`` with N in :data:`tutor.limits.PLAN_MINUTES`."""
+    low, high = PLAN_MINUTES
+    if not isinstance(data, dict):
+        return "is not an object with the exam date and minutes"
+    when, minutes = data.get("date"), data.get("minutes")
+    try:
+        date.fromisoformat(when)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        return f"has date {_show(when)}, not a date YYYY-MM-DD"
+    if isinstance(minutes, bool) or not isinstance(minutes, int) or not low <= minutes <= high:
+        return f"has minutes {_show(minutes)}, not a whole number from {low} to {high}"
+    return None
+
+
+SETTINGS = {"exam": _exam_setting}
+"""Each known setting and its check (None: good, else what is wrong). ``exam`` is the exam
+date and daily minutes ``attn-tutor plan`` remembers (:mod:`tutor.exam.plan`)."""

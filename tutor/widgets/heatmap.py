@@ -31,8 +31,6 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from tutor.heatmap.render import (
-    RAMP,
-    SHADE_STYLES,
     Geometry,
     HeatmapModel,
     HeatmapOptions,
@@ -214,7 +212,7 @@ class Heatmap(ScrollView, can_focus=True):
         width = self._width
         if len(self.key_text) <= width:
             return [self.key_text]
-        scale = f"shade '{RAMP}' = {scale_words(self.model)}"
+        scale = f"shade '{self.model.ramp}' = {scale_words(self.model)}"
         return wrap_caption(scale, width) + wrap_caption(sums_line(self.model), width)
 
     @property
@@ -323,7 +321,7 @@ class Heatmap(ScrollView, can_focus=True):
     @property
     def key_text(self) -> str:
         """The one-line key: what the rows are, and how shades map to values."""
-        return f"shade '{RAMP}' = {scale_words(self.model)} · {sums_line(self.model)}"
+        return f"shade '{self.model.ramp}' = {scale_words(self.model)} · {sums_line(self.model)}"
 
     # ----------------------------------------------------------------- drawing
 
@@ -361,8 +359,9 @@ class Heatmap(ScrollView, can_focus=True):
             return self._text_strip(text, base, width)
         head = len("shade '")  # the first line starts with the ramp, drawn in its shades
         segments = [Segment("shade '", base)]
-        segments += [Segment(ch, base + SHADE_STYLES[k]) for k, ch in enumerate(RAMP)]
-        segments.append(Segment(text[head + len(RAMP):], base))
+        ramp, styles = self.model.ramp, self.model.styles
+        segments += [Segment(ch, base + styles[k]) for k, ch in enumerate(ramp)]
+        segments.append(Segment(text[head + len(ramp):], base))
         return Strip(segments).adjust_cell_length(width, base).crop(0, width)
 
     def _scrolled(self, fixed: list[Segment], cells: list[Segment], width: int, base: Style) -> Strip:

@@ -62,9 +62,12 @@ class HeatmapPanel(Vertical):
 
     def _show_current(self) -> None:
         self.refresh_bindings()
+        had_focus = self._view.has_focus
         self._view.remove()  # finishes asynchronously, so views carry no id to collide on
         self._view = self._make_view()
         self.mount(self._view, before=self.query_one("#panel-errata-box"))
+        if had_focus and self._view.can_focus:  # `.` and `,` keep the keys on the grid
+            self._view.focus()
         self._refresh_text()
 
     def _make_view(self) -> Heatmap | Static:

@@ -38,6 +38,11 @@ class PlanPanel(Vertical):
             self.query_one("#plan-body", Static).update(Text(
                 "Type your exam date and the minutes you can give each day, then Plan."))
 
+    def on_show(self) -> None:
+        """The Plan tab opened: the keys go to the date field (else a typed date's digits
+        would switch areas)."""
+        self.call_after_refresh(self.query_one("#plan-date", Input).focus)  # after the paper's
+
     def on_button_pressed(self, event: Button.Pressed) -> None:
         if event.button.id == "plan-make":
             event.stop()
@@ -70,3 +75,5 @@ class PlanPanel(Vertical):
         if save and store.persistent:
             save_exam(store, exam, minutes)
         self.query_one("#plan-body", Static).update(Text("\n".join(render_text(plan, commands=False))))
+        if save:  # planned: the keys go to reading it (arrows scroll, digits switch areas again)
+            self.query_one("#plan-scroll", VerticalScroll).focus()
