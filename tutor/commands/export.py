@@ -26,9 +26,6 @@ def command(
 def run(*, fmt: str, file: Path) -> None:
     from tutor.errors import UserError
     from tutor.exam.export import export
-    from tutor.launch import interpret_worked_examples
-
-    interpret_worked_examples()
     fmt = fmt.strip().lower()
     if file.parent and not file.parent.exists():
         raise UserError(f"cannot write {file}: folder {file.parent} does not exist")
