@@ -10,7 +10,6 @@ from typing import TYPE_CHECKING, Any
 from tutor.lab import jsonout
 from tutor.lab.report import Part, Style, pct
 
-WARM_UP = True
 EXPECTED = {"reverse": "anti-diagonal", "copy": "diagonal", "sort": "by value"}
 
 if TYPE_CHECKING:

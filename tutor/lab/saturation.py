@@ -11,7 +11,6 @@ from tutor.lab import jsonout
 from tutor.lab.report import Part, Style, box
 from tutor.plot import Series, line_plot
 
-WARM_UP = False
 
 
 def bars(s: Any) -> tuple[tuple[str, ...], int]:

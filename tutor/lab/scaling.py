@@ -10,7 +10,6 @@ from tutor.lab import jsonout
 from tutor.lab.report import Part, Style, box
 from tutor.plot import Series, line_plot
 
-WARM_UP = False  # the experiment loads its own two kernels, and says so
 
 
 def run(settings: Any, *, on_progress: Any = None, should_stop: Any = None) -> Any:

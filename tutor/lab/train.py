@@ -10,7 +10,6 @@ from tutor.lab import jsonout
 from tutor.lab.report import (Part, Style, accuracy_table, evaluation_note, loss_plot,
                                model_desc)
 
-WARM_UP = True
 
 if TYPE_CHECKING:
     from engine.lab.progress import ProgressFn, StopFn
