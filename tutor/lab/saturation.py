@@ -53,7 +53,7 @@ def report(res: Any, s: Any, style: Style) -> list[Part]:
 def to_json(res: Any, s: Any) -> dict[str, Any]:
     return jsonout.header(
         "saturation", n_keys=res.n_keys, samples=res.samples, trials=res.trials, seed=res.seed,
-        interrupted=res.stopped, stopped=res.stopped, max_entropy=math.log(res.n_keys),
+        interrupted=res.stopped, max_entropy=math.log(res.n_keys),
         points=[asdict(p) for p in res.points],
     )
 
