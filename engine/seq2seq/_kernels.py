@@ -41,7 +41,7 @@ from engine.seq2seq._layout import (ATT_V, ATT_WK, ATT_WQ, BOS, DEC_BH, DEC_BX,
     ENC_BH_B, ENC_BX, ENC_BX_B, ENC_EMBED, ENC_WH, ENC_WH_B, ENC_WX, ENC_WX_B, GRU, N_SLOTS,
     OUT_B, OUT_W, RNN)  # noqa: F401
 from engine.seq2seq._ops import (_add_colsum, _affine, _cell_backward, _cell_forward, _copy1,
-                                 _copy2, _iadd1, _iadd2, _mat, _vec)
+                                 _copy2, _iadd1, _iadd2, _mat, _tanh, _vec)
 
 # ---------------------------------------------------------------------------- decoder step
 
@@ -62,7 +62,7 @@ def _attend(Wq, v, s_prev, Ann, K, src_len, q, U, alpha, ctx):
         for i in range(L):
             acc = 0.0
             for k in range(a):
-                u = math.tanh(q[b, k] + K[i, b, k])
+                u = _tanh(q[b, k] + K[i, b, k])
                 U[b, i, k] = u
                 acc += v[k] * u
             alpha[b, i] = acc                       # e_bi, the score
