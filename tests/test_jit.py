@@ -119,3 +119,16 @@ def test_the_numba_import_lock_hands_every_thread_the_same_module():
     assert len(got) == 4 and all(m is got[0] for m in got) and hasattr(got[0], "njit")
     with pytest.raises(ValueError, match="numba or llvmlite"):
         _jit.load("os")
+
+
+def test_the_llvm_intrinsics_serve_only_the_tiled_attention():
+    """numba's internals sit behind one small module, used only where the lesson is speed."""
+    users: dict[str, set[str]] = {"engine._intrinsics": set(), "engine._tiles": set()}
+    for folder in ("engine", "tutor"):
+        for path in sorted((ROOT / folder).rglob("*.py")):
+            name = ".".join(path.relative_to(ROOT).with_suffix("").parts)
+            for _, module in _imports(path):
+                if module in users:
+                    users[module].add(name)
+    assert users == {"engine._intrinsics": {"engine._tiles"},
+                     "engine._tiles": {"engine.flash", "engine.flash_backward"}}

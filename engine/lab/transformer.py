@@ -19,7 +19,7 @@ import numpy as np
 
 from engine._alloc import keep_freed_memory
 from engine._blas import single_threaded_blas
-from engine._validate import check_choice, check_positive_int, check_scalar
+from engine._validate import check_positive_int, check_scalar
 from engine.lab.experiments import BottleneckSettings, _run_many
 from engine.lab.experiments import _train_and_evaluate as train_and_evaluate
 from engine.lab.heads import HeadsReport, heads_of
@@ -29,8 +29,7 @@ from engine.lab.progress import ProgressEvent, ProgressFn, StopFn
 from engine.lab.training import (BucketAccuracy, LossCurve, TrainResult,
                                  TrainSettings, evaluate)
 from engine.seq2seq import Seq2Seq
-from engine.transformer import (Transformer, TransformerConfig, loss_and_grad, make_optimizer,
-                                train_step)
+from engine.transformer import Transformer, TransformerConfig, make_optimizer, train_step
 from engine.transformer.decode import greedy_decode
 
 RUNS = ("transformer", "no positions")
