@@ -1,38 +1,28 @@
-"""Benchmark: start-up budget — CLI start, warm-cache trace, numba compile and cache load.
+"""Benchmark: start-up budgets — CLI start, warm trace, the first run's warm-up, cached load.
 
 Run: ``python benchmarks/startup.py`` (``--runs 7``). Every number is the wall time of a fresh
 process (or of one step inside a fresh process), median of ``--runs`` unless noted:
 
 1. ``attn-tutor --help``                    budget 0.3 s (imports neither numba nor textual)
-2. ``attn-tutor trace qkv --json``          budget 0.6 s (issue 17), caches warm (one run first);
-   the worked example runs interpreted, so numba is not loaded (engine._jit)
-3. every engine kernel compiled from an empty cache: a child process with ``NUMBA_CACHE_DIR``
-   pointing at a new temporary directory imports numba, then makes the tiny calls of
-   ``tutor/warmup.py`` (what the TUI warms) plus the kernels that list leaves out, timing
-   each (import of the module + first call) in wall and CPU seconds of the child (steps
-   marked "on request", e.g. float64 tiled attention, which only ``lab scaling --dtype
-   float64`` compiles, are shown but left out of the total); then the
-   same child again on the now-filled cache, which is the cached load a user pays on every
-   later start. One run each.
-4. the first run a student feels: the TUI's cold-cache warm-up (``tutor/warmup_procs.py``) on
-   another empty cache — two child processes sharing the warm-up list (``prepare_engine``), this
-   process loading each area as soon as a child is through it — as wall time until every warm-up kernel is in, and its
-   CPU time (each child's and the loading process's). One run; compare it with the
-   warm-up list's rows of (3), which are the same work in one process.
-
+2. ``attn-tutor trace qkv --json``          budget 0.3 s, caches warm (one run first); the
+   worked example runs interpreted (``ATTN_TUTOR_KERNELS=python``, set by the console script)
+3. the whole warm-up from an empty numba cache, as the TUI's warm-up thread runs it: one fresh
+   process with ``NUMBA_CACHE_DIR`` at a new temporary directory imports numba, then runs
+   every area of ``tutor.warmup.areas()`` in order, timing each (wall and CPU seconds; plus a
+   few kernels no area reaches, shown apart); budget 25 s in all. Then the same child on the
+   filled cache: the load every later start pays, budget 1.5 s.
+4. what a feature waits for on an empty cache in the TUI: a fresh process starts the warm-up
+   thread, and half a second later (the student pressing a key at first paint) a feature asks
+   for its area (``WarmUp.wait_for``: it jumps the queue) — the seconds until it is loaded.
+   Budget 8 s each.
 5. every command a student can run without the TUI, each on its own empty numba cache and
-   fresh ``ATTN_TUTOR_HOME`` (the first time a student runs it): wall seconds to exit, stdin
-   from /dev/null (a line-based quiz or paper then asks its first question and ends), and for
-   the two labs the wait until their first line of training (the process is then stopped).
-   Median and max of ``min(--runs, 3)`` runs. ``--commands`` prints only this part.
-
-``--solo`` instead times each warm-up area alone (a fresh process, its own empty cache) and
-prints the ``COLD_SECONDS`` table of ``tutor/warmup.py`` that balances the two children:
-re-run it when an area's compile time changes.
+   fresh ``ATTN_TUTOR_HOME``: wall seconds to exit, stdin from /dev/null, and for the two labs
+   the wait until their first line of training (budget 8 s). Median and max of
+   ``min(--runs, 3)`` runs. ``--commands`` prints only this part.
 
 The CLI is the ``attn-tutor`` script next to this Python (``python -m tutor`` if there is
-none). The machine's load average is printed with the results: on a shared machine, run it
-twice and keep the quieter run.
+none). The CPU (``lscpu``'s model name) and the load average are printed with each part: on
+a shared machine, run it twice and keep the quieter run.
 """
 
 from __future__ import annotations
@@ -52,11 +42,17 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from tui_paint import bytecode_note, cpu_model  # noqa: E402 - the sibling script, for the same CPU name
-ON_REQUEST = " (on request)"  # compiled only when a student asks for it: not in the total
+
+FEATURES = ("trace qkv", "trace beam-search", "seq2seq lab", "transformer lab", "tiled attention")
+"""The areas part 4 asks for, one fresh process each."""
+
+
+def load_line() -> str:
+    return "load average " + " ".join(f"{x:.2f}" for x in os.getloadavg())
 
 
 def _extra_calls():
-    """Kernels that tutor/warmup.py's list does not reach (or reaches in another dtype)."""
+    """Kernels no warm-up area reaches (or reaches in another dtype), timed apart."""
     import importlib
 
     import numpy as np
@@ -67,130 +63,53 @@ def _extra_calls():
     x32 = np.ones((4, 3), np.float32)
     big = np.ones((128, 16), np.float32)  # L·S·d_k = 2¹⁸: the BLAS kernels
     return [
-        ("tiled attention float64" + ON_REQUEST, call("engine.flash", "flash_attention",
-                                                     x32.astype(np.float64), x32, x32)),
-        ("tiled attention causal+pad", call("engine.flash", "flash_attention", x32, x32, x32,
-                                            causal=True, key_padding=np.ones(4, bool))),
+        ("tiled attention float64 (on request)", call("engine.flash", "flash_attention",
+                                                      x32.astype(np.float64), x32, x32)),
         ("tiled attention backward float32", call("engine.flash_backward",
                                                   "flash_attention_backward", x32, x32, x32, x32)),
         ("attention backward, BLAS path", call("engine.attention_backward", "attention_backward",
                                                big, big, big, None, big)),
-        ("positional", call("engine.positional", "sinusoidal_encoding", 4, 6)),
-        ("beam candidates", call("engine.decoding", "top_candidates",
-                                 np.zeros(2), np.log(np.full((2, 5), 0.2)), 3)),
-        ("seq2seq step model (no tutor feature)", _seq2seq_step_model),
     ]
 
 
-def _seq2seq_step_model():
-    """engine.seq2seq.step_function: the trained model as a step model for engine.decoding."""
-    import numpy as np
-
-    from engine.seq2seq import Seq2Seq, Seq2SeqConfig, step_function
-
-    model = Seq2Seq.init(Seq2SeqConfig(embed_dim=2, hidden_dim=2, attn_dim=2), seed=0)
-    sm = step_function(model, np.array([3, 4, 2]))
-    return sm.step(sm.initial_state, sm.bos_token)
-
-
 def child() -> None:
-    """In a fresh process: time `import numba`, then each warm-up call; print JSON."""
+    """In a fresh process: time the numba import, then each warm-up area; print JSON."""
     sys.path.insert(0, str(ROOT))
     t0, c0 = time.perf_counter(), time.process_time()
-    import numba
-    import numba.core.registry  # noqa: F401 - what the first @jit would import anyway
+    from engine._jit import numba
 
+    numba()
     timings = [("import numba", time.perf_counter() - t0, time.process_time() - c0)]
-    from tutor.warmup import _tiny_calls
+    from tutor.warmup import areas
 
-    for name, fn in _tiny_calls() + _extra_calls():
+    extra = _extra_calls()
+    for name, fn in list(areas().items()) + extra:
         t0, c0 = time.perf_counter(), time.process_time()
         try:
             fn()
         except Exception as exc:  # noqa: BLE001 - report, do not stop the benchmark
             name += f" (failed: {type(exc).__name__}: {exc})"
         timings.append((name, time.perf_counter() - t0, time.process_time() - c0))
-    # jitted functions in loaded engine modules that none of the calls compiled
-    from numba.core.dispatcher import Dispatcher
-
-    missed = sorted(
-        f"{mod_name}.{attr}" for mod_name, mod in list(sys.modules.items())
-        if mod_name.startswith("engine") and mod is not None
-        for attr, obj in vars(mod).items()
-        if isinstance(obj, Dispatcher) and obj.__module__ == mod_name and not obj.signatures)
-    print(json.dumps({"timings": timings, "missed": missed, "layer": _layer(numba)}))
+    print(json.dumps({"timings": timings, "extra": [n for n, _ in extra]}))
 
 
-def two_process_child() -> None:
-    """In a fresh process: what the TUI does on a cold cache (``prepare_engine``: children,
-    areas loaded here behind them, then the in-process pass), timed; print JSON."""
-    import resource
-
+def feature_child(area: str) -> None:
+    """In a fresh process: the TUI's warm-up thread, and ``area`` asked for 0.5 s later."""
     sys.path.insert(0, str(ROOT))
-    from tutor.warmup import _tiny_calls
-    from tutor.warmup_procs import prepare_engine
+    from tutor.warmup import WarmUp, areas
 
-    names = [name for name, _ in _tiny_calls()]
-    kept = []
-    t0, c0 = time.perf_counter(), time.process_time()
-    prepare_engine(cold=lambda: True, on_children=kept.append)
-    wall, cpu = time.perf_counter() - t0, time.process_time() - c0
-    children = kept[0]
-    ok = children.wait()
-    used = resource.getrusage(resource.RUSAGE_CHILDREN)
-    took = [[n for n in names if children.owner.get(n) == i] for i in range(len(children.parts))]
-    last = max(children.through_at.values(), default=0.0)  # the children's last area through
-    print(json.dumps({"ok": ok, "parts": took, "through_at": children.through_at,
-                      "children_wall": last, "children_cpu": children.cpu_seconds,
-                      "children_rusage_cpu": used.ru_utime + used.ru_stime,
-                      "load_wall": wall - last, "load_cpu": cpu}))
+    warm = WarmUp(areas())
+    warm.start()
+    time.sleep(0.5)
+    t0 = time.perf_counter()
+    warm.wait_for([area])
+    print(json.dumps({"wait": time.perf_counter() - t0}))
 
 
-def solo_child(name: str) -> None:
-    """In a fresh process: the CPU seconds of the one warm-up area ``name``; print JSON."""
-    sys.path.insert(0, str(ROOT))
-    import numba.core.registry  # noqa: F401 - not the area's cost
-
-    from tutor import warmup
-
-    warmup.ISOLATED = True  # as in a warm-up child: nothing else runs here
-    c0 = time.process_time()
-    dict(warmup._tiny_calls())[name]()
-    print(json.dumps({"cpu": time.process_time() - c0}))
-
-
-def solo_table() -> None:
-    """Time every warm-up area alone on an empty cache; print the COLD_SECONDS table."""
-    sys.path.insert(0, str(ROOT))
-    from tutor.warmup import RIDES_WITH, _tiny_calls
-
-    load = os.getloadavg()
-    print(f"# each area alone on an empty numba cache, CPU seconds; {cpu_model()}, "
-          f"load average {load[0]:.2f} at the start")
-    rows = []
-    for name, _ in _tiny_calls():
-        if name in RIDES_WITH:
-            continue
-        with tempfile.TemporaryDirectory(prefix="attn-numba-cache-") as cache:
-            env = dict(os.environ, NUMBA_CACHE_DIR=cache)
-            proc = subprocess.run([sys.executable, __file__, "--solo-child", name],
-                                  capture_output=True, text=True, env=env, cwd=ROOT)
-        if proc.returncode != 0:
-            raise SystemExit(f"{name} failed:\n{proc.stderr}")
-        rows.append(f'"{name}": {json.loads(proc.stdout.strip().splitlines()[-1])["cpu"]:.1f}')
-    print("COLD_SECONDS: dict[str, float] = {\n    " + ", ".join(rows) + ",\n}")
-
-
-def _layer(numba) -> str:
-    try:
-        return numba.threading_layer()
-    except ValueError:
-        return "not started"
-
-
-def run_child(cache_dir: str, mode: str = "--child") -> dict:
+def run_child(cache_dir: str, *args: str) -> dict:
     env = dict(os.environ, NUMBA_CACHE_DIR=cache_dir)
-    proc = subprocess.run([sys.executable, __file__, mode], capture_output=True, text=True,
+    env.pop("ATTN_TUTOR_KERNELS", None)
+    proc = subprocess.run([sys.executable, __file__, *args], capture_output=True, text=True,
                           env=env, cwd=ROOT)
     if proc.returncode != 0:
         raise SystemExit(f"child failed:\n{proc.stderr}")
@@ -223,11 +142,8 @@ COLD_COMMANDS: list[tuple[str, ...]] = [
     ("heatmap",),                               # the listing: every trace's heatmaps
     ("heatmap", "self-attention", "--ascii"),
     ("quiz", "--plain", "-n", "10", "--seed", "3"),
-    ("quiz", "--plain", "-m", "mock", "--seed", "3"),
     ("paper", "--plain", "--seed", "3"),
     ("export", "anki", "{out}/deck.apkg"),
-    ("export", "markdown", "{out}/notes.md"),
-    ("export", "csv", "{out}/cards.csv"),
     ("lab", "bottleneck"),                      # until its first line of training
     ("lab", "transformer"),
 ]
@@ -239,6 +155,7 @@ def cold_command(cmd: list[str], args: tuple[str, ...]) -> float:
     with tempfile.TemporaryDirectory(prefix="attn-cold-") as tmp:
         env = dict(os.environ, NUMBA_CACHE_DIR=f"{tmp}/numba", ATTN_TUTOR_HOME=f"{tmp}/home",
                    PYTHONUNBUFFERED="1")
+        env.pop("ATTN_TUTOR_KERNELS", None)
         argv = cmd + [a.format(out=tmp) for a in args]
         t0 = time.perf_counter()
         if args[0] != "lab":
@@ -258,102 +175,75 @@ def cold_command(cmd: list[str], args: tuple[str, ...]) -> float:
 
 
 def commands_table(cmd: list[str], runs: int) -> None:
-    load = os.getloadavg()
-    print(f"every command on an empty cache and a fresh home, median / max of {runs} "
-          f"(load average {load[0]:.2f} at its start):")
+    print(f"5. every command on an empty cache and a fresh home, median / max of {runs} "
+          f"({load_line()} at its start):")
     for args in COLD_COMMANDS:
         times = [cold_command(cmd, args) for _ in range(runs)]
         shown = " ".join(a.replace("{out}/", "") for a in args)
+        over = "  OVER 8 s" if args[0] == "lab" and max(times) > 8 else ""
         print(f"  attn-tutor {shown:<40} {statistics.median(times):6.2f} s  {max(times):6.2f} s"
-              + ("  OVER 5 s" if max(times) > 5 else ""), flush=True)
+              + over, flush=True)
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--runs", type=int, default=7)
     ap.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
-    ap.add_argument("--two-process-child", action="store_true", help=argparse.SUPPRESS)
-    ap.add_argument("--solo", action="store_true",
-                    help="time each warm-up area alone; print tutor/warmup.py's COLD_SECONDS")
-    ap.add_argument("--solo-child", help=argparse.SUPPRESS)
+    ap.add_argument("--feature-child", help=argparse.SUPPRESS)
     ap.add_argument("--commands", action="store_true",
                     help="only part 5: every CLI command on an empty cache")
     args = ap.parse_args()
-    if args.solo_child:
-        solo_child(args.solo_child)
-        return
-    if args.solo:
-        solo_table()
-        return
     if args.child:
         child()
         return
-    if args.two_process_child:
-        two_process_child()
+    if args.feature_child:
+        feature_child(args.feature_child)
         return
 
-    load0 = os.getloadavg()
     cmd = cli()
     print(f"start-up benchmark; CLI = {' '.join(cmd)}; {cpu_model()}, {os.cpu_count()} cores; "
-          f"load average {load0[0]:.2f} {load0[1]:.2f} {load0[2]:.2f}")
+          f"{load_line()}")
     if bytecode_note():
         print(bytecode_note())
     if args.commands:
         commands_table(cmd, min(args.runs, 3))
         return
     med, best = wall(cmd + ["--help"], args.runs)
-    print(f"attn-tutor --help:              median {med:.3f} s, min {best:.3f} s "
-          f"(budget 0.3 s){'' if med < 0.3 else '  OVER BUDGET'}")
-    wall(cmd + ["trace", "qkv", "--json"], 1)  # fill the numba cache if it is cold
+    print(f"1. attn-tutor --help:              median {med:.3f} s, min {best:.3f} s "
+          f"(budget 0.3 s){'' if med <= 0.3 else '  OVER BUDGET'}")
+    wall(cmd + ["trace", "qkv", "--json"], 1)
     med, best = wall(cmd + ["trace", "qkv", "--json"], args.runs)
-    print(f"attn-tutor trace qkv --json:    median {med:.3f} s, min {best:.3f} s "
-          f"(budget 0.6 s, warm caches){'' if med < 0.6 else '  OVER BUDGET'}")
+    print(f"2. attn-tutor trace qkv --json:    median {med:.3f} s, min {best:.3f} s "
+          f"(budget 0.3 s, warm){'' if med <= 0.3 else '  OVER BUDGET'}   ({load_line()})")
 
+    print(f"\n3. the whole warm-up, one fresh process ({load_line()} at its start):")
     with tempfile.TemporaryDirectory(prefix="attn-numba-cache-") as cache:
-        cold = run_child(cache)
-        warm = run_child(cache)
-    with tempfile.TemporaryDirectory(prefix="attn-numba-cache-") as cache:
-        load_two = os.getloadavg()
-        two = run_child(cache, "--two-process-child")
-    print()
-    print(f"engine kernels, one fresh process each (threading layer: {cold['layer']}):")
-    print(f"  {'step':<36} {'empty cache: wall':>18} {'CPU':>8} {'warm cache: wall':>17} {'CPU':>8}")
+        cold = run_child(cache, "--child")
+        warm = run_child(cache, "--child")
+    print(f"  {'area':<40} {'empty cache: wall':>18} {'CPU':>8} {'warm cache: wall':>17} {'CPU':>8}")
     warm_t = {name: (t, c) for name, t, c in warm["timings"]}
     totals = [0.0, 0.0, 0.0, 0.0]
     for name, t, c in cold["timings"]:
         w, wc = warm_t.get(name, (float("nan"), float("nan")))
-        print(f"  {name:<36} {t:>17.3f}s {c:>7.3f}s {w:>16.3f}s {wc:>7.3f}s")
-        if name != "import numba" and not name.endswith(ON_REQUEST):
+        print(f"  {name:<40} {t:>17.3f}s {c:>7.3f}s {w:>16.3f}s {wc:>7.3f}s")
+        if name not in cold["extra"]:
             for i, x in enumerate((t, c, w, wc)):
                 totals[i] += x
-    print(f"  {'total after import numba':<36} {totals[0]:>17.3f}s {totals[1]:>7.3f}s "
+    print(f"  {'the warm-up (numba and every area)':<40} {totals[0]:>17.3f}s {totals[1]:>7.3f}s "
           f"{totals[2]:>16.3f}s {totals[3]:>7.3f}s")
-    if cold["missed"]:
-        print("  jitted functions none of these calls compiled: " + ", ".join(cold["missed"]))
-    from tutor.warmup import _tiny_calls
+    print(f"  budgets: whole warm-up ≤ 25 s: {totals[0]:.1f} s"
+          f"{'' if totals[0] <= 25 else '  OVER'}; a later start's load ≤ 1.5 s: {totals[2]:.2f} s"
+          f"{'' if totals[2] <= 1.5 else '  OVER'}   ({load_line()})")
 
-    listed = {name for name, _ in _tiny_calls()}
-    one = [(t, c) for name, t, c in cold["timings"] if name in listed]
-    print()
-    print(f"first run as the TUI does it (load average {load_two[0]:.2f} at its start):")
-    print(f"  the warm-up list in one process (the rows above): wall {sum(t for t, _ in one):.1f} s, "
-          f"CPU {sum(c for _, c in one):.1f} s")
-    cpu = sum(two["children_cpu"]) + two["load_cpu"]
-    print(f"  two child processes, areas loaded here as they finish: wall "
-          f"{two['children_wall'] + two['load_wall']:.1f} s until every warm-up kernel is in "
-          f"(the children's last area {two['children_wall']:.1f} s, then {two['load_wall']:.1f} s "
-          f"more here), CPU {cpu:.1f} s (children "
-          + " + ".join(f"{c:.1f}" for c in two["children_cpu"])
-          + f" s, this process {two['load_cpu']:.1f} s, most of it loading areas behind them)"
-          + ("" if two["ok"] else "  A CHILD FAILED"))
-    at = two["through_at"]
-    for i, part in enumerate(two["parts"]):
-        print(f"    child {i + 1}: " + ", ".join(f"{n} ({at[n]:.1f} s)" if n in at else n
-                                         for n in part))
+    print(f"\n4. a feature asked for 0.5 s after the warm-up starts, empty cache ({load_line()}):")
+    for area in FEATURES:
+        with tempfile.TemporaryDirectory(prefix="attn-numba-cache-") as cache:
+            got = run_child(cache, "--feature-child", area)
+        print(f"  {area:<24} waits {got['wait']:6.2f} s{'' if got['wait'] <= 8 else '  OVER 8 s'}",
+              flush=True)
     print()
     commands_table(cmd, min(args.runs, 3))
-    load1 = os.getloadavg()
-    print(f"load average at end {load1[0]:.2f} {load1[1]:.2f} {load1[2]:.2f}")
+    print(f"{load_line()} at the end")
 
 
 if __name__ == "__main__":

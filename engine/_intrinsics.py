@@ -1,24 +1,24 @@
-"""The LLVM intrinsics under the engine's kernels (numba offers none of them).
+"""The LLVM intrinsics under the tiled attention (numba offers none of them).
 
-For the tiled kernels: a vectorisable max, 2^k from bits, 512-bit vector hints, an atomic
-task counter and a BLAS gemm that accumulates and takes transposes as flags (why each exists
-and what it bought is in :mod:`engine.flash`'s docstring). For compile time (the lab's
-seq2seq kernels): a matrix view of a flat vector without reshape's checks, and a
-``noinline`` mark that keeps a helper's loops out of each of its call sites.
-:mod:`engine._intrinsics_py` has a plain-Python twin of each for interpreted mode
-(:func:`engine._jit.use_interpreter`).
+For :mod:`engine.flash` and :mod:`engine.flash_backward` only (through :mod:`engine._tiles`):
+a vectorisable max, 2^k from bits, 512-bit vector hints, an atomic task counter and a BLAS
+gemm that accumulates and takes transposes as flags (why each exists and what it bought is in
+:mod:`engine.flash`'s docstring). This is the one module of the engine that reaches into
+numba's and llvmlite's internals; it gets them from :func:`engine._jit.load`, under the
+engine's one import lock. Every other kernel is plain numba (``np.dot``, slicing,
+``math.exp``), and the tiled attention has no interpreted mode.
 """
 
 from __future__ import annotations
 
-from llvmlite import ir
-from numba import types
-from numba.core import cgutils
-from numba.core.imputils import impl_ret_borrowed
-from numba.np.arrayobj import populate_array
-from numba.extending import intrinsic
+from engine._jit import MAXNUM_FLAGS, load
 
-from engine._jit import MAXNUM_FLAGS
+ir = load("llvmlite.ir")
+types = load("numba.core.types")
+cgutils = load("numba.core.cgutils")
+intrinsic = load("numba.extending").intrinsic
+_ensure_blas = load("numba.np.linalg").ensure_blas
+
 
 @intrinsic
 def _fmax(typingctx, a, b):
@@ -78,74 +78,6 @@ def _wide_vectors(typingctx):
 
 
 @intrinsic
-def _view2d(typingctx, flat, start, rows, cols):
-    """Entries start … start + rows·cols − 1 of the C-contiguous array ``flat`` (any number of
-    dimensions, read in C order) as a (rows, cols) C-contiguous view, with no checks.
-
-    What ``flat.reshape(-1)[a:b].reshape((rows, cols))`` gives, without reshape's size check
-    and stride search: numba inlines those at every call, so a kernel taking a dozen
-    parameter matrices from one flat vector compiled several times slower. The caller
-    guarantees start + rows·cols ≤ flat.size.
-    """
-    if not (isinstance(flat, types.Array) and flat.layout == "C"):
-        return None
-    if not all(isinstance(x, types.Integer) for x in (start, rows, cols)):
-        return None
-    view = flat.copy(ndim=2, layout="C")
-
-    def codegen(context, builder, signature, args):
-        src = context.make_array(signature.args[0])(context, builder, args[0])
-        i0, r, c = (context.cast(builder, v, t, types.intp)
-                    for v, t in zip(args[1:], signature.args[1:]))
-        out = context.make_array(signature.return_type)(context, builder)
-        item = context.get_constant(types.intp, context.get_abi_sizeof(
-            context.get_data_type(flat.dtype)))
-        populate_array(out, data=builder.gep(src.data, [i0]),
-                       shape=cgutils.pack_array(builder, [r, c]),
-                       strides=cgutils.pack_array(builder, [builder.mul(c, item), item]),
-                       itemsize=item, meminfo=src.meminfo, parent=src.parent)
-        return impl_ret_borrowed(context, builder, signature.return_type, out._getvalue())
-
-    return view(flat, start, rows, cols), codegen
-
-
-@intrinsic
-def _no_inline(typingctx):
-    """Mark the function that calls this ``noinline``: its callers call it instead of
-    inlining it.
-
-    numba links a helper's optimised code into every kernel that calls it, and LLVM inlines
-    it at each call site, then vectorises each copy of its loops again (a runtime alias
-    check, a vector body, a remainder loop). For small loops called a dozen times from one
-    kernel that made most of the kernel's compile; kept apart, each helper is compiled once
-    per kernel, for the price of a call (nanoseconds next to the loop over B·d entries).
-    """
-    def codegen(context, builder, signature, args):
-        builder.function.attributes.add("noinline")
-        return context.get_dummy_value()
-
-    return types.void(), codegen
-
-
-@intrinsic
-def _compact(typingctx):
-    """:func:`_no_inline`, and compile the calling function for size (``minsize``).
-
-    For helpers whose loops run rarely next to the matrix products around them: LLVM leaves
-    such a loop scalar instead of emitting a vector body, a runtime alias check and a
-    remainder loop for it (a 2-D copy shrank from ~1000 lines of optimised IR to 40), so it
-    compiles faster. Not for loops that run over whole blocks at every step: the seq2seq
-    lab lost 3-6 % of its training speed when its per-step copies and sums were compacted.
-    """
-    def codegen(context, builder, signature, args):
-        for attribute in ("noinline", "minsize", "optsize"):
-            builder.function.attributes.add(attribute)
-        return context.get_dummy_value()
-
-    return types.void(), codegen
-
-
-@intrinsic
 def _next_task(typingctx, counter):
     """Atomically counter[0] += 1, returning the old value: the next unclaimed task."""
     if not (isinstance(counter, types.Array) and counter.dtype == types.int64):
@@ -176,9 +108,7 @@ def _gemm(typingctx, A, B, C, trans_a, trans_b, alpha, beta):
         return None
     if not A.dtype == B.dtype == C.dtype or A.dtype not in (types.float32, types.float64):
         return None
-    from numba.np.linalg import ensure_blas
-
-    ensure_blas()  # scipy provides the BLAS; fail at compile time, not with a wrong result
+    _ensure_blas()  # scipy provides the BLAS; fail at compile time, not with a wrong result
     dtype = A.dtype
     kind = ord("s" if dtype == types.float32 else "d")
 

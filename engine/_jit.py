@@ -1,8 +1,16 @@
-"""Numba options, in one place.
+"""Numba, in one place: the engine's only import of numba, and the options of every kernel.
 
-Every kernel in the engine is compiled through :func:`jit` (serial) or :func:`pjit`
-(``parallel=True``). ``cache=True`` writes the machine code next to the source so a second
-start-up loads it in milliseconds instead of compiling again.
+**One import, under a lock.** Python imports a package from two threads at once badly: while
+one thread runs numba's ``__init__`` the other can see a half-initialised module and fail
+with "cannot import name … from partially initialized module" (a first run of the tutor did,
+when the trace screen and the warm-up both reached the engine). So no module imports numba
+or llvmlite itself (``tests/test_jit.py`` scans the source): kernel modules get their
+decorators from :func:`jit`, the tiled attention's LLVM intrinsics (``engine._intrinsics``)
+get numba's modules from :func:`load`, and both import under one lock, once per process.
+
+Every kernel is compiled through :func:`jit` (serial) or :func:`pjit` (``parallel=True``).
+``cache=True`` writes the machine code next to the source so a second start-up loads it in
+milliseconds instead of compiling again.
 
 Fast-math is off by default and never all on: the masks use ``-inf`` and a fully masked row
 must stay exactly zero, which the ``ninf`` flag would let the compiler break (and ``nnan``
@@ -17,27 +25,27 @@ would let it drop the checks that keep NaN out). A kernel opts in to one of two 
   is still handled because ``ninf`` is not in the set. Results may differ from a serial
   loop in the last bits.
 
-The same options reach ``@overload`` implementations through :data:`OVERLOAD_OPTIONS`, and
-the one LLVM intrinsic call that carries flags of its own (``llvm.maxnum`` in
-``engine._intrinsics._fmax``) takes :data:`MAXNUM_FLAGS`.
-
 **Interpreted mode.** A worked example multiplies 3 × 4 matrices: the arithmetic takes
-microseconds, but loading numba and its cached machine code costs ~0.8 s of every start (numba's
-import, then its first-use set-up, which also imports scipy.linalg). A process that only
-builds worked examples calls :func:`use_interpreter` before any kernel module is imported; from
-then on :func:`jit` hands back the function itself, so the *same kernel source* runs in the
-Python interpreter, numba is never imported, and the LLVM intrinsics of
-``engine._intrinsics`` are replaced by their plain-Python twins in
-``engine._intrinsics_py``. The mode is per process and can only be chosen before the first
-kernel exists (compiled and interpreted kernels cannot call each other). Results agree with
-the compiled kernels to rounding: where a kernel allows FMA or reordered sums, the last bits
-may differ (the trace tests compare every printed value of every trace in both modes).
+microseconds, but loading numba and its cached machine code costs most of a second. A process
+started with the environment variable :data:`KERNELS_VARIABLE` set to ``python`` runs every
+kernel as the plain Python function it is written as: :func:`jit` hands back the function
+itself and numba is never imported. The variable is read once, when this module is imported,
+so the mode is the process's from start to end; the ``attn-tutor`` console script sets it
+for the commands that only build worked examples (``tutor.launch``). Results agree with the
+compiled kernels to rounding (the trace tests compare every printed value in both modes).
 """
 
 from __future__ import annotations
 
+import importlib
+import os
+import threading
 from collections.abc import Callable
+from types import ModuleType
 from typing import Any
+
+KERNELS_VARIABLE = "ATTN_TUTOR_KERNELS"
+"""``python``: run the kernels interpreted (see the module docstring); anything else: numba."""
 
 _BASE: dict[str, Any] = {"cache": True, "nogil": True}
 
@@ -46,26 +54,35 @@ REDUCTION_FLAGS = frozenset({"contract", "reassoc", "nsz", "nnan"})
 OVERLOAD_OPTIONS: dict[str, Any] = {"cache": True}
 MAXNUM_FLAGS = ("nnan", "nsz")  # max of finite values (−inf allowed): vectorises as a reduction
 
-_interpreted = False
-_kernels_defined = 0  # kernels made by jit() so far, in either mode
-
-
-def use_interpreter() -> bool:
-    """Run every kernel of this process as plain Python (see the module docstring).
-
-    Returns True if the process is now (or already was) interpreted; False if kernels were
-    already compiled, in which case nothing changes and the compiled kernels are used.
-    """
-    global _interpreted
-    if _kernels_defined and not _interpreted:
-        return False
-    _interpreted = True
-    return True
+_INTERPRETED = os.environ.get(KERNELS_VARIABLE, "").strip().lower() == "python"
+_lock = threading.RLock()
+_numba: ModuleType | None = None
 
 
 def interpreted() -> bool:
-    """Whether kernels are plain Python functions in this process."""
-    return _interpreted
+    """Whether kernels are plain Python functions in this process (fixed at start)."""
+    return _INTERPRETED
+
+
+def numba() -> ModuleType:
+    """The numba package, imported once for the whole process under this module's lock."""
+    global _numba
+    if _INTERPRETED:
+        raise RuntimeError(f"numba is not loaded in interpreted mode ({KERNELS_VARIABLE}=python)")
+    with _lock:
+        if _numba is None:
+            _numba = importlib.import_module("numba")
+        return _numba
+
+
+def load(name: str) -> ModuleType:
+    """A numba or llvmlite module (``"numba.core.cgutils"``, ``"llvmlite.ir"``), imported under
+    the same lock, after numba itself. Only the tiled attention's intrinsics need these."""
+    if name.partition(".")[0] not in ("numba", "llvmlite"):
+        raise ValueError(f"name: expected a numba or llvmlite module, got {name!r}")
+    with _lock:
+        numba()
+        return importlib.import_module(name)
 
 
 def jit(fn: Callable | None = None, *, fma: bool = False, reduction: bool = False,
@@ -94,16 +111,25 @@ def jit(fn: Callable | None = None, *, fma: bool = False, reduction: bool = Fals
 
 
 def _make(fn: Callable, options: dict[str, Any]) -> Callable:
-    global _kernels_defined
-    _kernels_defined += 1
-    if _interpreted:
+    if _INTERPRETED:
         return fn
-    import numba
-
-    return numba.njit(**options)(fn)
+    return numba().njit(**options)(fn)
 
 
 def pjit(fn: Callable | None = None, *, fma: bool = False, reduction: bool = False,
          **overrides: Any):
     """Like :func:`jit` with ``parallel=True``; only for big loops (cold compile costs seconds)."""
     return jit(fn, fma=fma, reduction=reduction, parallel=True, **overrides)
+
+
+def default_threads() -> int:
+    """The threads numba would use (``NUMBA_NUM_THREADS``, default the usable cores), read from
+    its configuration without starting its parallel threading layer; 1 when interpreted."""
+    if _INTERPRETED:
+        return 1
+    return max(1, int(load("numba.core.config").NUMBA_NUM_THREADS))
+
+
+def version() -> str:
+    """numba's version ("interpreted" in interpreted mode)."""
+    return "interpreted" if _INTERPRETED else str(numba().__version__)

@@ -1,21 +1,17 @@
 """Row operations of the tiled attention kernels (:mod:`engine.flash`, :mod:`engine.flash_backward`).
 
 The base-2 exponential, row max and row sum, built on the LLVM intrinsics of
-:mod:`engine._intrinsics` (or, in interpreted mode, on their Python twins in
-:mod:`engine._intrinsics_py`). Why each exists and what it bought is in :mod:`engine.flash`'s
-docstring.
+:mod:`engine._intrinsics`. Why each exists and what it bought is in :mod:`engine.flash`'s
+docstring. Compiled only: the tiled attention has no interpreted mode (no worked example uses
+it).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from engine._jit import OVERLOAD_OPTIONS, interpreted, jit
-
-if interpreted():
-    from engine._intrinsics_py import _fmax, _gemm, _next_task, _pow2_round, _wide_vectors
-else:
-    from engine._intrinsics import _fmax, _gemm, _next_task, _pow2_round, _wide_vectors
+from engine._intrinsics import _fmax, _gemm, _next_task, _pow2_round, _wide_vectors, types
+from engine._jit import OVERLOAD_OPTIONS, jit, load
 
 __all__ = ["LN2", "LOG2E", "_exp2_inplace", "_fmax", "_gemm", "_mask_tile", "_next_task",
            "_pow2_round", "_row_max", "_row_sum", "_wide_vectors"]
@@ -77,15 +73,11 @@ def _exp2_inplace(x, n, mx):
         _exp2_inplace_f64(x, n, mx)
 
 
-if not interpreted():
-    from numba import types
-    from numba.extending import overload
-
-    @overload(_exp2_inplace, jit_options=OVERLOAD_OPTIONS)
-    def _exp2_inplace_overload(x, n, mx):
-        if x.dtype == types.float32:
-            return lambda x, n, mx: _exp2_inplace_f32(x, n, mx)
-        return lambda x, n, mx: _exp2_inplace_f64(x, n, mx)
+@load("numba.extending").overload(_exp2_inplace, jit_options=OVERLOAD_OPTIONS)
+def _exp2_inplace_overload(x, n, mx):
+    if x.dtype == types.float32:
+        return lambda x, n, mx: _exp2_inplace_f32(x, n, mx)
+    return lambda x, n, mx: _exp2_inplace_f64(x, n, mx)
 
 
 # Reductions may be reordered and assume no NaN (engine._jit.REDUCTION_FLAGS: inputs are

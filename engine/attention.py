@@ -30,7 +30,6 @@ from engine._validate import (
     result_dtype,
     shape_str,
 )
-from engine._tiles import LOG2E, _exp2_inplace, _gemm, _row_max, _row_sum
 from engine.masks import causal_mask
 
 
@@ -82,35 +81,30 @@ def _sdpa(Q, K, V, mask, use_mask, scale, out, W):
                 out[b, i, c] = z[c]
 
 
-@jit(fma=True, error_model="numpy")  # total ≥ 1 (the max's term): no zero-division check needed
-def _softmax_rows_exp2(W, mask, use_mask, scale):
+@jit(error_model="numpy")  # total ≥ 1 (the max's term): no zero-division check needed
+def _softmax_rows_inplace(W, mask, use_mask, scale):
     """W (L, S) ← softmax(W · scale) row by row, in place; masked entries and rows with no
-    allowed key → 0.
-
-    The same softmax as :func:`engine.softmax._softmax_rows`, with the exponential taken in
-    base 2 by the tiled kernels' branch-free polynomial (``engine._tiles``), which vectorises:
-    e^{scale (s − max)} = 2^{scale·log₂e·s − max}. Relative error < 3e-16 (float64) or
-    3e-7 (float32) per weight; ``math.exp`` per entry cost more than both products together
-    for the small heads of the lab's Transformer.
-    """
+    allowed key → 0 (the softmax of :func:`engine.softmax._softmax_rows`, in W's dtype)."""
     L, S = W.shape
-    scale2 = scale * LOG2E
-    lowest = np.empty(1, W.dtype)
-    lowest[0] = -np.inf
     for i in range(L):
         row = W[i]
+        m = -np.inf
         for j in range(S):
             if use_mask and not mask[i, j]:
                 row[j] = -np.inf
             else:
-                row[j] = row[j] * scale2
-        m = _row_max(row, S, lowest[0])
+                row[j] = row[j] * scale
+                if row[j] > m:
+                    m = row[j]
         if m == -np.inf:                                    # nothing may be attended
             for j in range(S):
                 row[j] = 0.0
             continue
-        _exp2_inplace(row, S, m)                            # masked (−inf) → exactly 0
-        total = _row_sum(row, S)
+        total = 0.0
+        for j in range(S):
+            e = math.exp(row[j] - m)                        # masked (−inf) → exactly 0
+            row[j] = e
+            total += e
         for j in range(S):
             row[j] = row[j] / total
 
@@ -120,15 +114,15 @@ def _sdpa_blas(Q, K, V, mask, use_mask, scale, out, W):
     """Same contract as :func:`_sdpa` for big inputs: the two products go to BLAS.
 
     W[b] = Q[b] K[b]ᵀ (BLAS), W[b] = softmax(W[b] · scale) row by row in place (masked rows
-    → 0, exponentials vectorised), out[b] = W[b] V[b] (BLAS). The n×n weights are
+    → 0), out[b] = W[b] V[b] (BLAS). The n×n weights are
     materialised — this is the plain algorithm, just with fast matrix products, so that
     comparing it with the tiled kernel compares memory and algorithms rather than a scalar
     loop against BLAS.
     """
     for b in range(Q.shape[0]):
-        _gemm(Q[b], K[b], W[b], False, True, 1.0, 0.0)      # (L, S) raw scores Q Kᵀ
-        _softmax_rows_exp2(W[b], mask[b if use_mask else 0], use_mask, scale)
-        _gemm(W[b], V[b], out[b], False, False, 1.0, 0.0)   # (L, d_v)
+        np.dot(Q[b], K[b].T, W[b])                          # (L, S) raw scores Q Kᵀ
+        _softmax_rows_inplace(W[b], mask[b if use_mask else 0], use_mask, scale)
+        np.dot(W[b], V[b], out[b])                          # (L, d_v)
 
 
 BLAS_MIN_WORK = 1 << 18

@@ -33,7 +33,6 @@ import numpy as np
 
 from engine._jit import jit
 from engine._validate import as_float, shape_str
-from engine._tiles import _gemm
 from engine.attention import (BLAS_MIN_WORK, _sdpa, _sdpa_blas, prepare_attention,
                               prepare_multi_head, readonly, split_heads)
 
@@ -101,16 +100,16 @@ def _sdpa_grad_blas(Q, K, V, W, dO, scale, dQ, dK, dV, dW):
     S = K.shape[1]
     ds = np.empty((L, S), Q.dtype)                         # (L, S) ∂L/∂s
     for b in range(B):
-        _gemm(W[b], dO[b], dV[b], True, False, 1.0, 0.0)    # (S, d_v) dV = αᵀ dO
-        _gemm(dO[b], V[b], dW[b], False, True, 1.0, 0.0)    # (L, S)   dα = dO Vᵀ
+        np.dot(W[b].T, dO[b], dV[b])                        # (S, d_v) dV = αᵀ dO
+        np.dot(dO[b], V[b].T, dW[b])                        # (L, S)   dα = dO Vᵀ
         for i in range(L):
             dot = 0.0
             for j in range(S):
                 dot += W[b, i, j] * dW[b, i, j]
             for j in range(S):
                 ds[i, j] = W[b, i, j] * (dW[b, i, j] - dot) * scale
-        _gemm(ds, K[b], dQ[b], False, False, 1.0, 0.0)      # (L, d_k) dQ = scale ds K
-        _gemm(ds, Q[b], dK[b], True, False, 1.0, 0.0)       # (S, d_k) dK = scale dsᵀ Q
+        np.dot(ds, K[b], dQ[b])                             # (L, d_k) dQ = scale ds K
+        np.dot(ds.T, Q[b], dK[b])                           # (S, d_k) dK = scale dsᵀ Q
 
 
 @jit

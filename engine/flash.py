@@ -58,7 +58,7 @@ import time
 
 import numpy as np
 
-from engine._jit import jit
+from engine._jit import default_threads, jit
 from engine._tiles import (LN2, LOG2E, _exp2_inplace, _gemm, _mask_tile, _next_task,  # noqa: F401
                            _row_max, _row_sum)
 from engine._validate import as_bool, as_float, check_positive_int, check_scalar, result_dtype
@@ -194,9 +194,7 @@ def get_threads() -> int:
     """
     if _threads is not None:
         return _threads
-    from numba import config  # numba reads NUMBA_NUM_THREADS (default: the usable cores)
-
-    return max(1, int(config.NUMBA_NUM_THREADS))
+    return default_threads()  # numba's NUMBA_NUM_THREADS (default: the usable cores)
 
 
 def _blocked_transpose(k: np.ndarray, block: int) -> np.ndarray:

@@ -20,7 +20,7 @@ from rich.console import Console
 from typer.testing import CliRunner
 
 from engine.trace import HeatmapData
-from tests.tui_text import screen_text, settle, widget_text
+from tests.tui_text import screen_text, settle, until, widget_text
 from tutor.cli import app as cli_app
 from tutor.render.safe import clean
 
@@ -110,7 +110,7 @@ async def test_the_heatmaps_screen_and_toasts_stay_clean():
         assert "title abcdefg" in painted and "lab abcdefg" in painted
         assert_clean(painted, "TUI heatmaps")
         app.notify(f"toast {EVIL}")
-        await pilot.pause(0.3)
+        assert await until(pilot, lambda: "toast abcdefg" in screen_text(app))
         painted = screen_text(app)
         assert "toast abcdefg" in painted
         assert_clean(painted, "TUI toast")

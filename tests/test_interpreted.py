@@ -1,199 +1,29 @@
-"""Interpreted mode (engine._jit.use_interpreter): the same kernels run as plain Python.
+"""Interpreted mode (``ATTN_TUTOR_KERNELS=python``, read once by engine._jit): the same kernels
+run as plain Python.
 
 A CLI process that only builds a worked example runs the kernels interpreted instead of
-loading numba. These tests check that (1) the Python twins of the LLVM intrinsics keep the
-intrinsics' contracts, (2) every trace prints the very same JSON in both modes, (3) the CLI
-chooses the mode only where it should, and never imports numba when it does.
+loading numba. These tests check that (1) every trace prints the very same JSON in both
+modes, (2) the console script chooses the mode only where it should, once, before anything
+imports the engine, and never imports numba when it does.
 """
 
 from __future__ import annotations
 
 import json
 import math
-import re
+import os
 import subprocess
 import sys
-import threading
 
 import numpy as np
 import pytest
 
-from engine import _intrinsics_py as twin
-from engine._intrinsics import _compact, _fmax, _gemm, _no_inline, _pow2_round, _view2d
-from engine._jit import jit
 from engine import traces
+from engine._jit import KERNELS_VARIABLE
 from engine.traces import SMALL_INPUTS, build, interpretable, list_traces
 from tutor.render.catalog import trace_json
 
-# --------------------------------------------------------------------------- the twins
-
-
-@jit(cache=False)
-def _pow2_compiled(t):
-    return _pow2_round(t)
-
-
-@jit(cache=False)
-def _fmax_compiled(a, b):
-    return _fmax(a, b)
-
-
-@jit(cache=False)
-def _gemm_compiled(A, B, C, trans_a, trans_b, alpha, beta):
-    _gemm(A, B, C, trans_a, trans_b, alpha, beta)
-
-
-@jit(cache=False)
-def _view2d_compiled(flat, start, rows, cols):
-    return _view2d(flat, start, rows, cols)
-
-
-@jit(cache=False)
-def _kept_apart(x):
-    _no_inline()
-    return 2.0 * x
-
-
-@jit(cache=False)
-def _calls_kept_apart(x):
-    return _kept_apart(x) + 1.0
-
-
-@jit(cache=False)
-def _copy_compact(out, x):
-    _compact()
-    for i in range(out.shape[0]):
-        out[i] = x[i]
-
-
-@jit(cache=False)
-def _copy_plain(out, x):
-    _no_inline()
-    for i in range(out.shape[0]):
-        out[i] = x[i]
-
-
-@pytest.mark.parametrize("dtype, magic, low", [(np.float32, 12582912.0, -127),
-                                               (np.float64, 6755399441055744.0, -1023)])
-def test_pow2_twin_is_two_to_the_rounded_k(dtype, magic, low):
-    for v in np.arange(low, 64, 0.25):            # the kernels use v = x − max ≤ 0
-        v = dtype(v)
-        t = v + dtype(magic)
-        k = int(np.rint(v))                       # the kernel's rounding (half to even)
-        expected = 0.0 if k <= low else math.ldexp(1.0, k)
-        got = twin._pow2_round(t)
-        assert isinstance(got, dtype)
-        assert float(got) == expected, (v, k)
-        if k % 16 == 0:                           # and the intrinsic agrees bit for bit
-            assert _pow2_compiled(t) == got
-
-
-def test_fmax_twin_is_llvm_maxnum():
-    for a, b in [(1.0, 2.0), (2.0, 1.0), (-np.inf, -3.0), (-3.0, -np.inf), (0.5, 0.5)]:
-        assert twin._fmax(a, b) == max(a, b) == _fmax_compiled(a, b)
-    # maxnum's NaN rule (the compiled one may assume no NaN: nnan): the other operand
-    assert twin._fmax(float("nan"), 3.0) == 3.0
-    assert twin._fmax(3.0, float("nan")) == 3.0
-
-
-@pytest.mark.parametrize("dtype", [np.float32, np.float64])
-@pytest.mark.parametrize("trans_a, trans_b", [(False, False), (True, False), (False, True), (True, True)])
-@pytest.mark.parametrize("alpha, beta", [(1.0, 0.0), (0.5, 1.0), (2.0, -0.25)])
-def test_gemm_twin_matches_the_formula_and_the_intrinsic(dtype, trans_a, trans_b, alpha, beta):
-    rng = np.random.default_rng(3)
-    m, k, n = 3, 5, 4
-    A = rng.standard_normal((k, m) if trans_a else (m, k)).astype(dtype)
-    B = rng.standard_normal((n, k) if trans_b else (k, n)).astype(dtype)
-    C0 = rng.standard_normal((m, n)).astype(dtype)
-    opA = A.T if trans_a else A
-    opB = B.T if trans_b else B
-    naive = np.zeros((m, n))
-    for i in range(m):
-        for j in range(n):
-            naive[i, j] = alpha * sum(float(opA[i, p]) * float(opB[p, j]) for p in range(k))
-            naive[i, j] += beta * float(C0[i, j])
-    C_twin = C0.copy()
-    if beta == 0:
-        C_twin[0, 0] = np.nan                     # C is not read when beta = 0
-    twin._gemm(A, B, C_twin, trans_a, trans_b, alpha, beta)
-    C_comp = C0.copy()
-    _gemm_compiled(A, B, C_comp, trans_a, trans_b, alpha, beta)
-    tol = 1e-5 if dtype == np.float32 else 1e-12
-    np.testing.assert_allclose(C_twin, naive, rtol=tol, atol=tol)
-    np.testing.assert_allclose(C_twin, C_comp, rtol=tol, atol=tol)
-    assert C_twin.dtype == dtype
-
-
-@pytest.mark.parametrize("dtype", [np.float32, np.float64])
-def test_view2d_twin_and_intrinsic_are_views_of_the_slice(dtype):
-    flat = np.arange(20, dtype=dtype)
-    expected = np.array([[3, 4, 5, 6], [7, 8, 9, 10], [11, 12, 13, 14]], dtype)  # by hand
-    for view in (twin._view2d(flat, 3, 3, 4), _view2d_compiled(flat, 3, 3, 4)):
-        assert view.shape == (3, 4) and view.dtype == dtype and view.flags.c_contiguous
-        np.testing.assert_array_equal(view, expected)
-        view[1, 2] = -1.0                         # a view: writes reach the flat vector
-        assert flat[9] == -1.0
-        flat[9] = 9.0
-    kept = _view2d_compiled(np.arange(6.0), 2, 2, 2)  # the view keeps its base alive
-    np.testing.assert_array_equal(kept, [[2.0, 3.0], [4.0, 5.0]])
-
-
-def test_view2d_reads_a_3d_array_in_c_order():
-    block = np.arange(24.0).reshape(4, 3, 2)             # (S+1, B, dA) as the annotations
-    want = block[1:].reshape(9, 2)                       # what the kernels took before
-    for view in (twin._view2d(block, 3 * 2, 9, 2), _view2d_compiled(block, 3 * 2, 9, 2)):
-        np.testing.assert_array_equal(view, want)
-        view[0, 1] = -5.0
-        assert block[1, 0, 1] == -5.0
-        block[1, 0, 1] = 7.0
-
-
-def test_no_inline_keeps_the_function_out_of_its_callers():
-    assert _calls_kept_apart(1.5) == 4.0
-    twin._no_inline()                             # a no-op in Python
-    ir = _kept_apart.inspect_llvm(_kept_apart.signatures[0])
-    assert "noinline" in ir
-    caller = _calls_kept_apart.inspect_llvm(_calls_kept_apart.signatures[0])
-    body = re.search(r"define [^\n]*@_ZN\w*17_calls_kept_apart\w*\(.*?\n}\n", caller, re.S)
-    assert re.search(r"call [^\n]*@_ZN\w*11_kept_apart", body.group())  # called, not folded in
-
-
-def test_compact_keeps_the_loop_scalar_and_out_of_its_callers():
-    x = np.arange(37.0)
-    for copy in (_copy_compact, _copy_plain):
-        out = np.zeros(37)
-        copy(out, x)
-        np.testing.assert_array_equal(out, x)
-    twin._compact()                               # a no-op in Python
-
-    def body(kernel, name):
-        ir = kernel.inspect_llvm(kernel.signatures[0])
-        return re.search(r"define [^\n]*@_ZN\w*" + name + r"\w*\(.*?\n}\n", ir, re.S).group()
-
-    compact, plain = body(_copy_compact, "13_copy_compact"), body(_copy_plain, "11_copy_plain")
-    attributes = _copy_compact.inspect_llvm(_copy_compact.signatures[0])
-    assert "minsize" in attributes and "noinline" in attributes
-    assert re.search(r"<\d+ x double>", plain)       # LLVM vectorises the plain copy
-    assert not re.search(r"<\d+ x double>", compact)  # and leaves the compact one scalar
-
-
-def test_next_task_twin_hands_out_each_task_once_across_threads():
-    counter = np.zeros(1, np.int64)
-    got: list[int] = []
-    lock = threading.Lock()
-
-    def worker():
-        mine = [twin._next_task(counter) for _ in range(500)]
-        with lock:
-            got.extend(mine)
-
-    threads = [threading.Thread(target=worker) for _ in range(4)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    assert sorted(got) == list(range(2000)) and counter[0] == 2000
-
+INTERPRETED_ENV = {**os.environ, KERNELS_VARIABLE: "python"}
 
 # --------------------------------------------------------------------------- same JSON in both modes
 
@@ -211,8 +41,8 @@ _CUSTOM = {  # small student inputs (within SMALL_INPUTS) that take other paths 
 
 _INTERPRETED_BUILD = """
 import json, sys
-from engine._jit import use_interpreter
-assert use_interpreter()
+from engine._jit import interpreted
+assert interpreted()
 from engine.traces import build
 from tutor.render.catalog import trace_json
 cases = json.loads(sys.stdin.read())
@@ -230,7 +60,7 @@ def test_every_trace_prints_the_same_json_interpreted_and_compiled():
     for name, overrides in cases.values():
         assert interpretable(name, overrides), name
     proc = subprocess.run([sys.executable, "-c", _INTERPRETED_BUILD], input=json.dumps(cases),
-                          capture_output=True, text=True, timeout=600)
+                          capture_output=True, text=True, timeout=600, env=INTERPRETED_ENV)
     assert proc.returncode == 0, proc.stderr[-2000:]
     interpreted = json.loads(proc.stdout)
     for key, (name, overrides) in cases.items():
@@ -242,8 +72,8 @@ def test_every_trace_prints_the_same_json_interpreted_and_compiled():
 
 _WORKED = """
 import json, sys
-from engine._jit import use_interpreter
-assert use_interpreter()
+from engine._jit import interpreted
+assert interpreted()
 from tests.worked_examples import worked_examples
 json.dump(worked_examples(), sys.stdout)
 assert "numba" not in sys.modules, "interpreted mode imported numba"
@@ -263,13 +93,12 @@ def test_generated_problems_and_mark_schemes_agree_interpreted_and_compiled():
     """The line-based quiz and paper run interpreted: a student must read the same numbers and
     be marked against the same answers as in the TUI (compiled). Text is compared exactly,
     answers to rounding (a kernel that allows FMA may differ in the last bit)."""
-    import os
     from pathlib import Path
 
     from tests.worked_examples import worked_examples
 
     root = str(Path(__file__).resolve().parents[1])
-    env = {**os.environ, "PYTHONPATH": root + os.pathsep + os.environ.get("PYTHONPATH", "")}
+    env = {**INTERPRETED_ENV, "PYTHONPATH": root + os.pathsep + os.environ.get("PYTHONPATH", "")}
     proc = subprocess.run([sys.executable, "-c", _WORKED], capture_output=True, text=True,
                           timeout=600, env=env, cwd=root)
     assert proc.returncode == 0, proc.stderr[-2000:]
@@ -298,10 +127,14 @@ def test_exports_are_the_same_interpreted_and_compiled(tmp_path):
 _CLI_PROBE = """
 import sys
 argv = sys.argv[2:] if sys.argv[1] == "--argv" else None
-sys.argv = ["attn-tutor", *sys.argv[1:]]
-from tutor.cli import main
+sys.argv = ["attn-tutor", *(argv or sys.argv[1:])]
+if argv is None:
+    from tutor.launch import main      # the console script
+else:
+    from tutor.cli import main as cli_main
+    main = lambda: cli_main(argv)      # a program calling main(argv) in its own process
 try:
-    main(argv)
+    main()
 except SystemExit as exc:
     code = exc.code
 else:
@@ -312,8 +145,9 @@ sys.stderr.write(f"\\nPROBE interpreted={j.interpreted()} numba={'numba' in sys.
 
 
 def _probe(*args: str) -> str:
+    env = {k: v for k, v in os.environ.items() if k != KERNELS_VARIABLE}
     proc = subprocess.run([sys.executable, "-c", _CLI_PROBE, *args], capture_output=True,
-                          text=True, timeout=300, stdin=subprocess.DEVNULL)
+                          text=True, timeout=300, stdin=subprocess.DEVNULL, env=env)
     return proc.stderr.strip().splitlines()[-1]
 
 
@@ -375,21 +209,23 @@ def test_the_size_rule():
 
 
 def test_the_tui_path_keeps_compiled_kernels(monkeypatch):
+    """`attn-tutor trace NAME` on a terminal opens the full-screen tutor, whose lab needs
+    machine code: the console script must not choose interpreted mode for it."""
+    from tutor.launch import worked_examples_only
+
+    monkeypatch.setattr("tutor.launch._stdout_is_terminal", lambda: True)
+    assert not worked_examples_only(["trace", "qkv"])
+    assert worked_examples_only(["trace", "qkv", "--plain"])
+    assert worked_examples_only(["trace", "qkv", "--step", "2"])
+    monkeypatch.setattr("tutor.launch._stdout_is_terminal", lambda: False)
+    assert worked_examples_only(["trace", "qkv"])
+    assert not worked_examples_only(["lab", "bottleneck"]) and not worked_examples_only([])
+
+
+def test_the_mode_is_read_once_at_import():
+    """The mode cannot change under a running process: engine._jit has no switch, only the
+    variable it reads when imported."""
     import engine._jit
-    import tutor.commands.trace as trace_cmd
-    import tutor.launch
 
-    calls: list[str] = []
-    monkeypatch.setattr(tutor.launch, "_own_process", True)
-    monkeypatch.setattr(engine._jit, "use_interpreter", lambda: calls.append("x") or True)
-    monkeypatch.setattr(trace_cmd, "_on_terminal", lambda: True)
-    monkeypatch.setattr(trace_cmd, "show_interactive", lambda trace, overrides: calls.append("tui"))
-    trace_cmd.run("qkv")
-    assert calls == ["tui"]
-
-
-def test_use_interpreter_is_refused_once_kernels_are_compiled():
-    import engine.softmax  # noqa: F401 - defines compiled kernels in this process
-    from engine._jit import interpreted, use_interpreter
-
-    assert use_interpreter() is False and interpreted() is False
+    assert not hasattr(engine._jit, "use_interpreter")
+    assert engine._jit.interpreted() is False

@@ -40,7 +40,7 @@ def test_lab_lists_its_experiments():
 def test_bottleneck_json_on_a_tiny_configuration():
     out = ok_json("bottleneck", *TINY, "--per-bucket", "4", "--hidden", "8", "--sequential",
                   "--seed", "3")
-    assert out["experiment"] == "bottleneck" and out["schema"] == 1
+    assert out["experiment"] == "bottleneck" and out["schema"] == 2
     assert out["settings"]["train"]["seed"] == 3 and out["settings"]["hidden_dim"] == 8
     assert out["interrupted"] is False
     (bucket,) = out["buckets"]

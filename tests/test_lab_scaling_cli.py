@@ -26,7 +26,7 @@ def test_scaling_json_schema():
     r = run(*SCALING, "--json", "--seed", "5")
     assert r.exit_code == 0, r.output
     data = json.loads(r.stdout)
-    assert data["schema"] == 1 and data["experiment"] == "scaling"
+    assert data["schema"] == 2 and data["experiment"] == "scaling"
     assert (data["d"], data["dtype"], data["repeat"], data["seed"]) == (8, "float32", 1, 5)
     assert [p["n"] for p in data["points"]] == [16, 32]
     assert data["points"][1]["plain_bytes"] == plain_memory(32, 8) == (32 * 32 + 32 * 8) * 4 + 40 * 8
@@ -35,7 +35,7 @@ def test_scaling_json_schema():
     assert data["fit"]["n"] == [16, 32]
     assert data["fit"]["exponents"]["plain_bytes"] == pytest.approx(
         math.log2(plain_memory(32, 8) / plain_memory(16, 8)))
-    assert data["interrupted"] is False and data["stopped"] is False   # `stopped`: schema-1 alias
+    assert data["interrupted"] is False and "stopped" not in data   # one word (schema 2)
 
 
 def test_scaling_text_has_table_fit_and_plots():
@@ -53,12 +53,12 @@ def test_saturation_json_schema():
     r = run(*SATURATION, "--json", "--keys", "4")
     assert r.exit_code == 0, r.output
     data = json.loads(r.stdout)
-    assert data["schema"] == 1 and data["experiment"] == "saturation"
+    assert data["schema"] == 2 and data["experiment"] == "saturation"
     assert data["max_entropy"] == pytest.approx(math.log(4))
     assert [p["d_k"] for p in data["points"]] == [2, 4, 8]
     assert [p["var_exact"] for p in data["points"]] == [2.0, 4.0, 8.0]
     assert all(0 < p["entropy_unscaled"] <= math.log(4) for p in data["points"])
-    assert data["interrupted"] is False and data["stopped"] is False
+    assert data["interrupted"] is False and "stopped" not in data
 
 
 def test_saturation_text():

@@ -29,7 +29,7 @@ def run_json(tmp_path_factory):
 
 def test_json_has_every_run_bucket_and_head(run_json):
     out, _ = run_json
-    assert out["schema"] == 1 and out["experiment"] == "transformer"
+    assert out["schema"] == 2 and out["experiment"] == "transformer"
     assert set(out["runs"]) == {"transformer", "no positions"}
     (bucket,) = out["buckets"]
     assert bucket["lengths"] == [3, 6] and bucket["n"] == 4

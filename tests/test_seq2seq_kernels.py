@@ -17,7 +17,7 @@ from engine.seq2seq import (Adam, Seq2Seq, Seq2SeqConfig, Workspace, greedy_deco
                             step_function, train_step)
 from engine.seq2seq import _kernels as K
 
-# the kernels Python calls (each with its own entry point); the rest are only called by these
+# the kernels Python calls; the rest are only called by these
 ENTRY_POINTS = {"_encode", "_decode", "_decode_backward", "_encode_backward", "_clip_and_adam"}
 
 
@@ -27,8 +27,6 @@ def kernels() -> dict[str, Dispatcher]:
 
 def test_warm_up_compiles_every_kernel_a_lab_run_calls():
     lab.warm_up()
-    # (the inner kernels are compiled into these; loaded from the cache they have no
-    # signatures of their own)
     assert {name for name, d in kernels().items() if d.signatures} >= ENTRY_POINTS
 
 
@@ -58,47 +56,3 @@ def test_every_caller_uses_the_types_warm_up_compiled(cell, decoder, bi):
     float64 = {name: [s for s in d.signatures if "float32" not in str(s)]
                for name, d in kernels().items()}
     assert all(len(float64[name]) == 1 for name in ENTRY_POINTS), float64
-
-
-def test_only_the_entry_points_can_be_called_from_python():
-    for name, d in kernels().items():
-        wrapped = not d.targetoptions.get("no_cpython_wrapper", False)
-        assert wrapped == (name in ENTRY_POINTS), name
-
-
-def test_the_two_warm_up_halves_compile_what_a_whole_training_step_runs():
-    """A first run compiles the forward half (run) and the backward half (compiled by types,
-    not run) in two processes; together they must hold every signature a real step and
-    greedy decoding use, or the lab would compile again after waiting for them. A fresh
-    process, so nothing else has compiled anything yet."""
-    import subprocess
-    import sys
-
-    code = (
-        "from numba.core.dispatcher import Dispatcher\n"
-        "from engine import lab\n"
-        "from engine.seq2seq import _kernels as K\n"
-        "def sigs(): return {n: set(d.signatures) for n, d in vars(K).items() if isinstance(d, Dispatcher)}\n"
-        "lab.warm_up('forward')\n"
-        "fwd = sigs()\n"
-        "assert fwd['_decode'] and fwd['_clip_and_adam'] and not fwd['_decode_backward'], fwd\n"
-        "lab.warm_up('backward')\n"
-        "halves = sigs()\n"
-        "assert len(halves['_clip_and_adam']) == 1, halves  # the backward half adds none\n"
-        "assert halves['_decode_backward'] and halves['_encode_backward'] and halves['_clip_and_adam']\n"
-        "lab.warm_up('all')\n"
-        "from engine.lab.training import TrainSettings, train\n"
-        "from engine.seq2seq import Seq2SeqConfig\n"
-        "for dec in ('attention', 'fixed'):\n"
-        "    train(Seq2SeqConfig(vocab_size=lab.VOCAB_SIZE, decoder=dec, embed_dim=3, hidden_dim=4,\n"
-        "                        attn_dim=2), TrainSettings(steps=2, min_len=3, max_len=4), per_bucket=2)\n"
-        "after = sigs()\n"
-        "print({n: after[n] - halves[n] for n in after if after[n] - halves[n]})\n")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=600)
-    assert out.returncode == 0, out.stderr
-    assert out.stdout.strip() == "{}"
-
-
-def test_warm_up_refuses_an_unknown_half():
-    with pytest.raises(ValueError, match="part: expected one of 'all', 'forward', 'backward'"):
-        lab.warm_up("sideways")

@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 from textual.widgets._footer import FooterKey
 
-from tests.tui_text import screen_text, settle
+from tests.tui_text import screen_text, settle, until
 from tutor.app import StartAt, make_app
 from tutor.quiz.modes import QuizStart
 
@@ -36,9 +36,8 @@ async def test_every_area_fits_80x24_with_its_footer_keys_visible(mode):
     app = make_app(StartAt(mode), warm_up=False)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        await pilot.pause(0.2)
         assert type(app.screen).__name__ != "TooSmallScreen"
-        assert not footer_problems(app)
+        assert await until(pilot, lambda: not footer_problems(app)), footer_problems(app)
 
 
 def test_every_area_is_checked():
@@ -134,7 +133,7 @@ async def test_sidebar_titles_wrap_under_themselves():
     learn = make_app(StartAt("learn"), warm_up=False)
     async with learn.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        await pilot.pause(0.3)
+        assert await until(pilot, lambda: "§13" in widget_text(learn.screen.query_one("#learn-list")))
         for line in widget_text(learn.screen.query_one("#learn-list")).splitlines():
             if line.strip() and not re.match(r"\s*[✓·] §\d+ ", line):
                 wrapped += 1

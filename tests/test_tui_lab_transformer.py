@@ -31,7 +31,7 @@ def test_the_table_offers_the_transformer_and_the_comparison():
     assert "transformer" in names and "transformer-vs-rnn" in names
     assert get("transformer").defaults().rnn is None
     assert get("transformer-vs-rnn").defaults().rnn.train.steps == 1200     # the bottleneck's own
-    assert get("transformer").warm_up is not None
+    assert get("transformer").kernels == ("transformer lab",)   # loaded before the run starts
 
 
 async def test_the_transformer_runs_live_and_its_heads_open_in_heatmaps():

@@ -11,11 +11,11 @@ from tutor.screens.trace import TraceScreen
 async def test_a_lesson_is_read_when_its_end_is_reached_not_after_a_while():
     app = make_app(StartAt("learn", "qkv"), warm_up=False)
     async with app.run_test(size=(110, 32)) as pilot:
-        await pilot.pause(0.3)
+        assert await until(pilot, lambda: isinstance(app.screen, LearnScreen)
+                           and app.screen.document.startswith("# 5. The query-key-value framework"))
         screen = app.screen
-        assert isinstance(screen, LearnScreen) and screen.lesson_id == "qkv"
-        assert screen.document.startswith("# 5. The query-key-value framework")
-        await pilot.pause(1.0)  # time on screen alone does not count
+        assert screen.lesson_id == "qkv"
+        await pilot.pause(1.0)  # not a wait for something: a second on screen must not count
         assert "qkv" not in app.store.lessons_opened()
         options = screen.query_one("#learn-list")
         assert "·" in widget_text(options).splitlines()[4]  # §5's row, not yet ticked
@@ -32,11 +32,10 @@ async def test_a_lesson_is_read_when_its_end_is_reached_not_after_a_while():
 async def test_scrolling_halfway_does_not_mark_a_lesson_read():
     app = make_app(StartAt("learn", "scoring"), warm_up=False)
     async with app.run_test(size=(110, 32)) as pilot:
-        await pilot.pause(0.3)
+        assert await until(pilot, lambda: isinstance(app.screen, LearnScreen) and app.screen.document)
         await pilot.press("enter", "pagedown")
-        await pilot.pause(0.3)
         scroll = app.screen.query_one("#learn-scroll")
-        assert 0 < scroll.scroll_y < scroll.max_scroll_y
+        assert await until(pilot, lambda: 0 < scroll.scroll_y < scroll.max_scroll_y)
         assert "scoring" not in app.store.lessons_opened()
 
 

@@ -1,20 +1,74 @@
-"""Every warm-up call reaches a real engine function (a rename must not silently skip one)."""
+"""The warm-up: every area's call reaches a real engine function, and one background thread
+loads them in an order the student's requests change."""
 
 from __future__ import annotations
 
+import threading
+
 import pytest
 
-from tutor.warmup import _tiny_calls, warm_engine
+from tutor.lab.experiments import EXPERIMENTS
+from tutor.warmup import TRACE, WarmUp, areas
 
 
-@pytest.mark.parametrize(("name", "call"), _tiny_calls(), ids=[n for n, _ in _tiny_calls()])
+@pytest.mark.parametrize(("name", "call"), list(areas().items()), ids=list(areas()))
 def test_each_warm_up_call_runs(name, call):
     call()
 
 
-def test_warm_engine_reports_progress_in_order():
-    seen = []
-    warm_engine(lambda name, done, total: seen.append((name, done, total)))
-    total = len(_tiny_calls())
-    assert [d for _, d, _ in seen] == list(range(total + 1))
-    assert seen[-1][0] == "done"
+def test_every_trace_and_every_experiments_kernels_are_an_area():
+    from engine.traces import list_traces
+
+    names = areas()
+    assert {TRACE + t.name for t in list_traces()} <= set(names)
+    assert next(iter(names)) == TRACE + "qkv"            # the trace screen's first trace
+    for exp in EXPERIMENTS:
+        assert set(exp.kernels) <= set(names), exp.name
+
+
+def test_the_warm_up_reports_every_area_in_order_then_done():
+    seen: list[tuple[str, int, int]] = []
+    ran: list[str] = []
+    calls = {n: (lambda n=n: ran.append(n)) for n in ("a", "b", "c")}
+    w = WarmUp(calls, lambda name, done, total: seen.append((name, done, total)))
+    w.start()
+    w.wait_for(["c"])
+    w._thread.join(10)
+    assert ran == ["a", "b", "c"] or ran[0] == "c"
+    assert seen[-1] == ("done", 3, 3) and [d for _, d, _ in seen] == [0, 1, 2, 3]
+    assert w.finished and w.seconds is not None
+
+
+def test_an_area_asked_for_jumps_the_queue_and_the_caller_waits_for_it():
+    gate = threading.Event()
+    ran: list[str] = []
+
+    def slow() -> None:
+        gate.wait(10)
+        ran.append("first")
+
+    calls = {"first": slow, **{n: (lambda n=n: ran.append(n)) for n in ("b", "c", "d")}}
+    w = WarmUp(calls)
+    w.start()
+    waiter = threading.Thread(target=w.wait_for, args=(["d"],))
+    waiter.start()
+    w.prefer("d")                    # (wait_for did too; twice is harmless)
+    gate.set()                       # the area in hand finishes first
+    waiter.join(10)
+    assert not waiter.is_alive() and "d" in ran
+    w._thread.join(10)
+    assert ran == ["first", "d", "b", "c"]
+
+
+def test_a_failing_area_does_not_stop_the_warm_up_and_stop_ends_it():
+    def broken() -> None:
+        raise RuntimeError("a bug the feature will report itself")
+
+    ran: list[str] = []
+    w = WarmUp({"broken": broken, "ok": lambda: ran.append("ok")})
+    w.start()
+    w.wait_for(["ok"])
+    assert ran == ["ok"]
+    w.stop()
+    w._thread.join(10)
+    assert w.finished

@@ -2,9 +2,14 @@
 
 Start-up is kept light: only the screen the app opens on is imported (the others, with numpy,
 the quiz bank and the heatmap renderer behind them, load when first opened), the app paints
-first, and only then warms the numba kernels in a worker thread (see :mod:`tutor.warmup`),
-reporting in the home screen while it does — a warm-up started earlier would compete with
-the first paint for the interpreter.
+first, and only then starts the warm-up thread that loads (on a first run: compiles) the numba
+kernels (see :mod:`tutor.warmup`), reporting in the home screen while it does — a warm-up
+started earlier would compete with the first paint for the interpreter. A screen that needs
+an area of the engine asks for it through :meth:`TutorApp.need_engine`.
+
+An unexpected exception anywhere in the app (a screen callback, a worker) ends it the way the
+command line does: one line on stderr naming the report file under the data folder's
+``reports/``, and exit status 70 (:func:`run_app`).
 """
 
 from __future__ import annotations
@@ -14,7 +19,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from textual import work
 from textual.app import App
 from textual.binding import Binding
 from textual.events import Resize
@@ -30,7 +34,7 @@ if TYPE_CHECKING:
     from tutor.exam.paper import ExamStart
     from tutor.quiz.modes import QuizStart
     from tutor.screens.trace import TraceScreen
-    from tutor.warmup_procs import WarmUpChildren
+    from tutor.warmup import WarmUp
 
 WARM_UP_AFTER = 0.3
 """Seconds between the first screen's refresh and the start of the kernel warm-up."""
@@ -110,7 +114,8 @@ class TutorApp(App):
         self.DEFAULT_MODE = self.start.mode if self.start.mode in {a.mode for a in AREAS} else "home"
         super().__init__()
         self._warm_up = warm_up
-        self._warm_children: WarmUpChildren | None = None  # a cold cache's compiling children
+        self._warmer: WarmUp | None = None  # the warm-up thread, once started
+        self.crash: BaseException | None = None  # an unexpected exception that ended the app
         self.engine_status = "Engine: starting…"
         self._store = None
         self._too_small: TooSmallScreen | None = None
@@ -154,44 +159,48 @@ class TutorApp(App):
         if self._warm_up:  # once that screen is on the terminal (its frames are written by a thread)
             self.call_after_refresh(lambda: self.set_timer(WARM_UP_AFTER, self.warm_up))
 
-    @work(thread=True, exclusive=True, group="warmup")
     def warm_up(self) -> None:
-        from textual.worker import get_current_worker
+        """Start the warm-up thread (once): every engine area, in :func:`tutor.warmup.areas`
+        order, progress on the home screen."""
+        from tutor.warmup import WarmUp, areas
 
-        from tutor.warmup_procs import prepare_engine
-
-        worker = get_current_worker()
+        if self._warmer is not None:
+            return
 
         def report(name: str, done: int, total: int) -> None:
             if name == "done":
-                text = "Engine: ready."
-            elif name.startswith("compiling"):
-                text = (f"Engine: first run after installing — {name} "
-                        f"({done}/{total} areas)… each kernel compiles once.")
+                seconds = self._warmer.seconds if self._warmer is not None else None
+                text = ("Engine: ready." if seconds is None
+                        else f"Engine: ready ({seconds:.1f} s to warm up).")
             else:
                 text = (f"Engine: preparing the math kernels ({done}/{total}: {name})… "
                         "the first run after installing compiles them once.")
             self.post_message(EngineStatus(text))  # thread-safe and never blocks (quitting)
 
-        def keep(children: WarmUpChildren) -> None:
-            self._warm_children = children
+        self._warmer = WarmUp(areas(), report)
+        self._warmer.start()
 
-        def quitting() -> bool:
-            return worker.is_cancelled or not self.is_running
+    def need_engine(self, areas: Sequence[str], should_stop: Callable[[], bool] | None = None) -> None:
+        """From a worker: wait until the warm-up has loaded ``areas`` (names of
+        :func:`tutor.warmup.areas`), which jump its queue; without a warm-up (tests, or
+        before it starts) return at once and let the caller load them itself."""
+        if self._warmer is not None:
+            self._warmer.wait_for(areas, should_stop)
 
-        seconds = prepare_engine(report, on_children=keep, should_stop=quitting)
-        if not quitting():
-            self.post_message(EngineStatus(f"Engine: ready ({seconds:.1f} s to warm up)."))
+    # -- unexpected exceptions ------------------------------------------------------
+    def _handle_exception(self, error: Exception) -> None:
+        """Textual's one door for an exception nothing handled (a message handler, a screen
+        callback, a worker): keep it for :func:`run_app`'s report, then let Textual end the
+        app (a Pilot test still sees the exception)."""
+        if self.crash is None:
+            self.crash = getattr(error, "error", None) if type(error).__name__ == "WorkerFailed" else error
+            self.crash = self.crash or error
+        super()._handle_exception(error)
 
-    def wait_for_warm_up(self, areas: Sequence[str], should_stop: Callable[[], bool]) -> None:
-        """From a worker: while the first run's children compile ``areas``, wait for them
-        (then their kernels load from the cache) rather than compile them again alongside."""
-        children = self._warm_children
-        if children is not None:
-            for area in reversed(areas):  # queued ones next, in this order
-                children.prefer(area)
-            for area in areas:
-                children.wait_for(area, should_stop, prefer=False)  # preferred just above
+    def _fatal_error(self) -> None:
+        """End the app without printing Textual's traceback (a screenful with locals): the
+        student gets one line and the report file instead (:func:`run_app`)."""
+        self._close_messages_no_wait()
 
     def on_engine_status(self, message: EngineStatus) -> None:
         self._set_engine_status(message.text)
@@ -232,8 +241,8 @@ class TutorApp(App):
             return False
 
     def on_unmount(self) -> None:
-        if self._warm_children is not None:  # quitting mid first-run compile: no orphans
-            self._warm_children.kill()
+        if self._warmer is not None:  # quitting: no further area starts
+            self._warmer.stop()
         if self._store is not None:
             self._store.close()
 
@@ -336,5 +345,15 @@ def make_app(start: StartAt | None = None, *, warm_up: bool = True) -> TutorApp:
 
 
 def run_app(start: StartAt | None = None) -> None:
-    """Run the TUI in the current terminal."""
-    make_app(start).run()
+    """Run the TUI in the current terminal. An unexpected exception ends it as a bug does on
+    the command line: its traceback goes to a report file, one line names it on stderr, and
+    the process exits with status 70 (``tutor.errors.EXIT_INTERNAL``)."""
+    import sys
+
+    app = make_app(start)
+    app.run()
+    if app.crash is not None:
+        from tutor.errors import EXIT_INTERNAL, report_internal_error
+
+        print(report_internal_error(app.crash), file=sys.stderr)
+        raise SystemExit(EXIT_INTERNAL)

@@ -32,8 +32,7 @@ def cache_path() -> Path:
 
 def machine_key() -> str:
     """CPU model, threads the kernel uses, numba version: what the best tile depends on."""
-    import numba
-
+    from engine._jit import version
     from engine.flash import get_threads
 
     model = platform.processor() or platform.machine()
@@ -43,7 +42,7 @@ def machine_key() -> str:
                          model)
     except OSError:
         pass
-    return f"{model} | {get_threads()} thread(s) | numba {numba.__version__}"
+    return f"{model} | {get_threads()} thread(s) | numba {version()}"
 
 
 def _read(path: Path) -> dict[str, Any]:

@@ -78,12 +78,15 @@ def main(argv: list[str] | None = None) -> None:
     from tutor.terminal import degrade_to_ascii
 
     degrade_to_ascii()
-    if argv is None:  # the console script: this process is the command's own
-        from tutor.launch import mark_own_process
+    import typer.main
 
-        mark_own_process()
+    command = typer.main.get_command(app)   # built once: choose_kernels reads it too
+    if argv is None:  # the console script: this process is the command's own
+        from tutor.launch import choose_kernels
+
+        choose_kernels(sys.argv[1:], command)
     try:
-        code = app(args=argv, prog_name="attn-tutor", standalone_mode=False)
+        code = command.main(args=argv, prog_name="attn-tutor", standalone_mode=False)
     except TyperException as exc:  # unknown option, missing value, bad choice or number
         if type(exc).__name__ == "NoArgsIsHelpError":  # a command group run bare: its help
             print(exc.format_message())

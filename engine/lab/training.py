@@ -17,7 +17,7 @@ from engine._validate import check_choice, check_positive_int, check_scalar
 from engine.lab.progress import ProgressEvent, ProgressFn, StopFn
 from engine.lab.tasks import (TASKS, VOCAB_SIZE, TestSet, bucketed_lengths,
                               length_buckets, make_batch, make_test_set)
-from engine.seq2seq import (Adam, Seq2Seq, Seq2SeqConfig, Workspace, compile_backward, greedy_decode,
+from engine.seq2seq import (Adam, Seq2Seq, Seq2SeqConfig, Workspace, greedy_decode,
                             train_step)
 from engine._alloc import keep_freed_memory
 from engine._blas import single_threaded_blas
@@ -251,36 +251,20 @@ def evaluate(model: Seq2Seq, test_set: TestSet, should_stop: StopFn | None = Non
     return out
 
 
-WARM_UP_PARTS = ("all", "forward", "backward")
-
-
-def warm_up(part: str = "all") -> float:
+def warm_up() -> float:
     """Load (on a first run: compile) every kernel the lab's experiments use with one tiny
-    call each; returns the seconds it took. For a TUI worker or a CLI spinner before
-    training. (The step model of ``engine.seq2seq.step_function``, which no experiment
-    uses, runs the same kernels: nothing more to compile.)
-
-    ``part`` "forward" runs the forward pass (encoder, decoder: what greedy decoding and the
-    first half of a training step run) and one clipped Adam step, whose small kernel evens
-    the halves out; "backward" compiles the backward pass through time without the forward
-    pass. On a cold cache two processes compile the two halves side by side (the backward's
-    process also pays its own start); "all" is both, one after the other.
+    call each: a training step (forward and backward through time, clipping, Adam) and
+    greedy decoding with its attention weights. Returns the seconds it took. (The step model
+    of ``engine.seq2seq.step_function``, which no experiment uses, runs the same kernels.)
     """
-    check_choice(part, "part", WARM_UP_PARTS)
     t0 = time.perf_counter()
     cfg = Seq2SeqConfig(vocab_size=VOCAB_SIZE, embed_dim=2, hidden_dim=2, attn_dim=2)
     model = Seq2Seq.init(cfg, seed=0)
     rng = np.random.default_rng(0)
     batch = make_batch("reverse", [1, 2], rng)
     with single_threaded_blas():
-        if part == "all":
-            train_step(model, Adam(cfg.n_params), batch, 0.5, rng)
-        elif part == "backward":
-            compile_backward(model, batch)
-        if part != "backward":
-            greedy_decode(model, batch.src, 2, batch.src_len, keep_attention=True)
-        if part == "forward":                       # a zero gradient changes nothing
-            Adam(cfg.n_params).step(model.theta.copy(), np.zeros(cfg.n_params))
+        train_step(model, Adam(cfg.n_params), batch, 0.5, rng)
+        greedy_decode(model, batch.src, 2, batch.src_len, keep_attention=True)
     return time.perf_counter() - t0
 
 

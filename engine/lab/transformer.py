@@ -19,19 +19,17 @@ import numpy as np
 
 from engine._alloc import keep_freed_memory
 from engine._blas import single_threaded_blas
-from engine._validate import check_choice, check_positive_int, check_scalar
+from engine._validate import check_positive_int, check_scalar
 from engine.lab.experiments import BottleneckSettings, _run_many
 from engine.lab.experiments import _train_and_evaluate as train_and_evaluate
 from engine.lab.heads import HeadsReport, heads_of
 from engine.lab.tasks import (VOCAB_SIZE, TestSet, bucketed_lengths, length_buckets, make_batch,
                               make_test_set)
 from engine.lab.progress import ProgressEvent, ProgressFn, StopFn
-from engine.lab.training import (WARM_UP_PARTS, BucketAccuracy, LossCurve, TrainResult,
+from engine.lab.training import (BucketAccuracy, LossCurve, TrainResult,
                                  TrainSettings, evaluate)
 from engine.seq2seq import Seq2Seq
-from engine.transformer import (Transformer, TransformerConfig, loss_and_grad, make_optimizer,
-                                train_step)
-from engine.transformer.train import compile_backward
+from engine.transformer import Transformer, TransformerConfig, make_optimizer, train_step
 from engine.transformer.decode import greedy_decode
 
 RUNS = ("transformer", "no positions")
@@ -306,28 +304,15 @@ def rnn_defaults() -> BottleneckSettings:
     return BottleneckSettings()
 
 
-def warm_up(settings: TransformerSettings = TransformerSettings(), part: str = "all") -> float:
+def warm_up(settings: TransformerSettings = TransformerSettings()) -> float:
     """Load (on a first run: compile) every kernel the experiment uses with one tiny call of
-    each; returns the seconds it took.
-
-    ``part`` "forward" runs what needs no gradient (a forward pass, greedy decoding, the
-    heads); "backward" compiles the rest of a training step without the forward kernels
-    (:func:`engine.transformer.train.compile_backward`: only in a process that runs nothing
-    else, such as a warm-up child); "all" is a whole training step and the rest.
-    """
-    check_choice(part, "part", WARM_UP_PARTS)
+    each (a training step, greedy decoding, the heads); returns the seconds it took."""
     t0 = time.perf_counter()
     rng = np.random.default_rng(0)
     batch = make_batch("reverse", [1, 2], rng)
     model = Transformer.init(settings.model_config(), seed=0)
     with single_threaded_blas():
-        if part == "backward":
-            compile_backward(model, batch)
-            return time.perf_counter() - t0
-        if part == "all":
-            train_step(model, make_optimizer(model), batch)
-        else:
-            loss_and_grad(model, batch, want_grad=False)
+        train_step(model, make_optimizer(model), batch)
         greedy_decode(model, batch.src, 2, batch.src_len)
         heads_of(model, "reverse", [1, 2])
     return time.perf_counter() - t0

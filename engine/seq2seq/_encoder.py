@@ -8,23 +8,20 @@ from __future__ import annotations
 import numpy as np
 
 from engine._jit import jit
-from engine.seq2seq._layout import (ATT_WK, COL0, D_A, D_ATTN, D_BI, D_CELL, D_E, D_H, D_V,
-    ENC_EMBED, ENC_WX, ENC_WX_B, GRU, _OUTER)
-from engine.seq2seq._ops import (_gemm, _add_cols, _add_colsum, _add_nt, _add_tn, _affine,
-    _cell_backward, _cell_forward, _copy1, _copy2, _iadd1, _iadd2, _mat, _put_cols, _vec, _view2d)
+from engine.seq2seq._layout import (ATT_WK, D_A, D_ATTN, D_BI, D_CELL, D_E, D_H, D_V,
+    ENC_EMBED, ENC_WX, ENC_WX_B, GRU)
+from engine.seq2seq._ops import (_add_cols, _add_colsum, _affine, _cell_backward, _cell_forward,
+                                 _copy1, _copy2, _iadd1, _iadd2, _mat, _put_cols, _vec)
 
 
 # ---------------------------------------------------------------------------- encoder
-# Forward and backward are one function each, the two directions a loop inside it: every
-# jitted function called from another one is compiled (and optimised by LLVM) once on its
-# own and again inside each caller, so a shallow call tree compiles several times faster.
-# Every array they write comes from the caller (views of an engine.seq2seq.workspace.Work):
-# passing the Work tuple itself down would copy its ~40 arrays into every call and made the
-# compile ~15 % slower.
+# Forward and backward are one function each, the two directions a loop inside it. Every
+# array they write comes from the caller (views of an engine.seq2seq.workspace.Work), so a
+# training step allocates nothing large.
 
 
-@jit(**_OUTER)
-def _encode(theta, offs, dims, src, src_len, X, Hs, cache, Ann, C, K, gx, gh, ex_in, ex_out):
+@jit
+def _encode(theta, offs, dims, src, src_len, X, Hs, cache, Ann, C, K, gx, gh):
     """Run the encoder; fill the annotations and keys the decoder reads.
 
     X (S, B, e): X_t = E_x[src[:, t]], the embedding of each source token.
@@ -40,7 +37,7 @@ def _encode(theta, offs, dims, src, src_len, X, Hs, cache, Ann, C, K, gx, gh, ex
     C (B, dA): the fixed context, C = H_T = →h_T (or [→h_T ; ←h_1]).
     K (S, B, a): the keys H_i W_k of attention, computed once per batch (left alone by the
     fixed-context decoder).
-    gx, gh (B, G d) and ex_* (≥ 2·B·d) are scratch.
+    gx, gh (B, G d) are scratch.
     """
     e, d, cell, bi = dims[D_E], dims[D_H], dims[D_CELL], dims[D_BI]
     G = 3 if cell == GRU else 1
@@ -64,27 +61,25 @@ def _encode(theta, offs, dims, src, src_len, X, Hs, cache, Ann, C, K, gx, gh, ex
             new = t if r else t + 1
             _affine(X[t], Wx, bx, gx)                   # (B, G d)  W_HX X_t + b
             _affine(H[prev], Wh, bh, gh)                # (B, G d)  W_HH H_{t-1}
-            _cell_forward(cell, gx, gh, H[prev], H[new], c[0, t], c[1, t], c[2, t], c[3, t],
-                          ex_in, ex_out)
+            _cell_forward(cell, gx, gh, H[prev], H[new], c[0, t], c[1, t], c[2, t], c[3, t])
             for b in range(B):
                 if t >= src_len[b]:                     # padding: keep the state unchanged
                     _copy1(H[new, b], H[prev, b])
     Ann[0] = 0.0
     for i in range(S):
-        _put_cols(Ann[i + 1], COL0, Hs[0, i + 1])
+        _put_cols(Ann[i + 1], 0, Hs[0, i + 1])         # H_i = [→h_i
         if bi:
-            _put_cols(Ann[i + 1], d, Hs[1, i])
-    _put_cols(C, COL0, Hs[0, S])
+            _put_cols(Ann[i + 1], d, Hs[1, i])         #        ; ←h_i]
+    _put_cols(C, 0, Hs[0, S])                          # C = H_T
     if bi:
         _put_cols(C, d, Hs[1, 0])
     if dims[D_ATTN]:
         A, dA = dims[D_A], Ann.shape[2]
         Wk = _mat(theta, offs, ATT_WK, dA, A)
-        _gemm(_view2d(Ann, B * dA, S * B, dA), Wk, _view2d(K, 0, S * B, A), False, False, 1.0,
-              0.0)                                  # (S B, a)
+        np.dot(Ann[1:].reshape((S * B, dA)), Wk, K.reshape((S * B, A)))   # (S B, a) K = H W_k
 
 
-@jit(**_OUTER)
+@jit
 def _encode_backward(theta, offs, dims, src, src_len, X, Hs, cache, dAnn, dC, ds0, grad,
                      dX, dH, dh, dh_cell, carry, dgx, dgh, dh_prev):
     """Backward of :func:`_encode`: dAnn (S+1, B, dA), dC (B, dA) and dL/ds_0 (B, d) → grad.
@@ -101,8 +96,8 @@ def _encode_backward(theta, offs, dims, src, src_len, X, Hs, cache, dAnn, dC, ds
         dH[:] = 0.0
         if r == 0:
             for i in range(S):
-                _add_cols(dH[i + 1], dAnn[i + 1], COL0)
-            _add_cols(dH[S], dC, COL0)
+                _add_cols(dH[i + 1], dAnn[i + 1], 0)
+            _add_cols(dH[S], dC, 0)
             _iadd2(dH[S], ds0)                          # s_0 = →h_T
         else:
             for i in range(S):
@@ -132,12 +127,12 @@ def _encode_backward(theta, offs, dims, src, src_len, X, Hs, cache, dAnn, dC, ds
                     _copy1(carry[b], dh[b])
             _cell_backward(cell, dh_cell, H[prev], c[0, t], c[1, t], c[2, t], c[3, t],
                            dgx, dgh, dh_prev)
-            _add_tn(gWh, H[prev], dgh)            # (d, G d)
+            _iadd2(gWh, H[prev].T @ dgh)                # (d, G d)
             _add_colsum(gbh, dgh)
-            _add_nt(dh_prev, dgh, Wh)             # (B, d)
-            _add_tn(gWx, X[t], dgx)               # (e, G d)
+            _iadd2(dh_prev, dgh @ Wh.T)                 # (B, d)
+            _iadd2(gWx, X[t].T @ dgx)                   # (e, G d)
             _add_colsum(gbx, dgx)
-            _add_nt(dX[t], dgx, Wx)               # (B, e)
+            _iadd2(dX[t], dgx @ Wx.T)                   # (B, e)
             _copy2(dh, dh_prev)                         # (the initial state is 0: no parameter)
             _iadd2(dh, carry)
     gE = _mat(grad, offs, ENC_EMBED, V, e)

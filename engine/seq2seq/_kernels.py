@@ -36,39 +36,33 @@ import numpy as np
 
 from engine._jit import jit
 from engine.seq2seq._encoder import _encode, _encode_backward  # noqa: F401 - re-exported
-from engine.seq2seq._layout import (ATT_V, ATT_WK, ATT_WQ, BOS, COL0, DEC_BH, DEC_BX,
+from engine.seq2seq._layout import (ATT_V, ATT_WK, ATT_WQ, BOS, DEC_BH, DEC_BX,
     DEC_EMBED, DEC_WC, DEC_WH, DEC_WY, D_A, D_ATTN, D_BI, D_CELL, D_E, D_H, D_V, ENC_BH,
     ENC_BH_B, ENC_BX, ENC_BX_B, ENC_EMBED, ENC_WH, ENC_WH_B, ENC_WX, ENC_WX_B, GRU, N_SLOTS,
-    OUT_B, OUT_W, RNN, _INNER, _OUTER)  # noqa: F401
-from engine.seq2seq._ops import (_compact, _gemm, _add_colsum, _add_nt, _add_tn, _affine,
-    _cell_backward, _cell_forward, _copy1, _copy2, _iadd1, _iadd2, _mat, _vec, _vexp, _view2d)
+    OUT_B, OUT_W, RNN)  # noqa: F401
+from engine.seq2seq._ops import (_add_colsum, _affine, _cell_backward, _cell_forward, _copy1,
+                                 _copy2, _iadd1, _iadd2, _mat, _tanh, _vec)
 
 # ---------------------------------------------------------------------------- decoder step
 
 
-@jit(**_INNER)
-def _attend(Wq, v, s_prev, Ann, K, src_len, q, U, alpha, ctx, ex_in, ex_out):
+@jit
+def _attend(Wq, v, s_prev, Ann, K, src_len, q, U, alpha, ctx):
     """Bahdanau attention for one decoder step (query s_{t-1}, keys and values H_i).
 
     q = s_{t-1} W_q (B, a); U[b, i] = tanh(q_b + K[i, b]) (B, S, a); e_bi = v·U[b, i];
     α = softmax over the first src_len[b] positions (0 beyond); C_t = Σ_i α_bi H_i (B, dA).
-    ex_in, ex_out are scratch vectors of ≥ S·a entries.
     """
     B, S, a = U.shape
     dA = ctx.shape[1]
-    _gemm(s_prev, Wq, q, False, False, 1.0, 0.0)    # (B, a)
-    t, ev = ex_in, ex_out
+    np.dot(s_prev, Wq, q)                           # (B, a)
     for b in range(B):
         L = src_len[b]
-        for i in range(L):
-            for k in range(a):
-                t[a * i + k] = 2.0 * (q[b, k] + K[i, b, k])
-        _vexp(t[:L * a], ev[:L * a])
         m = -np.inf
         for i in range(L):
             acc = 0.0
             for k in range(a):
-                u = 1.0 - 2.0 / (ev[a * i + k] + 1.0)   # tanh(q_k + K_ik)
+                u = _tanh(q[b, k] + K[i, b, k])
                 U[b, i, k] = u
                 acc += v[k] * u
             alpha[b, i] = acc                       # e_bi, the score
@@ -91,7 +85,7 @@ def _attend(Wq, v, s_prev, Ann, K, src_len, q, U, alpha, ctx, ex_in, ex_out):
                 ctx[b, j] += w * Ann[i + 1, b, j]
 
 
-@jit(**_INNER)
+@jit
 def _attend_backward(Wq, v, s_prev, Ann, src_len, U, alpha, dctx, dq, dK, dAnn, gWq, gv,
                      ds_prev, dalpha):
     """Backward of :func:`_attend`: dC_t (B, dA) → dK (S, B, a), dAnn, gW_q, gv, ds_{t-1}.
@@ -122,30 +116,18 @@ def _attend_backward(Wq, v, s_prev, Ann, src_len, U, alpha, dctx, dq, dK, dAnn, 
                 dpre = de * v[k] * (1.0 - u * u)
                 dq[b, k] += dpre
                 dK[i, b, k] += dpre
-    _add_tn(gWq, s_prev, dq)                  # (d, a)
-    _add_nt(ds_prev, dq, Wq)                  # (B, d)
-
-
-@jit(**_INNER)
-def _argmax(row):
-    _compact()
-    best = 0
-    for k in range(1, row.shape[0]):
-        if row[k] > row[best]:
-            best = k
-    return best
+    _iadd2(gWq, s_prev.T @ dq)                      # (d, a)
+    _iadd2(ds_prev, dq @ Wq.T)                      # (B, d)
 
 
 # ---------------------------------------------------------------------------- decoder
 # The whole decoder time loop is one kernel each way, called from Python (see
-# :func:`training_pass`): a kernel linking the encoder, the decoder and both backward passes
-# into one module had LLVM optimise and compile all of them a second time, most of the
-# lab's first-run compile; a Python call per pass costs microseconds.
+# :func:`training_pass`); a Python call per pass costs microseconds.
 
 
-@jit(**_OUTER)
+@jit
 def _decode(theta, offs, dims, tgt, tgt_len, ratio, coins, n_seq, dec_in, pred, src_len, Ann,
-            K, C, Y, Cx, Qa, U, Al, Sd, dc, LP, tokens, gx, gh, logits, ex_in, ex_out):
+            K, C, Y, Cx, Qa, U, Al, Sd, dc, LP, tokens, gx, gh, logits):
     """The decoder, T steps for a batch, after :func:`_encode`.
 
     On entry Sd[0] (B, d) holds the start state and tokens (B,) the first step's inputs.
@@ -156,8 +138,7 @@ def _decode(theta, offs, dims, tgt, tgt_len, ratio, coins, n_seq, dec_in, pred, 
 
     Fills dec_in, pred (B, T), Y (T, B, e), the contexts Cx (T, B, dA), the attention caches
     Qa (T, B, a), U (T, B, S, a), Al (T, B, S) (zero for the fixed context), Sd[1:], the gate
-    caches dc (4, T, B, d) and LP (T, B, V). gx, gh (B, G d), logits (B, V) and ex_*
-    (≥ 2·B·d and S·a entries) are scratch.
+    caches dc (4, T, B, d) and LP (T, B, V). gx, gh (B, G d) and logits (B, V) are scratch.
 
     Returns:
         (1/n_seq) Σ_b Σ_{t < tgt_len[b]} -log P(tgt[b, t]).
@@ -193,14 +174,13 @@ def _decode(theta, offs, dims, tgt, tgt_len, ratio, coins, n_seq, dec_in, pred, 
             _copy1(Y[t, b], E[tokens[b]])           # Y_{t-1} as an embedding
         s_prev, ctx = Sd[t], Cx[t]
         if attn:
-            _attend(Wq, v, s_prev, Ann, K, src_len, Qa[t], U[t], Al[t], ctx, ex_in, ex_out)
+            _attend(Wq, v, s_prev, Ann, K, src_len, Qa[t], U[t], Al[t], ctx)
         else:
             _copy2(ctx, C)                          # C = H_T, the same at every step
         _affine(Y[t], Wy, bx, gx)                   # (B, G d)  W_HY Y + W_HC C + b
-        _gemm(ctx, Wc, gx, False, False, 1.0, 1.0)
+        _iadd2(gx, ctx @ Wc)
         _affine(s_prev, Wh, bh, gh)                 # (B, G d)  W_HH H_{t-1}
-        _cell_forward(cell, gx, gh, s_prev, Sd[t + 1], dc[0, t], dc[1, t], dc[2, t], dc[3, t],
-                      ex_in, ex_out)
+        _cell_forward(cell, gx, gh, s_prev, Sd[t + 1], dc[0, t], dc[1, t], dc[2, t], dc[3, t])
         _affine(Sd[t + 1], Wo, bo, logits)          # (B, V)
         lp = LP[t]
         for b in range(B):                          # log-softmax per row
@@ -214,16 +194,16 @@ def _decode(theta, offs, dims, tgt, tgt_len, ratio, coins, n_seq, dec_in, pred, 
             lse = m + math.log(total)
             for k in range(V):
                 lp[b, k] = logits[b, k] - lse
-            pred[b, t] = _argmax(lp[b])
+            pred[b, t] = np.argmax(lp[b])
             if t < tgt_len[b]:
                 loss -= lp[b, tgt[b, t]]            # L_t = -log P(y_t)
     return loss / n_seq
 
 
-@jit(**_OUTER)
+@jit
 def _decode_backward(theta, offs, dims, src_len, tgt, tgt_len, n_seq, dec_in, Ann, Sd, dc, Y,
                      Cx, U, Al, LP, grad, dAnn, dK, dC, ds, dlog, dgx, dgh, ds_prev, dq, dctx,
-                     dalpha, prod):
+                     dalpha):
     """Backward of :func:`_decode` (and of the keys K = H W_k) through time: grad (P,) receives
     dL/dθ of the decoder's parameters; dAnn (S+1, B, dA), dC (B, dA) and ds (B, d, then
     dL/ds_0) what :func:`_encode_backward` needs. The rest is scratch (see the Work fields)."""
@@ -262,22 +242,21 @@ def _decode_backward(theta, offs, dims, src_len, tgt, tgt_len, n_seq, dec_in, An
                 dlog[b, tgt[b, t]] -= inv_b
             else:
                 dlog[b, :] = 0.0
-        _add_tn(gWo, Sd[t + 1], dlog)         # (d, V)
+        _iadd2(gWo, Sd[t + 1].T @ dlog)             # (d, V)
         _add_colsum(gbo, dlog)
-        _add_nt(ds, dlog, Wo)                 # (B, d)
+        _iadd2(ds, dlog @ Wo.T)                     # (B, d)
         _cell_backward(cell, ds, Sd[t], dc[0, t], dc[1, t], dc[2, t], dc[3, t], dgx, dgh,
                        ds_prev)
-        _add_tn(gWh, Sd[t], dgh)              # (d, G d)
+        _iadd2(gWh, Sd[t].T @ dgh)                  # (d, G d)
         _add_colsum(gbh, dgh)
-        _add_nt(ds_prev, dgh, Wh)             # (B, d)
-        _add_tn(gWy, Y[t], dgx)               # (e, G d)
+        _iadd2(ds_prev, dgh @ Wh.T)                 # (B, d)
+        _iadd2(gWy, Y[t].T @ dgx)                   # (e, G d)
         _add_colsum(gbx, dgx)
-        P = _view2d(prod, 0, B, e)
-        _gemm(dgx, Wy, P, False, True, 1.0, 0.0)    # (B, e)  dL/dY_t
+        dY = dgx @ Wy.T                             # (B, e)  dL/dY_t
         for b in range(B):
-            _iadd1(Ed_g[dec_in[b, t]], P[b])
-        _add_tn(gWc, Cx[t], dgx)              # (dA, G d)
-        _gemm(dgx, Wc, dctx, False, True, 1.0, 0.0)  # (B, dA)
+            _iadd1(Ed_g[dec_in[b, t]], dY[b])
+        _iadd2(gWc, Cx[t].T @ dgx)                  # (dA, G d)
+        np.dot(dgx, Wc.T, dctx)                     # (B, dA)
         if attn:
             _attend_backward(Wq, v, Sd[t], Ann, src_len, U[t], Al[t], dctx, dq, dK, dAnn,
                              gWq, gv, ds_prev, dalpha)
@@ -287,10 +266,10 @@ def _decode_backward(theta, offs, dims, src_len, tgt, tgt_len, n_seq, dec_in, An
     if attn:                                        # K = H W_k
         Wk = _mat(theta, offs, ATT_WK, dA, A)
         gWk = _mat(grad, offs, ATT_WK, dA, A)
-        H2 = _view2d(Ann, B * dA, S * B, dA)        # Ann[1:] as (S B, dA)
-        dK2 = _view2d(dK, 0, S * B, A)
-        _add_tn(gWk, H2, dK2)                 # (dA, a)
-        _add_nt(_view2d(dAnn, B * dA, S * B, dA), dK2, Wk)  # (S B, dA)
+        H2 = Ann[1:].reshape((S * B, dA))           # (S B, dA)
+        dK2 = dK.reshape((S * B, A))
+        _iadd2(gWk, H2.T @ dK2)                     # (dA, a)
+        _iadd2(dAnn[1:].reshape((S * B, dA)), dK2 @ Wk.T)   # (S B, dA)
 
 
 # ---------------------------------------------------------------------------- training pass
@@ -327,13 +306,12 @@ def training_pass(theta: np.ndarray, offs: np.ndarray, dims: np.ndarray, src: np
     """
     S = src.shape[1]
     w.cache[:] = 0.0
-    _encode(theta, offs, dims, src, src_len, w.X, w.Hs, w.cache, w.Ann, w.C, w.K, w.gx, w.gh,
-            w.ex_in, w.ex_out)
+    _encode(theta, offs, dims, src, src_len, w.X, w.Hs, w.cache, w.Ann, w.C, w.K, w.gx, w.gh)
     w.Sd[0] = w.Hs[0, S]                            # the decoder starts from H_T
     w.tokens[:] = BOS                               # and is fed BOS first
     loss = _decode(theta, offs, dims, tgt, tgt_len, ratio, w.coins, n_seq, dec_in, pred, src_len,
                    w.Ann, w.K, w.C, w.Y, w.Cx, w.Qa, w.U, w.Al, w.Sd, w.dc, w.LP, w.tokens,
-                   w.gx, w.gh, w.logits, w.ex_in, w.ex_out)
+                   w.gx, w.gh, w.logits)
     if not want_grad:
         return loss
     for kernel, args in _backward_calls(theta, offs, dims, src, src_len, tgt, tgt_len, n_seq,
@@ -348,24 +326,10 @@ def _backward_calls(theta, offs, dims, src, src_len, tgt, tgt_len, n_seq, dec_in
     :func:`_encode_backward`)."""
     return ((_decode_backward, (theta, offs, dims, src_len, tgt, tgt_len, n_seq, dec_in, w.Ann,
                                 w.Sd, w.dc, w.Y, w.Cx, w.U, w.Al, w.LP, w.grad, w.dAnn, w.dK, w.dC,
-                                w.ds, w.dlog, w.dgx, w.dgh, w.ds_prev, w.dq, w.dctx, w.dalpha,
-                                w.prod)),
+                                w.ds, w.dlog, w.dgx, w.dgh, w.ds_prev, w.dq, w.dctx, w.dalpha)),
             (_encode_backward, (theta, offs, dims, src, src_len, w.X, w.Hs, w.cache, w.dAnn, w.dC,
                                 w.ds, w.grad, w.dX, w.dH, w.dh, w.dh_cell, w.carry, w.dgx, w.dgh,
                                 w.ds_prev)))
-
-
-def compile_backward(theta: np.ndarray, offs: np.ndarray, dims: np.ndarray, src: np.ndarray,
-                     src_len: np.ndarray, tgt: np.ndarray, tgt_len: np.ndarray, n_seq: int,
-                     dec_in: np.ndarray, w) -> None:
-    """Compile (or load from numba's cache) the backward kernels for the argument types a
-    :func:`training_pass` with these arguments would give them, without running anything:
-    a warm-up process can compile the backward half while another compiles the forward half
-    by running it. (In interpreted mode there is nothing to compile.)"""
-    for kernel, args in _backward_calls(theta, offs, dims, src, src_len, tgt, tgt_len, n_seq,
-                                        dec_in, w):
-        if hasattr(kernel, "compile"):
-            kernel.compile(tuple(kernel.typeof_pyval(a) for a in args))
 
 
 # ---------------------------------------------------------------------------- inference
@@ -377,7 +341,7 @@ def compile_backward(theta: np.ndarray, offs: np.ndarray, dims: np.ndarray, src:
 # ---------------------------------------------------------------------------- optimiser
 
 
-@jit(error_model="numpy", **_OUTER)  # no zero-division branches (c1, c2, √v̂ + ε are > 0): the loop vectorises
+@jit(error_model="numpy")  # no zero-division branches (c1, c2, √v̂ + ε are > 0): the loop vectorises
 def _clip_and_adam(theta, grad, m, v, step, lr, beta1, beta2, eps, max_norm):
     """Clip grad to global norm ≤ max_norm (if > 0), then one Adam step; returns the norm.
 

@@ -1,5 +1,5 @@
 """The layout the seq2seq kernels share: slots of the flat parameter vector, entries of the
-``dims`` vector, cell kinds, and the numba options of inner and outer kernels.
+``dims`` vector and cell kinds.
 
 See :mod:`engine.seq2seq._kernels` for the model these describe.
 """
@@ -21,12 +21,5 @@ N_SLOTS = 20
 # entries of the ``dims`` vector
 D_V, D_E, D_H, D_A, D_CELL, D_ATTN, D_BI = 0, 1, 2, 3, 4, 5, 6
 GRU, RNN = 0, 1
-
-COL0 = np.int64(0)  # the first column, as a numpy integer (see the slots above)
-
-# Options of the kernels only other kernels call: no CPython or C entry point to generate
-# and compile (Python calls only the ones without them).
-_INNER = {"no_cpython_wrapper": True, "no_cfunc_wrapper": True}
-_OUTER = {"no_cfunc_wrapper": True}  # the kernels Python calls: no C entry point either
 
 BOS = 1  # start token fed to the decoder's first step (see engine.lab's vocabulary)

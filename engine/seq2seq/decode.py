@@ -109,7 +109,7 @@ class Seq2SeqStepModel:
         # keys stay in it, each step overwrites the decoder's part
         w = self._work = Workspace().work(model.config, 1, s.shape[1], 1)
         K._encode(self._theta, self._offs, self._dims, s, lens, w.X, w.Hs, w.cache, w.Ann, w.C,
-                  w.K, w.gx, w.gh, w.ex_in, w.ex_out)
+                  w.K, w.gx, w.gh)
         self._step_io = (np.zeros((1, 1), np.int64), np.ones(1, np.int64),  # tgt, tgt_len
                          np.zeros((1, 1), np.int64), np.zeros((1, 1), np.int64))  # dec_in, pred
         self.initial_state = DecoderState(w.Hs[0, s.shape[1], 0].copy(), np.zeros(s.shape[1]))
@@ -125,7 +125,7 @@ class Seq2SeqStepModel:
         tgt, tgt_len, dec_in, pred = self._step_io    # one step, its (unused) loss on token 0
         K._decode(self._theta, self._offs, self._dims, tgt, tgt_len, 0.0, w.coins, 1, dec_in,
                   pred, self._lens, w.Ann, w.K, w.C, w.Y, w.Cx, w.Qa, w.U, w.Al, w.Sd, w.dc,
-                  w.LP, w.tokens, w.gx, w.gh, w.logits, w.ex_in, w.ex_out)
+                  w.LP, w.tokens, w.gx, w.gh, w.logits)
         return w.LP[0, 0].copy(), DecoderState(w.Sd[1, 0].copy(), w.Al[0, 0].copy())
 
 

@@ -184,19 +184,6 @@ class Adam:
                                       self.beta1, self.beta2, self.eps, self.max_grad_norm))
 
 
-def compile_backward(model: Seq2Seq, batch: Batch) -> None:
-    """Compile (or load) the kernels a :func:`train_step` on ``batch`` runs after the forward
-    pass to get the gradient (backward through time), without compiling the forward pass:
-    what a second warm-up process does while the first compiles the forward kernels.
-    Clipping and Adam (:class:`Adam`) are not among them: the lab's warm-up runs them with
-    the forward half, which compiles in less time (``engine.lab.training.warm_up``)."""
-    b = check_batch(batch, model.config.vocab_size)
-    B, T = b.tgt.shape
-    w = Workspace().work(model.config, B, b.src.shape[1], T)
-    K.compile_backward(model.theta, model._offs, model._dims, b.src, b.src_len, b.tgt, b.tgt_len,
-                       B, np.zeros((B, T), np.int64), w)
-
-
 def train_step(model: Seq2Seq, optimizer: Adam, batch: Batch, teacher_forcing_ratio: float = 1.0,
                rng: np.random.Generator | int | None = 0,
                workspace: Workspace | None = None, parts: int = 1,

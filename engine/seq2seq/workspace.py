@@ -52,8 +52,6 @@ class Work(NamedTuple):
     gx: np.ndarray       # (B, G d)               input side of the gates
     gh: np.ndarray       # (B, G d)               recurrent side of the gates
     logits: np.ndarray   # (B, V)
-    ex_in: np.ndarray    # (N,)                   exponentials of a step: N = max(2Bd, Sa')
-    ex_out: np.ndarray   # (N,)
     # backward
     grad: np.ndarray     # (P,)                   dL/dθ
     dAnn: np.ndarray     # (S + 1, B, dA)
@@ -72,7 +70,6 @@ class Work(NamedTuple):
     dh: np.ndarray       # (B, d)
     dh_cell: np.ndarray  # (B, d)
     carry: np.ndarray    # (B, d)
-    prod: np.ndarray     # (M,)                   dL/dY_t of a decoder step (B, e)
 
 
 def work_shapes(config: Seq2SeqConfig, B: int, S: int, T: int) -> dict[str, tuple[int, ...]]:
@@ -83,8 +80,6 @@ def work_shapes(config: Seq2SeqConfig, B: int, S: int, T: int) -> dict[str, tupl
     bi = 1 if config.bidirectional else 0
     att = config.decoder == "attention"
     Aa = A if att else 1
-    n_ex = max(2 * B * d, S * Aa)
-    n_prod = B * e  # dL/dY_t, before its rows go to the embedding gradient
     shapes = {
         "X": (S, B, e), "Hs": (1 + bi, S + 1, B, d), "cache": (1 + bi, 4, S, B, d),
         "Ann": (S + 1, B, dA), "C": (B, dA), "K": (S, B, Aa),
@@ -92,11 +87,10 @@ def work_shapes(config: Seq2SeqConfig, B: int, S: int, T: int) -> dict[str, tupl
         "U": (T, B, S, Aa) if att else (T, B, 1, 1), "Sd": (T + 1, B, d), "dc": (4, T, B, d),
         "LP": (T, B, V), "Al": (T, B, S), "coins": (T, B), "tokens": (B,),
         "gx": (B, Gd), "gh": (B, Gd), "logits": (B, V),
-        "ex_in": (n_ex,), "ex_out": (n_ex,),
         "grad": (config.n_params,), "dAnn": (S + 1, B, dA), "dK": (S, B, Aa), "dC": (B, dA),
         "ds": (B, d), "ds_prev": (B, d), "dlog": (B, V), "dgx": (B, Gd), "dgh": (B, Gd),
         "dq": (B, Aa), "dctx": (B, dA), "dalpha": (S,), "dX": (S, B, e), "dH": (S + 1, B, d),
-        "dh": (B, d), "dh_cell": (B, d), "carry": (B, d), "prod": (n_prod,),
+        "dh": (B, d), "dh_cell": (B, d), "carry": (B, d),
     }
     assert tuple(shapes) == Work._fields
     return shapes

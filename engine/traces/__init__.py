@@ -87,17 +87,6 @@ def interpretable(name: str, overrides: Mapping[str, Any] | None = None) -> bool
     return sum(_size(key, value) for key, value in (overrides or {}).items()) <= SMALL_INPUTS
 
 
-def interpret_if_small(name: str, overrides: Mapping[str, Any] | None = None) -> bool:
-    """For a process that builds only this trace (a CLI command, not the TUI): run the
-    kernels interpreted when :func:`interpretable` says so. True if the process now does;
-    False if the trace is too big or kernels were already compiled (nothing changes then)."""
-    if not interpretable(name, overrides):
-        return False
-    from engine._jit import use_interpreter
-
-    return use_interpreter()
-
-
 def _leaves(value: Any) -> int:
     """How many numbers or words a (nested) list holds."""
     return sum(_leaves(v) for v in value) if isinstance(value, (list, tuple)) else 1
@@ -118,7 +107,8 @@ def _size(key: str, value: Any) -> int:
 
 def list_traces() -> list[TraceInfo]:
     """All traces in lecture order."""
-    return sorted(REGISTRY.values(), key=lambda t: (t.section, _TABLE.index(next(r for r in _TABLE if r[0] == t.name))))
+    order = {row[0]: i for i, row in enumerate(_TABLE)}
+    return sorted(REGISTRY.values(), key=lambda t: (t.section, order[t.name]))
 
 
 def get_info(name: str) -> TraceInfo:

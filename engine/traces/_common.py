@@ -17,7 +17,8 @@ def sub(index: int | str) -> str:
 
 
 def n(x: float, digits: int = 4) -> str:
-    """One number; negatives in parentheses when they follow an operator."""
+    """One number as :func:`engine.trace.fmt_num` writes it (``-0.25``, no parentheses: after an
+    operator use :func:`p`)."""
     return fmt_num(x, digits)
 
 

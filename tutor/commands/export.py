@@ -26,10 +26,8 @@ def command(
 def run(*, fmt: str, file: Path) -> None:
     from tutor.errors import UserError
     from tutor.exam.export import export
-    from tutor.launch import interpret_worked_examples
     from tutor.render.safe import shown_path
 
-    interpret_worked_examples()
     fmt = fmt.strip().lower()
     if file.parent and not file.parent.exists():
         raise UserError(f"cannot write {shown_path(file)}: folder {shown_path(file.parent)} "

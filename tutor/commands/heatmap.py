@@ -109,9 +109,6 @@ def run(
     from tutor.heatmap.show import listing, show
 
     if name is None and source is None:
-        from tutor.launch import interpret_worked_examples
-
-        interpret_worked_examples()
         typer.echo(listing(ascii_only), nl=False)
         return
 
@@ -149,14 +146,12 @@ def _from_trace(name, sets, file, index, title, ascii_only):
 
     from tutor.errors import UserError
     from tutor.inputs import gather_inputs
-    from tutor.launch import interpret_if_small
     from tutor.names import resolve
 
     name = resolve(name, [t.name for t in list_traces()], "trace",
                    "Run `attn-tutor heatmap` to list the ones that draw heatmaps.")
     info = get_info(name)
     overrides = gather_inputs(sets, file)
-    interpret_if_small(name, overrides)  # worked-example sizes: no numba to load (engine._jit)
     try:
         trace = build(name, overrides)
     except ModuleNotFoundError as exc:  # a registry row whose builder module is missing

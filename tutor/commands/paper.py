@@ -83,14 +83,11 @@ def run(*, questions: int, minutes: float, ids: list[str], topics: list[str], se
     sections = _sections(topics)
     seed = random.SystemRandom().randrange(2**31) if seed is None else seed
     from tutor.exam.paper import make_paper
-    from tutor.launch import interpret_worked_examples
     from tutor.store import open_store
     from tutor.store.papers import attempted_questions
     from tutor.terminal import is_interactive
 
     interactive = not plain and is_interactive()
-    if not interactive:  # line-based: the mark schemes' numbers are worked-example sized
-        interpret_worked_examples()
 
     store = open_store()
     try:

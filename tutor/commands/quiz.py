@@ -67,9 +67,6 @@ def run(*, mode: str, topics: list[str], count: int | None, seed: int | None,
         run_tui(QuizStart(mode=mode, topics=tuple(sorted(wanted)), count=count, seed=seed,
                           minutes=time_limit, generated=generated, autostart=True))
         return
-    from tutor.launch import interpret_worked_examples
-
-    interpret_worked_examples()  # line-based: generated problems are a few numbers each
     store = open_store()
 
     def warn(messages: list[str]) -> None:

@@ -21,7 +21,7 @@ Found = tuple[list[Any], list[Any]]
 def build_heatmaps(wanted: Callable[[str], bool] = lambda name: True,
                    on_built: Callable[[str, Found | None], None] | None = None) -> None:
     """Build, once per process, each trace whose name is ``wanted``, in lecture order (the
-    warm-up builds them in parts, see :mod:`tutor.warmup`); thread-safe. A trace whose builder
+    warm-up builds them one by one, see :mod:`tutor.warmup`); thread-safe. A trace whose builder
     fails is left out, never fatal. ``on_built(name, found)`` is called after each wanted trace
     (built now or earlier), with None for one that draws no heatmap; it runs outside the lock.
 

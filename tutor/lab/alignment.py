@@ -11,7 +11,6 @@ from tutor.lab import jsonout
 from tutor.lab.report import Part, Style, pct
 from tutor.render.safe import shown_path
 
-WARM_UP = True
 EXPECTED = {"reverse": "anti-diagonal", "copy": "diagonal", "sort": "by value"}
 
 if TYPE_CHECKING:

@@ -9,7 +9,6 @@ from tutor.lab import jsonout
 from tutor.lab.report import (Part, Style, accuracy_plot, accuracy_table, evaluated,
                                evaluation_note, model_desc, pct)
 
-WARM_UP = True  # needs the seq2seq kernels
 
 
 def describe(s: Any) -> str:

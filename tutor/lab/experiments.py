@@ -15,8 +15,11 @@ more about it. The module defines:
   ``run(settings, *, on_progress, should_stop)`` → a result (:mod:`engine.lab.progress`),
   ``stopped(result)`` (default: the result's ``interrupted`` or ``stopped`` flag);
 - optionally ``save(result, settings)`` → files written, as notes; ``heatmaps(result)`` →
-  weights for the Heatmaps area; ``WARM_UP = True`` when it needs the seq2seq kernels, or a
-  ``warm_up()`` of its own that loads the kernels it needs.
+  weights for the Heatmaps area.
+
+The row's ``kernels`` names the engine areas the run needs compiled (:func:`tutor.warmup.areas`):
+the TUI waits for its warm-up to load them, the CLI loads them itself, before the progress
+bars start.
 
 The table is plain data and the modules load on first use, so listing the experiments (the
 palette, ``attn-tutor --help``) imports neither numpy nor numba.
@@ -25,7 +28,6 @@ palette, ``attn-tutor --help``) imports neither numpy nor numba.
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable
 from dataclasses import dataclass
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
@@ -49,6 +51,8 @@ class Experiment:
     function: str = ""
     """``"package.module:function"``: the engine experiment ``run`` calls."""
     on_screen: bool = True
+    kernels: tuple[str, ...] = ()
+    """The warm-up areas (:func:`tutor.warmup.areas`) whose kernels the run needs."""
 
     def load(self) -> ModuleType:
         return importlib.import_module(self.module)
@@ -56,17 +60,6 @@ class Experiment:
     def _hook(self, name: str) -> Any:
         """The module's own ``name``, or None."""
         return getattr(self.load(), name, None)
-
-    @property
-    def warm_up(self) -> Callable[[], object] | None:
-        """What loads the kernels before the progress bars start: the module's ``warm_up()``,
-        the seq2seq lab's when ``WARM_UP = True``, or None."""
-        own = self._hook("warm_up")
-        if own is not None:
-            return own
-        if getattr(self.load(), "WARM_UP", False):
-            return _resolve("engine.lab:warm_up")
-        return None
 
     def defaults(self) -> Any:
         own = self._hook("defaults")
@@ -114,19 +107,22 @@ def _resolve(target: str) -> Any:
     return getattr(importlib.import_module(module), name)
 
 
+SEQ2SEQ, TRANSFORMER = ("seq2seq lab",), ("transformer lab",)  # areas of tutor.warmup
+
 EXPERIMENTS: tuple[Experiment, ...] = (
     Experiment("bottleneck", "fixed context vs attention as sequences grow", "tutor.lab.bottleneck",
-               "engine.lab:BottleneckSettings", "engine.lab:bottleneck"),
+               "engine.lab:BottleneckSettings", "engine.lab:bottleneck", kernels=SEQ2SEQ),
     Experiment("teacher-forcing", "training with ratio 1.0 vs 0.0", "tutor.lab.teacher_forcing",
-               "engine.lab:TeacherForcingSettings", "engine.lab:teacher_forcing"),
+               "engine.lab:TeacherForcingSettings", "engine.lab:teacher_forcing", kernels=SEQ2SEQ),
     Experiment("alignment", "the learned attention of a trained model as a heatmap",
-               "tutor.lab.alignment"),
+               "tutor.lab.alignment", kernels=SEQ2SEQ),
     Experiment("train", "one model of your choice, saved and loaded as .npz", "tutor.lab.train",
-               on_screen=False),
+               on_screen=False, kernels=SEQ2SEQ),
     Experiment("transformer", "a tiny Transformer trained live: its heads, and no positions",
-               "tutor.lab.transformer", "tutor.lab.transformer:job_defaults"),
+               "tutor.lab.transformer", "tutor.lab.transformer:job_defaults", kernels=TRANSFORMER),
     Experiment("transformer-vs-rnn", "the Transformer next to fixed context and attention RNNs",
-               "tutor.lab.transformer", "tutor.lab.transformer:job_defaults_with_rnn"),
+               "tutor.lab.transformer", "tutor.lab.transformer:job_defaults_with_rnn",
+               kernels=TRANSFORMER + SEQ2SEQ),
     Experiment("scaling", "time and memory of plain vs tiled attention", "tutor.lab.scaling",
                "engine.lab.scaling:ScalingSettings", "engine.lab.scaling:scaling"),
     Experiment("saturation", "Var(q·k) and softmax saturation against d_k", "tutor.lab.saturation",

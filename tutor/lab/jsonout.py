@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-JSON_VERSION = 1
+JSON_VERSION = 2
 
 
 def rounded(x: float | None, nd: int = 6) -> float | None:
@@ -39,7 +39,7 @@ def training_run(res: Any, curve_points: int = 200) -> dict[str, Any]:
 
 
 def header(experiment: str, **fields: Any) -> dict[str, Any]:
-    """``{"schema": 1, "experiment": NAME, ...fields}``: how every lab object starts."""
+    """``{"schema": 2, "experiment": NAME, ...fields}``: how every lab object starts."""
     return {"schema": JSON_VERSION, "experiment": experiment, **fields}
 
 

@@ -200,27 +200,20 @@ LOADING = "loading the lab's numba kernels (a first run compiles them once)"
 
 def warm_up_kernels(spinner: bool, *, quiet_for: float = 1.0,
                     say: Callable[[str], None] | None = None,
-                    load: Callable[[], object] | None = None,
-                    should_stop: Callable[[], bool] | None = None) -> float:
-    """Load an experiment's kernels (``load()``; the seq2seq lab's by default) before the
-    progress bars start (a first run compiles them, in two processes where the experiment's
-    kernels come in two halves: :func:`tutor.warmup_procs.load_split`); returns the seconds
-    it took.
+                    areas: Sequence[str] = ("seq2seq lab",)) -> float:
+    """Load an experiment's kernels (the warm-up ``areas`` of :func:`tutor.warmup.areas`; the
+    seq2seq lab's by default) in this process before the progress bars start (a first run
+    compiles them); returns the seconds it took.
 
     On a terminal (``spinner``) a spinner with the seconds elapsed says so from the start;
     otherwise ``say`` (default: a line on stderr) says it once the load has taken ``quiet_for``
     seconds (a cached load is faster and stays silent), so a log never shows a silent pause.
-    ``should_stop`` as in :func:`tutor.warmup_procs.load_split` (a Ctrl-C meanwhile).
+    A Ctrl-C meanwhile is kept by the caller's handler: the run then stops at its first step.
     """
     import sys
     import time
 
-    if load is None:
-        from engine import lab
-
-        load = lab.warm_up
-    from tutor.warmup_procs import load_split
-
+    from tutor.warmup import load
     t0 = time.perf_counter()
     if spinner:
         from rich.console import Console
@@ -229,14 +222,14 @@ def warm_up_kernels(spinner: bool, *, quiet_for: float = 1.0,
         with Progress(SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(),
                       console=Console(stderr=True), transient=True) as progress:
             progress.add_task(LOADING + "…", total=None)
-            load_split(load, should_stop=should_stop)
+            load(areas)
         return time.perf_counter() - t0
     say = say or (lambda line: print(line, file=sys.stderr, flush=True))
     notice = threading.Timer(quiet_for, say, [f"attn-tutor: {LOADING}…"])
     notice.daemon = True
     notice.start()
     try:
-        load_split(load, should_stop=should_stop)
+        load(areas)
     finally:
         notice.cancel()
     return time.perf_counter() - t0

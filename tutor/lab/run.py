@@ -48,8 +48,8 @@ def run_in_terminal(exp: Experiment, settings: Any, *, json_out: bool, style: St
     runs, total = exp.bars(settings)
     note = exp.describe(settings)
     with CtrlC() as stop:  # a Ctrl-C while the kernels load stops the run at its first step
-        if exp.warm_up is not None:
-            warm_up_kernels(enabled, load=exp.warm_up, should_stop=stop.is_set)
+        if exp.kernels:
+            warm_up_kernels(enabled, areas=exp.kernels)
         if note:  # once the kernels are in: from here on Ctrl-C stops after a step
             typer.echo(clean(f"{note} (Ctrl-C stops early and reports)"), err=True)
         with TerminalProgress(runs, total, enabled and total > 0) as bar:

@@ -11,7 +11,6 @@ from tutor.lab import jsonout
 from tutor.lab.report import Part, Style, box
 from tutor.plot import Series, line_plot
 
-WARM_UP = False
 
 
 def bars(s: Any) -> tuple[tuple[str, ...], int]:
@@ -54,7 +53,7 @@ def report(res: Any, s: Any, style: Style) -> list[Part]:
 def to_json(res: Any, s: Any) -> dict[str, Any]:
     return jsonout.header(
         "saturation", n_keys=res.n_keys, samples=res.samples, trials=res.trials, seed=res.seed,
-        interrupted=res.stopped, stopped=res.stopped, max_entropy=math.log(res.n_keys),
+        interrupted=res.stopped, max_entropy=math.log(res.n_keys),
         points=[asdict(p) for p in res.points],
     )
 

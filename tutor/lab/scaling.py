@@ -10,7 +10,6 @@ from tutor.lab import jsonout
 from tutor.lab.report import Part, Style, box
 from tutor.plot import Series, line_plot
 
-WARM_UP = False  # the experiment loads its own two kernels, and says so
 
 
 def run(settings: Any, *, on_progress: Any = None, should_stop: Any = None) -> Any:
@@ -79,7 +78,7 @@ def to_json(res: Any, s: Any) -> dict[str, Any]:
     fit, exps = res.fit_points(), res.exponents()
     return jsonout.header(
         "scaling", d=res.d, dtype=res.dtype, repeat=res.repeat, seed=res.seed,
-        threads=res.threads, interrupted=res.stopped, stopped=res.stopped, points=[asdict(p) for p in res.points],
+        threads=res.threads, interrupted=res.stopped, points=[asdict(p) for p in res.points],
         fit={"min_n": FIT_MIN_N, "n": [p.n for p in fit], "exponents": exps},
         memory="computed from the buffers each kernel allocates",
         blocks={"block_q": res.blocks[0], "block_k": res.blocks[1]},

@@ -8,7 +8,6 @@ from tutor.lab import jsonout
 from tutor.lab.report import (Part, Style, accuracy_table, evaluated, evaluation_note,
                                loss_plot, model_desc)
 
-WARM_UP = True
 THRESHOLD = 0.5  # loss per token the summary times each run to
 
 

@@ -11,7 +11,6 @@ from tutor.lab.report import (Part, Style, accuracy_table, evaluation_note, loss
                                model_desc)
 from tutor.render.safe import shown_path
 
-WARM_UP = True
 
 if TYPE_CHECKING:
     from engine.lab.progress import ProgressFn, StopFn

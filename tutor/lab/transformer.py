@@ -55,13 +55,6 @@ def job_defaults_with_rnn() -> TransformerJob:
     return replace(job_defaults(), rnn=rnn_defaults())
 
 
-def warm_up() -> None:
-    """Load (on a first run: compile, ~10 s) the Transformer's kernels."""
-    from engine.lab.transformer import warm_up as load
-
-    load()
-
-
 def describe(s: Any) -> str:
     j = job(s)
     tr = j.settings.train

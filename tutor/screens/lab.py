@@ -216,18 +216,12 @@ class LabScreen(Screen):
         try:
             settings = self._settings(name)
             live.bars = max(1, len(exp.bars(settings)[0]))
-            load = exp.warm_up                   # the experiment's own kernels, or None
-            if load is not None:
-                from tutor.warmup import areas_of
-
-                wait = getattr(self.app, "wait_for_warm_up", None)
-                if wait is not None:  # a first run: its children may be compiling them now
-                    wait(areas_of(load), self._stop.is_set)
+            if exp.kernels:  # the warm-up loads them first (they jump its queue)
+                self.app.need_engine(exp.kernels, self._stop.is_set)  # type: ignore[attr-defined]
                 if not self._stop.is_set():  # cancelled or quitting: the run stops at once
-                    from tutor.warmup_procs import load_split
+                    from tutor.warmup import load
 
-                    # instant when the app's warm-up got there first
-                    load_split(load, should_stop=self._stop.is_set)
+                    load(exp.kernels)  # instant once the warm-up got there; else loads here
             result = exp.run(settings, on_progress=live.callback, should_stop=self._stop)
         except Exception as exc:  # noqa: BLE001 - a failed run is reported, the app stays up
             self.app.call_from_thread(self._failed, name, exc)

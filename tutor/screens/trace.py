@@ -62,13 +62,13 @@ class TraceScreen(Screen):
     def _build(self, name: str, overrides: dict[str, Any], page: int) -> None:
         from engine.traces import build
 
+        from tutor.warmup import TRACE
+
+        self.app.need_engine([TRACE + name])  # type: ignore[attr-defined]  # its kernels first
         try:
             trace = build(name, overrides)
-        except ValueError as exc:
+        except ValueError as exc:  # the student's inputs: said inline, the screen stays
             self.app.call_from_thread(self._show_error, str(exc).splitlines()[0])
-            return
-        except ImportError:
-            self.app.call_from_thread(self._show_error, f"the {name} trace could not be loaded (its builder module is missing)")
             return
         self.app.call_from_thread(self._show_trace, trace, overrides, page)
 
