@@ -11,7 +11,8 @@ import pytest
 
 from tutor.content import LECTURE_SECTIONS, LESSON_IDS
 from tutor.exam.marking import AnswerError, mark_question, mark_text, parse_answer, parse_ticks
-from tutor.exam.model import QuestionError, by_id, load_questions
+from tutor.content_schema import ContentError
+from tutor.exam.model import by_id, load_questions
 from tutor.exam.numbers import make, names
 from tutor.exam.paper import PaperError, instantiate, make_paper
 
@@ -59,7 +60,7 @@ def test_a_broken_file_is_reported_field_by_field(tmp_path):
         '[[question]]\nid = "bad id"\ntitle = "t"\nsection = "nowhere"\nstem = "s"\n'
         '[[question.part]]\nkind = "text"\nmarks = 2\nprompt = "p"\npoints = ["one"]\n'
         'mistakes = ["m"]\nmodel = "m"\nextra = 1\n', encoding="utf-8")
-    with pytest.raises(QuestionError) as info:
+    with pytest.raises(ContentError) as info:
         load_questions(tmp_path)
     text = str(info.value)
     for needle in ("'bad id'", "'nowhere'", "needs 3–6", "1 points for 2 marks", "unknown field 'extra'"):
@@ -89,9 +90,11 @@ def test_follow_through_from_a_wrong_scale():
     m = mark_question(q, {"a": "1/3, 0, 0", "b": "0.411, 0.2945, 0.2945", "c": "0.411, 0.2945"})
     a, b, c = m.parts[:3]
     assert (a.status, a.earned) == ("wrong", 0)
-    assert (b.status, b.earned, b.marks) == ("follow-through", 2, 3)
+    # error carried forward: right working from the student's own (a) earns the full marks
+    assert (b.status, b.earned, b.marks) == ("follow-through", 3, 3)
     assert "Follow-through" in b.feedback and "(a) = [0.3333, 0, 0]" in b.feedback
-    assert (c.status, c.earned, c.marks) == ("follow-through", 1, 2)
+    assert "error carried forward" in b.feedback
+    assert (c.status, c.earned, c.marks) == ("follow-through", 2, 2)
     assert "(b) = [0.411, 0.2945, 0.2945]" in c.feedback
 
 
@@ -100,7 +103,7 @@ def test_the_notes_printed_weights_lose_b_but_c_follows_through():
     # 0.64/0.18/0.18 is not softmax(0.577, 0, 0); but [0.64, 0.18] is the right sum from it
     m = mark_question(q, {"a": "0.5774, 0, 0", "b": "0.64, 0.18, 0.18", "c": "0.64, 0.18"})
     assert [(p.status, p.earned) for p in m.parts[:3]] == [("right", 2), ("wrong", 0),
-                                                             ("follow-through", 1)]
+                                                             ("follow-through", 2)]
 
 
 def test_no_follow_through_from_a_blank_or_for_different_working():
@@ -123,7 +126,7 @@ def test_encoder_chain_follows_through_twice():
                           "c": ", ".join(f"{x:.4f}" for x in h3)})
     a, b, c = m.parts[:3]
     assert a.earned == 0 and a.value == (0.0, 0.0)
-    assert (b.status, b.earned) == ("follow-through", 2) and (c.status, c.earned) == ("follow-through", 2)
+    assert (b.status, b.earned) == ("follow-through", 3) and (c.status, c.earned) == ("follow-through", 3)
 
 
 def test_text_parts_are_self_marked_and_capped():
@@ -216,7 +219,7 @@ def test_paper_run_marks_as_it_goes_saves_each_part_and_times_out(tmp_path):
         assert run.position == (0, 8)
         assert run.answer("1/3, 0, 0").status == "wrong"
         ft = run.answer("0.411, 0.2945, 0.2945")  # by hand: softmax(1/3, 0, 0)
-        assert (ft.status, ft.earned) == ("follow-through", 2)
+        assert (ft.status, ft.earned) == ("follow-through", 3)
         assert "Follow-through" in " ".join(feedback_lines(paper.questions[0].part("b"), ft))
         run.answer("0.411, 0.2945")
         assert run.answer([0, 1]).earned == 2  # (d): two points ticked
@@ -224,20 +227,20 @@ def test_paper_run_marks_as_it_goes_saves_each_part_and_times_out(tmp_path):
         assert run.expired and run.remaining() == 0
         result = run.finish()
         assert result.status == "timed-out" and result.saved
-        assert result.total == paper.marks and result.earned == 0 + 2 + 1 + 2
+        assert result.total == paper.marks and result.earned == 0 + 3 + 2 + 2
         assert [m.status for m in result.marks[1][1]] == ["blank"] * 4
         (rec,) = papers(store)
-        assert rec.status == "timed-out" and (rec.earned, rec.marks) == (5, paper.marks)
+        assert rec.status == "timed-out" and (rec.earned, rec.marks) == (7, paper.marks)
         assert [p.part for p in rec.parts][:3] == ["a", "b", "c"] and rec.parts[0].response == "1/3, 0, 0"
     text = "\n".join(result_lines(result))
-    assert "timed-out: 5/" in text and "Follow-through earned method marks on 2 parts" in text
+    assert "timed-out: 7/" in text and "Follow-through (error carried forward) earned 5 marks on 2 parts" in text
 
 
 @pytest.mark.parametrize("spec", [q for q in QUESTIONS if any(p.method for p in q.parts)],
                          ids=lambda q: q.id)
 def test_every_follow_through_part_credits_working_from_a_wrong_earlier_value(spec):
     """Shift each earlier answer a part builds on by +0.3; typing the redone value earns the
-    method marks (when the shift changes the answer), typing the true answer earns all."""
+    part's full marks (error carried forward), typing the true answer earns all too."""
     from tutor.exam.marking import mark_numeric
 
     for seed in range(4):
@@ -248,11 +251,14 @@ def test_every_follow_through_part_credits_working_from_a_wrong_earlier_value(sp
             earlier = {}
             for letter, step_name in zip(part.uses, part.step.uses):
                 true = q.part(letter).step.answer
+                if isinstance(true, float) and true == int(true):  # a count: one fewer (or more)
+                    earlier[letter] = (true - 1 if true > 1 else true + 1, False)
+                    continue
                 earlier[letter] = (tuple(x + 0.3 for x in true) if isinstance(true, tuple)
                                    else true + 0.3, False)
             redone = part.step.redo({s: earlier[l][0] for l, s in zip(part.uses, part.step.uses)})
             m = mark_numeric(part, redone, earlier)
             same = np.allclose(redone, part.step.answer, atol=part.step.tolerance)
             assert (m.status, m.earned) == (("right", part.marks) if same else
-                                            ("follow-through", part.spec.method)), (seed, part.letter)
+                                            ("follow-through", part.marks)), (seed, part.letter)
             assert mark_numeric(part, part.step.answer, earlier).earned == part.marks

@@ -78,13 +78,13 @@ def test_paper_plain_follow_through_self_marking_and_stats():
     assert r.exit_code == 0, r.stderr
     out = r.stdout
     assert "'x' is not a number" in out
-    assert "(b) 2/3 — Follow-through" in out and "(c) 1/2 — Follow-through" in out
+    assert "(b) 3/3 — Follow-through" in out and "(c) 2/2 — Follow-through" in out
     assert "Point 7" in out or "'7'" in out
     assert "Your answer: The weights should be 1.79/3.79 and 1/3.79." in out
-    assert "Paper stopped: 4/21 marks" in out and "By topic: qkv 4/10, encoder-decoder 0/11" in out
+    assert "Paper stopped: 6/21 marks" in out and "By topic: qkv 6/10, encoder-decoder 0/11" in out
     data = json.loads(_run("stats", "--json").stdout)
     (paper,) = data["papers"]
-    assert (paper["earned"], paper["marks"], paper["status"]) == (4, 21, "stopped")
+    assert (paper["earned"], paper["marks"], paper["status"]) == (6, 21, "stopped")
     assert data["paper_topics"][0] == {"id": "encoder-decoder", "earned": 0, "marks": 11, "score": 0.0}
     listed = _run("paper", "--list").stdout.splitlines()
     assert len(listed) >= 24 and listed[0].startswith("xq-encoder-run")

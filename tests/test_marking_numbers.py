@@ -1,4 +1,4 @@
-"""Numbers as students type them (issue 13 §4): one reader, ``tutor.quiz.marking.read_number``,
+"""Numbers as students type them (issue 13 §4): one reader, ``tutor.marking.read_number``,
 for bank questions and generated problems alike. Expected values are hand arithmetic."""
 
 from __future__ import annotations
@@ -6,8 +6,9 @@ from __future__ import annotations
 import pytest
 
 from tutor.quiz.bank import Question
-from tutor.quiz.generators._base import Part
-from tutor.quiz.marking import check_answer, read_number
+from tutor.marking import read_number
+from tutor.quiz.generators import Part
+from tutor.quiz.marking import check_answer
 
 
 def numeric(answer: float, tolerance: float = 0.0) -> Question:

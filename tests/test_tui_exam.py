@@ -35,7 +35,7 @@ async def test_paper_follow_through_ticks_and_saved_marks():
         await pilot.press("enter")
         await pilot.pause()
         shown = str(panel.query_one("#paper-feedback").render())
-        assert "(b) 2/3 — Follow-through" in shown and "[0.3333, 0, 0]" in shown
+        assert "(b) 3/3 — Follow-through" in shown and "[0.3333, 0, 0]" in shown
         await pilot.click("#paper-next")
         await pilot.pause()
         await _type(pilot, "abc")
@@ -61,11 +61,11 @@ async def test_paper_follow_through_ticks_and_saved_marks():
         await pilot.click("#paper-next")
         await pilot.pause()
         assert panel.state == "result"
-        assert "Paper finished: 5/10 marks" in str(panel.query_one("#paper-result").render())
+        assert "Paper finished: 7/10 marks" in str(panel.query_one("#paper-result").render())
         from tutor.store.papers import papers
 
         (rec,) = papers(app.store)
-        assert (rec.earned, rec.marks, rec.status) == (5, 10, "finished")
+        assert (rec.earned, rec.marks, rec.status) == (7, 10, "finished")
 
 
 async def test_sheet_and_plan_tabs_and_home_shows_today():

@@ -37,16 +37,17 @@ def command(
 def _sections(topics: list[str]) -> list[str]:
     from tutor.content import LESSON_IDS
     from tutor.errors import UserError
+    from tutor.limits import shorten
 
     out = []
     for t in topics:
         t = t.strip().lower()
-        if t.isdigit() and 1 <= int(t) <= len(LESSON_IDS):
+        if t.isascii() and t.isdigit() and len(t) <= 2 and 1 <= int(t) <= len(LESSON_IDS):
             out.append(LESSON_IDS[int(t) - 1])
         elif t in LESSON_IDS:
             out.append(t)
         else:
-            raise UserError(f"--topic {t[:30]!r}: expected a lesson id ({', '.join(LESSON_IDS)}) "
+            raise UserError(f"--topic {shorten(t, 30)}: expected a lesson id ({', '.join(LESSON_IDS)}) "
                             f"or a section number 1-{len(LESSON_IDS)}")
     return out
 
@@ -65,6 +66,7 @@ def run(*, questions: int, minutes: float, ids: list[str], topics: list[str], se
     import sys
 
     from tutor.errors import UserError
+    from tutor.limits import check_seed
 
     if list_:
         chosen = _sections(topics)
@@ -80,6 +82,7 @@ def run(*, questions: int, minutes: float, ids: list[str], topics: list[str], se
         raise UserError(f"--minutes {minutes:g}: expected 0 (untimed) to 600")
     if not 1 <= questions <= 10:
         raise UserError(f"--questions {questions}: expected 1 to 10")
+    check_seed(seed)
     sections = _sections(topics)
     seed = random.SystemRandom().randrange(2**31) if seed is None else seed
     from tutor.exam.paper import make_paper

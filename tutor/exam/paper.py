@@ -113,6 +113,10 @@ def instantiate(spec: QuestionSpec, seed: int = 0) -> ExamQuestion:
         if p.method and not step.uses:
             raise ValueError(f"{where} part ({p.letter}): method marks need a step that builds on "
                              "an earlier part")
+        if step.uses and not (p.method and step.redo is not None):
+            raise ValueError(f"{where} part ({p.letter}): step {p.step!r} builds on "
+                             f"{', '.join(map(repr, step.uses))}, so the part needs its method "
+                             "marks ('method', 1 or more) and the maker a redo for follow-through")
         parts.append(ExamPart(p, prompt, step, tuple(by_step[u] for u in step.uses)))
         by_step[p.step] = p.letter
     return ExamQuestion(spec, int(seed), stem, tuple(parts))

@@ -5,7 +5,7 @@ plain text, no cursor movement, every prompt on its own line. (A terminal gets t
 quiz screen instead, which drives the same :class:`~tutor.quiz.session.QuizSession`.)
 
 Anything that is not an answer (a letter for a number, an out-of-range choice, an empty line)
-is asked again with a hint. The command words of :data:`~tutor.quiz.session.COMMAND_WORDS`
+is asked again with a hint. The command words of :data:`~tutor.marking.COMMAND_WORDS`
 (``:hint``, ``:skip``, ``:quit``) work at any prompt. End of
 input and Ctrl-C end the session with its summary; every answer already acknowledged is saved.
 """
@@ -21,8 +21,9 @@ from datetime import datetime
 from typing import IO, Any
 
 from tutor.limits import MAX_LINE_BYTES
-from tutor.quiz.session import (COMMANDS_HELP, RATINGS, Feedback, QuizSession, Summary,
-                                command_word, hint_line)
+from tutor.marking import COMMANDS_HELP, command_word, hint_line
+from tutor.quiz.ratings import RATINGS
+from tutor.quiz.session import Feedback, QuizSession, Summary
 from tutor.render.numbers import clock, percent
 from tutor.render.quiz import counts_line
 

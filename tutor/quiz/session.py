@@ -1,5 +1,6 @@
 """A quiz session: the state machine both quiz front ends drive (``--plain`` and the TUI),
-plus the words they share: ratings and the ``:hint``/``:skip``/``:quit`` commands.
+plus the ratings they share (the ``:hint``/``:skip``/``:quit`` words are
+:data:`tutor.marking.COMMAND_WORDS`, shared with exam papers).
 
 Driving it::
 
@@ -36,8 +37,9 @@ from datetime import datetime
 from typing import TYPE_CHECKING
 
 from tutor.inputs import TraceLink
-from tutor.quiz.marking import Verdict
+from tutor.marking import Verdict
 from tutor.quiz.modes import Ask, Item
+from tutor.quiz.ratings import RATINGS
 from tutor.store import StoreError, utcnow
 
 if TYPE_CHECKING:
@@ -45,24 +47,6 @@ if TYPE_CHECKING:
 
     from tutor.store import Store
 
-
-RATINGS: dict[int, str] = {1: "Again", 2: "Hard", 3: "Good", 4: "Easy"}
-"""The self-grades (FSRS ratings) by number."""
-
-COMMAND_WORDS: dict[str, str] = {":hint": "hint", ":h": "hint", "?": "hint",
-                                 ":skip": "skip", ":s": "skip", ":quit": "quit", ":q": "quit"}
-"""What a student may type instead of an answer, at any prompt of either front end."""
-COMMANDS_HELP = "Type :hint for a hint, :skip to skip a question, :quit to stop."
-
-
-def command_word(text: str) -> str | None:
-    """``"hint"``, ``"skip"`` or ``"quit"`` when ``text`` is one of :data:`COMMAND_WORDS`."""
-    return COMMAND_WORDS.get(text.strip().lower())
-
-
-def hint_line(hint: str | None) -> str:
-    """What ``:hint`` shows."""
-    return f"Hint: {hint}" if hint else "No hint for this one."
 
 
 @dataclass(frozen=True)

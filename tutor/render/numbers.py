@@ -1,12 +1,21 @@
-"""How the tutor writes its own counts: percentages, clocks and bars (one place for each).
+"""How the tutor writes numbers: the one public number-formatting module of ``tutor/``.
 
-Numbers the engine computed are written by :func:`engine.trace.fmt_num` (traces, problems);
-these are the small display formats around them.
+Values (a problem's numbers, an exam's working, a marking message, a tolerance) are written
+by :mod:`engine.format`, re-exported here so the tutor has one place to import them from:
+:func:`number` (``0.4621``), :func:`exact` (up to ten significant digits), :func:`vector`
+(``[a, b]``), :func:`matrix` (``[a, b; c, d]``, the one matrix notation) and :func:`value`
+(any of them, by shape). The engine writes its traces' step text with the same functions.
+
+Around them, the tutor's own counts: :func:`percent`, :func:`clock`, :func:`bar`, :func:`tally`.
 """
 
 from __future__ import annotations
 
 import math
+
+from engine.format import exact, matrix, number, value, vector
+
+__all__ = ["bar", "clock", "exact", "matrix", "number", "percent", "tally", "value", "vector"]
 
 
 def percent(x: float | None, decimals: int = 0) -> str:

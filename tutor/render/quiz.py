@@ -15,8 +15,9 @@ from rich.table import Table
 from rich.text import Text
 
 from tutor.quiz.modes import mode_name
-from tutor.render.numbers import clock, percent, tally
+from tutor.quiz.ratings import RATINGS
 from tutor.render.labels import hanging
+from tutor.render.numbers import clock, percent, tally
 from tutor.render.safe import assemble, text
 
 RATING_KEYS: dict[str, int] = {"a": 1, "h": 2, "g": 3, "e": 4}
@@ -24,8 +25,6 @@ RATING_KEYS: dict[str, int] = {"a": 1, "h": 2, "g": 3, "e": 4}
 
 
 def rating_prompt() -> Text:
-    from tutor.quiz.session import RATINGS
-
     parts: list[Any] = ["Grade yourself: "]
     for k, (key, rating) in enumerate(RATING_KEYS.items()):
         parts += [" · " if k else "", (key, "bold"), f" {RATINGS[rating]}"]
@@ -76,8 +75,6 @@ def self_grading(fb: Any, answer: str) -> RenderableType:
 
 def feedback(fb: Any, answer: str | None = None) -> RenderableType:
     """After an item is saved: right or wrong and why, the explanation, what comes next."""
-    from tutor.quiz.session import RATINGS
-
     parts: list[RenderableType] = []
     if not fb.saved:
         parts.append(assemble(("Not saved: ", "bold red"), (fb.error or "", "red")))

@@ -16,8 +16,9 @@ from textual.screen import Screen
 from textual.widgets import Button, Checkbox, Footer, Header, Input, Label, OptionList, SelectionList, Static
 from textual.widgets.option_list import Option
 
+from tutor.marking import command_word, hint_line
 from tutor.quiz.modes import MODE_TITLES, QuizStart, check_minutes, mode_name
-from tutor.quiz.session import RATINGS, command_word, hint_line
+from tutor.quiz.ratings import RATINGS
 from tutor.render import quiz as words
 from tutor.render.safe import text
 

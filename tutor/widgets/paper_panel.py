@@ -13,9 +13,8 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.reactive import reactive
 from textual.widgets import Button, Input, Label, SelectionList, Static, TextArea
 
+from tutor.exam.render import feedback_lines, minutes, paper_header, part_lines, question_lines, result_lines
 from tutor.render.safe import clean, text
-from tutor.exam.render import (feedback_lines, minutes, paper_header, part_lines,
-                               question_lines, result_lines)
 
 
 def _text(lines: list[str], bold_first: bool = False) -> Text:
