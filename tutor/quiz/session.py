@@ -21,7 +21,10 @@ Driving it::
 ``submit`` and ``rate`` return only after the answer is committed to the store, so a UI that
 prints "correct"/"wrong" from the feedback shows only saved answers (``fb.saved`` is False,
 with ``fb.error``, if the write failed). A multi-part problem reveals nothing until its last
-part is in. In a mock exam ``fb.reveal`` is False (say "recorded", not "correct"), answers are
+part is in; then each part is marked on its own, as papers do: ``fb.verdicts`` holds one
+verdict per part, ``fb.score`` the share right, ``fb.correct`` whether all were, and the
+schedule is rated from the share (:func:`tutor.quiz.ratings.rating_for_score`: all right
+Good, at least half Hard, fewer Again); the store keeps each part's mark. In a mock exam ``fb.reveal`` is False (say "recorded", not "correct"), answers are
 saved without touching the schedule, and once the time limit has passed ``submit`` refuses
 further answers (``fb.expired``) and ``next`` returns None. ``skip`` moves on without saving;
 ``finish`` may be called at any point (end of input, Ctrl-C) and is idempotent.
@@ -80,6 +83,16 @@ class Feedback:
         """:attr:`trace` as the command a student can paste into a shell."""
         return self.trace.command if self.trace else None
 
+    @property
+    def score(self) -> float | None:
+        """The share of parts right (None for a self-graded item or before marking)."""
+        return _score(self.verdicts) if self.correct is not None else None
+
+    @property
+    def partly(self) -> bool:
+        """Some parts of a multi-part item were right and some not."""
+        return self.score is not None and 0 < self.score < 1
+
 
 @dataclass
 class Result:
@@ -92,6 +105,19 @@ class Result:
     saved: bool
     label: str = ""
     """How a summary names the item (:attr:`Item.label`): never the stored id."""
+    parts: tuple[bool, ...] = ()
+    """Whether each part was right (empty for a self-graded item)."""
+    responses: tuple[str, ...] = ()
+    """What the student typed, part by part."""
+    explanation: tuple[str, ...] = ()
+    """The item's explanation (shown when a mock exam is reviewed)."""
+
+    @property
+    def score(self) -> float | None:
+        """The share of parts right; None when self-graded."""
+        if self.correct is None:
+            return None
+        return sum(self.parts) / len(self.parts) if self.parts else float(self.correct)
 
 
 @dataclass
@@ -119,19 +145,40 @@ class Summary:
 
     @property
     def correct(self) -> int:
+        """Items with every part right."""
         return sum(bool(r.correct) for r in self.results)
+
+    @property
+    def score(self) -> float:
+        """Marks over the graded items, a multi-part item counting the share of its parts right."""
+        return sum(r.score or 0.0 for r in self.results)
+
+    @property
+    def partly(self) -> int:
+        """Graded items that were partly right (some parts right, not all)."""
+        return sum(1 for r in self.results if r.score is not None and 0 < r.score < 1)
 
     @property
     def unsaved(self) -> int:
         return sum(not r.saved for r in self.results)
 
-    def per_topic(self) -> dict[str, list[int]]:
-        """``{lesson id: [correct, graded]}``."""
-        out: dict[str, list[int]] = {}
+    def exam_scores(self) -> dict[str, list[float]]:
+        """Mock exams: ``{lesson id: [score, questions]}``, unanswered questions counted and a
+        partly right problem adding the share of its parts (:attr:`exam_per_topic` keeps the
+        whole-item counts the store holds)."""
+        out: dict[str, list[float]] = {t: [0, n] for t, (_, n) in self.exam_per_topic.items()}
         for r in self.results:
-            if r.correct is not None:
+            if r.section in out:
+                out[r.section][0] += r.score or 0.0
+        return out
+
+    def per_topic(self) -> dict[str, list[float]]:
+        """``{lesson id: [score, graded]}``: a partly right item adds the share of its parts."""
+        out: dict[str, list[float]] = {}
+        for r in self.results:
+            if r.score is not None:
                 cell = out.setdefault(r.section, [0, 0])
-                cell[0] += int(r.correct)
+                cell[0] += r.score
                 cell[1] += 1
         return out
 
@@ -257,8 +304,7 @@ class QuizSession:
             return Feedback(valid=True, needs_rating=True, expected=(verdict.expected,),
                             key_points=item.key_points, explanation=item.explanation,
                             reveal=True)
-        correct = all(v.correct for v in self._verdicts)
-        return self._save(item, correct=correct, rating=None)
+        return self._save(item, correct=all(v.correct for v in self._verdicts), rating=None)
 
     def rate(self, rating: int) -> Feedback:
         """The student's own grade (1 Again, 2 Hard, 3 Good, 4 Easy) for a self-graded item."""
@@ -273,8 +319,9 @@ class QuizSession:
         from tutor.quiz import scheduler as sch
 
         mock = self.mode == "mock"
+        parts = tuple(bool(v.correct) for v in self._verdicts) if correct is not None else ()
         if rating is None and not mock:
-            rating = int(sch.rating_for(bool(correct)))
+            rating = int(sch.rating_for(_score(self._verdicts)))
         update = None
         if not mock:
             self._scheduler = self._scheduler or sch.make_scheduler()
@@ -286,7 +333,8 @@ class QuizSession:
                 item.question_id, item.section, correct=correct, rating=None if mock else rating,
                 response=" | ".join(self._responses), mode=self.mode, variant=item.variant,
                 seconds=round(self._clock() - self._item_started, 3), session=self.session_id,
-                mock_id=self.mock_id, at=at, update_card=update)
+                mock_id=self.mock_id, at=at, update_card=update,
+                parts=parts if len(parts) > 1 else None)
         except StoreError as exc:
             saved, error = False, str(exc)
         if saved and not mock:
@@ -297,8 +345,9 @@ class QuizSession:
                 pass
         self._done_index = self._index
         expected = tuple(v.expected for v in self._verdicts)
-        self._summary.results.append(Result(item.question_id, item.section, correct, rating,
-                                            " | ".join(self._responses), expected, saved, item.label))
+        self._summary.results.append(Result(
+            item.question_id, item.section, correct, rating, " | ".join(self._responses), expected,
+            saved, item.label, parts, tuple(self._responses), tuple(item.explanation)))
         return Feedback(valid=True, done=True, correct=correct, reveal=not mock,
                         verdicts=tuple(self._verdicts), expected=expected,
                         explanation=item.explanation, key_points=item.key_points,
@@ -335,3 +384,8 @@ class QuizSession:
             except StoreError:
                 pass
         return self._summary
+
+
+def _score(verdicts: Sequence[Verdict]) -> float:
+    """The share of ``verdicts`` that are right (0 for none)."""
+    return sum(1 for v in verdicts if v.correct) / len(verdicts) if verdicts else 0.0

@@ -40,6 +40,9 @@ def bar(x: float | None, width: int = 10) -> str:
     return "█" * full + "░" * (width - full)
 
 
-def tally(right: int, total: int) -> str:
-    """``3`` of ``5`` as ``███░░``: one cell per question."""
-    return "█" * right + "░" * (total - right)
+def tally(right: float, total: float) -> str:
+    """``3`` of ``5`` as ``███░░``: one cell per question; a partly right one (``2.5``) is a
+    half-shaded cell ``▒``."""
+    full = int(math.floor(right + 1e-9))
+    part = 1 if right - full > 1e-9 else 0
+    return "█" * full + "▒" * part + "░" * max(0, int(round(total)) - full - part)
