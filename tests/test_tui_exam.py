@@ -151,3 +151,21 @@ async def test_f3_and_f4_leave_a_running_paper_and_f2_returns_to_its_answer_box(
             await pilot.pause()
             assert tabs.active == tab, key
         assert app.focused is panel.query_one("#paper-answer")
+
+
+async def test_the_status_line_names_the_part_on_screen():
+    """After Next the status said the number of the part just marked, not the one shown."""
+    app = make_app(StartAt("exam", exam=ExamStart(questions=("xq-qkv-notes-erratum",))))
+    async with app.run_test(size=(100, 32)) as pilot:
+        await pilot.pause()
+        panel = app.screen.query_one(PaperPanel)
+        panel.query_one("#paper-minutes").value = "0"
+        await pilot.click("#paper-start")
+        await pilot.pause()
+        assert str(panel.query_one("#paper-status").render()).startswith("Part 1 of 4")
+        await pilot.press("enter")  # (a) left blank
+        await pilot.pause()
+        assert panel.state == "feedback" and str(panel.query_one("#paper-status").render()).startswith("Part 1 of 4")
+        await pilot.click("#paper-next")
+        await pilot.pause()
+        assert panel.state == "answer" and str(panel.query_one("#paper-status").render()).startswith("Part 2 of 4")

@@ -78,14 +78,15 @@ def run(*, questions: int, minutes: float, ids: list[str], topics: list[str], se
             raise UserError(too_few_message(0, 1, chosen, load_questions()))
         print("\n".join(lines))
         return
-    if not 0 <= minutes <= 600 or minutes != minutes:
-        raise UserError(f"--minutes {minutes:g}: expected 0 (untimed) to 600")
-    if not 1 <= questions <= 10:
-        raise UserError(f"--questions {questions}: expected 1 to 10")
+    from tutor.exam.paper import MAX_MINUTES, MAX_QUESTIONS, make_paper
+
+    if not 0 <= minutes <= MAX_MINUTES or minutes != minutes:
+        raise UserError(f"--minutes {minutes:g}: expected 0 (untimed) to {MAX_MINUTES}")
+    if not 1 <= questions <= MAX_QUESTIONS:
+        raise UserError(f"--questions {questions}: expected 1 to {MAX_QUESTIONS}")
     check_seed(seed)
     sections = _sections(topics)
     seed = random.SystemRandom().randrange(2**31) if seed is None else seed
-    from tutor.exam.paper import make_paper
     from tutor.launch import interpret_worked_examples
     from tutor.store import open_store
     from tutor.store.papers import attempted_questions

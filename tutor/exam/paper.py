@@ -17,6 +17,10 @@ from tutor.exam.numbers import Numbers, Step
 
 DEFAULT_QUESTIONS = 3
 DEFAULT_MINUTES = 45
+MAX_QUESTIONS = 10
+"""Questions in one paper (``attn-tutor paper -n`` and the Exam screen alike)."""
+MAX_MINUTES = 600
+"""A paper's time limit: ten hours (0 = untimed)."""
 
 
 class PaperError(ValueError):

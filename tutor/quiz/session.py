@@ -43,7 +43,7 @@ from tutor.inputs import TraceLink
 from tutor.marking import Verdict
 from tutor.quiz.modes import Ask, Item
 from tutor.quiz.ratings import RATINGS
-from tutor.store import StoreError, utcnow
+from tutor.store import StoreError
 
 if TYPE_CHECKING:
     from fsrs import Scheduler
@@ -195,7 +195,7 @@ class QuizSession:
         self.mode = mode
         self.seed = seed
         self.time_limit_s = time_limit_s
-        self._now = now or store.now or utcnow
+        self._now = now or store.now
         self._clock = clock
         self._scheduler = scheduler
         self.session_id = uuid.uuid4().hex[:12]
@@ -234,7 +234,14 @@ class QuizSession:
 
     @property
     def ask(self) -> Ask:
-        return self.current.asks[self._part]
+        return self._item().asks[self._part]
+
+    def _item(self) -> Item:
+        """The current item (a session that has none is being driven out of order)."""
+        item = self.current
+        if item is None:
+            raise RuntimeError("no question is waiting; call next()")
+        return item
 
     @property
     def awaiting_rating(self) -> bool:
@@ -313,7 +320,7 @@ class QuizSession:
         if int(rating) not in RATINGS:
             raise ValueError(f"rating: expected 1-4 (Again, Hard, Good, Easy), got {rating!r}")
         self._awaiting_rating = False
-        return self._save(self.current, correct=None, rating=int(rating))
+        return self._save(self._item(), correct=None, rating=int(rating))
 
     def _save(self, item: Item, *, correct: bool | None, rating: int | None) -> Feedback:
         from tutor.quiz import scheduler as sch
@@ -323,7 +330,7 @@ class QuizSession:
         if rating is None and not mock:
             rating = int(sch.rating_for(_score(self._verdicts)))
         update = None
-        if not mock:
+        if rating is not None and not mock:
             self._scheduler = self._scheduler or sch.make_scheduler()
             update = sch.updater(item.question_id, rating, self._scheduler)
         at = self._now()
