@@ -90,8 +90,9 @@ def follow_through_rule(part: ExamPart) -> str:
         return (f"Follow-through from {earlier}: correct working from your own wrong value earns "
                 f"the {method} method mark{'s' * (method != 1)}; the other "
                 f"{part.marks - method} need{'s' * (part.marks - method == 1)} the correct value.")
-    return (f"Follow-through from {earlier}: correct working from your own wrong value earns all "
-            f"{part.marks} mark{'s' * (part.marks != 1)} (error carried forward).")
+    earns = f"all {part.marks} marks" if part.marks > 1 else "its mark"
+    return (f"Follow-through from {earlier}: correct working from your own wrong value earns "
+            f"{earns} (error carried forward).")
 
 
 def parse_answer(part: ExamPart, text: str) -> Value | None:
@@ -161,7 +162,7 @@ def _follow_through(part: ExamPart, value: Value, wrong: Mapping[str, Value | No
                   f"mark{'s' * (method != 1)}, so you earn {method} of {part.marks}")
     else:
         earned = part.marks
-        policy = (f"error carried forward: a correct method on your own earlier value earns the "
+        policy = ("error carried forward: a correct method on your own earlier value earns the "
                   f"full {part.marks} of {part.marks}, as examiners mark")
     return PartMark(part.letter, earned, part.marks, "follow-through",
                     f"Follow-through: {show(value)} is the right working from your {source}; "
