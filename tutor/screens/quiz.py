@@ -26,7 +26,7 @@ from textual.widgets import ContentSwitcher, Footer, Header
 
 from tutor.errors import UserError
 from tutor.marking import command_word, hint_line
-from tutor.quiz.bank import load_bank
+from tutor.quiz import bank as quiz_bank
 from tutor.quiz.modes import QuizStart, select, time_limit_s
 from tutor.quiz.ratings import RATINGS
 from tutor.quiz.session import Feedback, QuizSession, Summary
@@ -140,7 +140,7 @@ class QuizScreen(Screen):
     def _begin(self, choice: Choice) -> None:
         store = tutor_app(self).store
         try:
-            selection = select(choice.mode, bank=load_bank(), store=store, topics=set(choice.topics),
+            selection = select(choice.mode, bank=quiz_bank.load_bank(), store=store, topics=set(choice.topics),
                                count=choice.count, generated=choice.generated, seed=self.seed)
         except (UserError, StoreError) as exc:  # StoreError: progress cannot be read now
             self.setup_form.show_error(exc)
