@@ -20,43 +20,17 @@ from typing import Any, Literal
 import numpy as np
 
 from engine._validate import shape_str
+from engine.format import number as fmt_num
+from engine.format import value as fmt
 
 Kind = Literal["scalar", "int", "vector", "matrix", "labels", "word", "choice", "bool"]
 
 
 # --------------------------------------------------------------------------- formatting
 
-def fmt_num(x: float | int, digits: int = 4) -> str:
-    """A number the way a student writes it: ``0.4621``, ``-0.0071``, ``3``, ``-inf``."""
-    if isinstance(x, (bool, np.bool_)):
-        return "true" if x else "false"
-    if isinstance(x, (int, np.integer)):
-        return str(int(x))
-    x = float(x)
-    if math.isnan(x):
-        return "nan"
-    if math.isinf(x):
-        return "inf" if x > 0 else "-inf"
-    if x == int(x) and abs(x) < 1e15:
-        return str(int(x))
-    if x != 0 and (abs(x) < 10 ** -digits or abs(x) >= 1e7):
-        return f"{x:.{max(digits - 1, 1)}e}"
-    text = f"{x:.{digits}f}".rstrip("0").rstrip(".")
-    return "0" if text in ("-0", "") else text
-
-
-def fmt(value: Any, digits: int = 4) -> str:
-    """Scalars, vectors ``[a, b]`` and matrices ``[[a, b]; [c, d]]`` on one line."""
-    if isinstance(value, str):
-        return value
-    arr = np.asarray(value)
-    if arr.ndim == 0:
-        return fmt_num(arr.item(), digits)
-    if arr.dtype.kind in "US":
-        return "[" + ", ".join(str(v) for v in arr.tolist()) + "]"
-    if arr.ndim == 1:
-        return "[" + ", ".join(fmt_num(v, digits) for v in arr.tolist()) + "]"
-    return "[" + "; ".join(fmt(row, digits) for row in arr) + "]"
+# ``fmt_num`` (one number) and ``fmt`` (a scalar, vector ``[a, b]`` or matrix ``[a, b; c, d]``
+# on one line) are :func:`engine.format.number` and :func:`engine.format.value`, imported above
+# under the names the trace builders use.
 
 
 def to_jsonable(value: Any) -> Any:

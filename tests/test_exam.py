@@ -10,8 +10,9 @@ import numpy as np
 import pytest
 
 from tutor.content import LECTURE_SECTIONS, LESSON_IDS
+from tutor.content_schema import ContentError
 from tutor.exam.marking import AnswerError, mark_question, mark_text, parse_answer, parse_ticks
-from tutor.exam.model import QuestionError, by_id, load_questions
+from tutor.exam.model import by_id, load_questions
 from tutor.exam.numbers import make, names
 from tutor.exam.paper import PaperError, instantiate, make_paper
 
@@ -59,7 +60,7 @@ def test_a_broken_file_is_reported_field_by_field(tmp_path):
         '[[question]]\nid = "bad id"\ntitle = "t"\nsection = "nowhere"\nstem = "s"\n'
         '[[question.part]]\nkind = "text"\nmarks = 2\nprompt = "p"\npoints = ["one"]\n'
         'mistakes = ["m"]\nmodel = "m"\nextra = 1\n', encoding="utf-8")
-    with pytest.raises(QuestionError) as info:
+    with pytest.raises(ContentError) as info:
         load_questions(tmp_path)
     text = str(info.value)
     for needle in ("'bad id'", "'nowhere'", "needs 3–6", "1 points for 2 marks", "unknown field 'extra'"):
@@ -89,9 +90,11 @@ def test_follow_through_from_a_wrong_scale():
     m = mark_question(q, {"a": "1/3, 0, 0", "b": "0.411, 0.2945, 0.2945", "c": "0.411, 0.2945"})
     a, b, c = m.parts[:3]
     assert (a.status, a.earned) == ("wrong", 0)
-    assert (b.status, b.earned, b.marks) == ("follow-through", 2, 3)
+    # error carried forward: right working from the student's own (a) earns the full marks
+    assert (b.status, b.earned, b.marks) == ("follow-through", 3, 3)
     assert "Follow-through" in b.feedback and "(a) = [0.3333, 0, 0]" in b.feedback
-    assert (c.status, c.earned, c.marks) == ("follow-through", 1, 2)
+    assert "error carried forward" in b.feedback
+    assert (c.status, c.earned, c.marks) == ("follow-through", 2, 2)
     assert "(b) = [0.411, 0.2945, 0.2945]" in c.feedback
 
 
@@ -100,7 +103,7 @@ def test_the_notes_printed_weights_lose_b_but_c_follows_through():
     # 0.64/0.18/0.18 is not softmax(0.577, 0, 0); but [0.64, 0.18] is the right sum from it
     m = mark_question(q, {"a": "0.5774, 0, 0", "b": "0.64, 0.18, 0.18", "c": "0.64, 0.18"})
     assert [(p.status, p.earned) for p in m.parts[:3]] == [("right", 2), ("wrong", 0),
-                                                             ("follow-through", 1)]
+                                                             ("follow-through", 2)]
 
 
 def test_no_follow_through_from_a_blank_or_for_different_working():
@@ -123,7 +126,7 @@ def test_encoder_chain_follows_through_twice():
                           "c": ", ".join(f"{x:.4f}" for x in h3)})
     a, b, c = m.parts[:3]
     assert a.earned == 0 and a.value == (0.0, 0.0)
-    assert (b.status, b.earned) == ("follow-through", 2) and (c.status, c.earned) == ("follow-through", 2)
+    assert (b.status, b.earned) == ("follow-through", 3) and (c.status, c.earned) == ("follow-through", 3)
 
 
 def test_text_parts_are_self_marked_and_capped():
@@ -216,7 +219,7 @@ def test_paper_run_marks_as_it_goes_saves_each_part_and_times_out(tmp_path):
         assert run.position == (0, 8)
         assert run.answer("1/3, 0, 0").status == "wrong"
         ft = run.answer("0.411, 0.2945, 0.2945")  # by hand: softmax(1/3, 0, 0)
-        assert (ft.status, ft.earned) == ("follow-through", 2)
+        assert (ft.status, ft.earned) == ("follow-through", 3)
         assert "Follow-through" in " ".join(feedback_lines(paper.questions[0].part("b"), ft))
         run.answer("0.411, 0.2945")
         assert run.answer([0, 1]).earned == 2  # (d): two points ticked
@@ -224,20 +227,20 @@ def test_paper_run_marks_as_it_goes_saves_each_part_and_times_out(tmp_path):
         assert run.expired and run.remaining() == 0
         result = run.finish()
         assert result.status == "timed-out" and result.saved
-        assert result.total == paper.marks and result.earned == 0 + 2 + 1 + 2
+        assert result.total == paper.marks and result.earned == 0 + 3 + 2 + 2
         assert [m.status for m in result.marks[1][1]] == ["blank"] * 4
         (rec,) = papers(store)
-        assert rec.status == "timed-out" and (rec.earned, rec.marks) == (5, paper.marks)
+        assert rec.status == "timed-out" and (rec.earned, rec.marks) == (7, paper.marks)
         assert [p.part for p in rec.parts][:3] == ["a", "b", "c"] and rec.parts[0].response == "1/3, 0, 0"
     text = "\n".join(result_lines(result))
-    assert "timed-out: 5/" in text and "Follow-through earned method marks on 2 parts" in text
+    assert "timed-out: 7/" in text and "Follow-through (error carried forward) earned 5 marks on 2 parts" in text
 
 
 @pytest.mark.parametrize("spec", [q for q in QUESTIONS if any(p.method for p in q.parts)],
                          ids=lambda q: q.id)
 def test_every_follow_through_part_credits_working_from_a_wrong_earlier_value(spec):
     """Shift each earlier answer a part builds on by +0.3; typing the redone value earns the
-    method marks (when the shift changes the answer), typing the true answer earns all."""
+    part's full marks (error carried forward), typing the true answer earns all too."""
     from tutor.exam.marking import mark_numeric
 
     for seed in range(4):
@@ -248,13 +251,16 @@ def test_every_follow_through_part_credits_working_from_a_wrong_earlier_value(sp
             earlier = {}
             for letter, step_name in zip(part.uses, part.step.uses):
                 true = q.part(letter).step.answer
+                if isinstance(true, float) and true == int(true):  # a count: one fewer (or more)
+                    earlier[letter] = (true - 1 if true > 1 else true + 1, False)
+                    continue
                 earlier[letter] = (tuple(x + 0.3 for x in true) if isinstance(true, tuple)
                                    else true + 0.3, False)
             redone = part.step.redo({s: earlier[l][0] for l, s in zip(part.uses, part.step.uses)})
             m = mark_numeric(part, redone, earlier)
             same = np.allclose(redone, part.step.answer, atol=part.step.tolerance)
             assert (m.status, m.earned) == (("right", part.marks) if same else
-                                            ("follow-through", part.spec.method)), (seed, part.letter)
+                                            ("follow-through", part.marks)), (seed, part.letter)
             assert mark_numeric(part, part.step.answer, earlier).earned == part.marks
 
 
@@ -349,3 +355,164 @@ def test_two_heads_numbers_and_the_one_head_impossibility():
         # need α_i = α¹_i and α_j = α²_j in one distribution: impossible, they sum past 1
         assert V[i][1] == 0 and V[j][0] == 0 and all(V[t][0] == 0 for t in range(3) if t != i)
         assert all(V[t][1] == 0 for t in range(3) if t != j) and a1[i] + a2[j] > 1
+
+
+# ------------------------------------------------------------------ error carried forward
+# issue 34 §2: these five dependent parts had no method marks, so a right answer worked from
+# the student's own wrong earlier value earned nothing. Each is worked here by hand (plain
+# Python, not the makers' redo) from a wrong earlier answer, and must earn the part's marks.
+
+def _sit(qid: str, seed: int, answers: dict) -> dict:
+    m = mark_question(instantiate(by_id()[qid], seed), answers)
+    return {p.letter: p for p in m.parts}
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_dynamic_context_c_follows_a_wrong_a(seed):
+    e = list(make("dynamic-context", seed).data["e"])
+    true_top = e.index(max(e))
+    j = (true_top + 1) % 3                      # the student's weights peak elsewhere
+    alpha = [0.1, 0.1, 0.1]
+    alpha[j] = 0.8
+    parts = _sit("xq-dynamic-context", seed, {"a": ", ".join(map(str, alpha)), "c": str(j + 1)})
+    assert parts["a"].status == "wrong"
+    assert (parts["c"].status, parts["c"].earned, parts["c"].marks) == ("follow-through", 1, 1)
+    assert _sit("xq-dynamic-context", seed, {"a": ", ".join(map(str, alpha)),
+                                            "c": str(true_top + 1)})["c"].status == "right"
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_sampling_sets_c_follows_a_wrong_b(seed):
+    p = sorted(make("sampling", seed).data["p"], reverse=True)
+    top_p = make("sampling", seed).data["top_p"]
+    true_n = next(n for n in range(1, 6) if sum(p[:n]) >= top_p - 1e-12)
+    n = true_n - 1 if true_n > 1 else true_n + 1   # one word too few (or too many)
+    renormalised = p[0] / sum(p[:n])                 # by hand: the top word over the kept mass
+    parts = _sit("xq-sampling-sets", seed, {"b": str(n), "c": f"{renormalised:.4f}"})
+    assert parts["b"].status == "wrong"
+    assert (parts["c"].status, parts["c"].earned, parts["c"].marks) == ("follow-through", 2, 2)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_sequence_loss_b_and_c_follow_a_wrong_a(seed):
+    data = make("sequence-loss", seed).data
+    each = [-math.log(data["P"][t][data["y"][t]]) + 0.5 for t in range(3)]  # (a) off by 0.5 each
+    total = sum(each)
+    parts = _sit("xq-sequence-loss", seed, {"a": ", ".join(f"{x:.4f}" for x in each),
+                                            "b": f"{total:.4f}", "c": f"{total / 3:.4f}"})
+    assert parts["a"].status == "wrong"
+    for letter in "bc":  # 1-mark parts: the mark follows through (it used to be out of reach)
+        assert (parts[letter].status, parts[letter].earned, parts[letter].marks) == ("follow-through", 1, 1)
+    # (b) right, (c) divided a wrong total of the student's own: still follows
+    wrong_total = total + 1
+    parts = _sit("xq-sequence-loss", seed, {"b": f"{wrong_total:.4f}", "c": f"{wrong_total / 3:.4f}"})
+    assert (parts["c"].status, parts["c"].earned) == ("follow-through", 1)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_label_smoothing_c_follows_a_wrong_b(seed):
+    data = make("label-smoothing", seed).data
+    p, y, eps = list(data["p"]), data["y"], data["eps"]
+    q_ref = 1 - eps                                   # the listed mistake: no ε/V share
+    loss = q_ref * -math.log(p[y]) + sum(eps / 4 * -math.log(p[v]) for v in range(4) if v != y)
+    parts = _sit("xq-label-smoothing", seed, {"b": f"{q_ref:g}", "c": f"{loss:.4f}"})
+    assert parts["b"].status == "wrong"
+    c = parts["c"]
+    assert (c.status, c.earned, c.marks) == ("follow-through", 3, 3)
+    assert "error carried forward" in c.feedback and f"(b) = {q_ref:g}" in c.feedback
+
+
+def test_every_dependent_part_states_its_method_marks():
+    """A part that builds on an earlier one can earn follow-through: it must say its method marks
+    (1 to its marks; a 1-mark part may be all method) and its maker must redo it."""
+    for spec in QUESTIONS:
+        q = instantiate(spec, 0)
+        for part in q.parts:
+            if part.kind == "numeric" and part.step.uses:
+                assert 1 <= part.spec.method <= part.marks and part.step.redo, (spec.id, part.letter)
+
+
+_LOSS_QUESTION = '''
+[[question]]
+id = "xq-test-loss"
+title = "t"
+section = "training"
+exam_topics = ["exam-cross-entropy"]
+numbers = "sequence-loss"
+stem = "s {rows}"
+
+[[question.part]]
+kind = "numeric"
+step = "each"
+marks = 2
+prompt = "(a)"
+mistakes = ["m"]
+
+[[question.part]]
+kind = "numeric"
+step = "total"
+marks = {marks}
+{method}
+prompt = "(b)"
+mistakes = ["m"]
+
+[[question.part]]
+kind = "text"
+marks = 6
+prompt = "(c)"
+points = ["1", "2", "3", "4", "5", "6"]
+mistakes = ["m"]
+model = "m"
+'''
+
+
+def _loss_question(tmp_path, marks: int, method: str):
+    (tmp_path / "q.toml").write_text(_LOSS_QUESTION.replace("{marks}", str(marks))
+                                     .replace("{method}", method), encoding="utf-8")
+    return load_questions(tmp_path)[0]
+
+
+def test_the_method_marks_rule_is_enforced(tmp_path):
+    for folder in "abc":
+        (tmp_path / folder).mkdir()
+    # more method marks than the part has
+    with pytest.raises(ContentError, match=r"method marks \(3\) are more than the part's 2"):
+        _loss_question(tmp_path / "a", 2, "method = 3")
+    # follow-through limited to method marks needs an accuracy mark left over
+    with pytest.raises(ContentError, match="follow_through = 'method' needs method marks from 1 to 1"):
+        _loss_question(tmp_path / "b", 2, 'method = 2\nfollow_through = "method"')
+    # a dependent part without method marks cannot be sat
+    spec = _loss_question(tmp_path / "c", 2, "")
+    with pytest.raises(ValueError, match="needs its method marks"):
+        instantiate(spec, 0)
+
+
+def test_a_scheme_may_limit_follow_through_to_the_method_marks(tmp_path):
+    """Error carried forward is the default; ``follow_through = "method"`` is the scheme saying
+    otherwise: right working from a wrong (a) then earns only the method mark, and says so."""
+    spec = _loss_question(tmp_path, 2, 'method = 1\nfollow_through = "method"')
+    data = make("sequence-loss", 0).data
+    each = [-math.log(data["P"][t][data["y"][t]]) + 0.5 for t in range(3)]
+    m = mark_question(instantiate(spec, 0), {"a": ", ".join(f"{x:.4f}" for x in each),
+                                             "b": f"{sum(each):.4f}"})
+    b = m.parts[1]
+    assert (b.status, b.earned, b.marks) == ("follow-through", 1, 2)
+    assert "only its 1 method mark" in b.feedback
+
+
+def test_the_end_line_counts_only_follow_through_that_earned_marks():
+    from tutor.exam.render import result_lines
+    from tutor.exam.session import PaperRun
+
+    paper = make_paper(ids=["xq-sequence-loss"], minutes=0)
+    blank = PaperRun(paper)
+    blank.start()
+    assert not any("Follow-through" in line for line in result_lines(blank.finish()))
+    run = PaperRun(paper)
+    run.start()
+    data = make("sequence-loss", paper.questions[0].seed).data
+    each = [-math.log(data["P"][t][data["y"][t]]) + 0.5 for t in range(3)]
+    run.answer(", ".join(f"{x:.4f}" for x in each))
+    run.answer(f"{sum(each):.4f}")
+    lines = result_lines(run.finish("stopped"))
+    assert "  Follow-through (error carried forward) earned 1 mark on 1 part." in lines

@@ -90,13 +90,13 @@ def test_paper_plain_follow_through_self_marking_and_stats():
     assert r.exit_code == 0, r.stderr
     out = r.stdout
     assert "'x' is not a number" in out
-    assert "(b) 2/3 — Follow-through" in out and "(c) 1/2 — Follow-through" in out
+    assert "(b) 3/3 — Follow-through" in out and "(c) 2/2 — Follow-through" in out
     assert "Point 7" in out or "'7'" in out
     assert "Your answer: The weights should be 1.79/3.79 and 1/3.79." in out
-    assert "Paper stopped: 4/21 marks" in out and "By topic: qkv 4/10, encoder-decoder 0/11" in out
+    assert "Paper stopped: 6/21 marks" in out and "By topic: qkv 6/10, encoder-decoder 0/11" in out
     data = json.loads(_run("stats", "--json").stdout)
     (paper,) = data["papers"]
-    assert (paper["earned"], paper["marks"], paper["status"]) == (4, 21, "stopped")
+    assert (paper["earned"], paper["marks"], paper["status"]) == (6, 21, "stopped")
     assert data["paper_topics"][0] == {"id": "encoder-decoder", "earned": 0, "marks": 11, "score": 0.0}
     listed = _run("paper", "--list").stdout.splitlines()
     assert len(listed) >= 24 and listed[0].startswith("xq-encoder-run")
@@ -126,3 +126,36 @@ def test_paper_topic_filters_the_list_and_names_topics_without_questions():
                                 f"questions on sections {', '.join(map(str, covered))}")
     r = _run("paper", "--list", "--topic", "transformer")
     assert r.exit_code == 2 and "no exam question on transformer yet" in r.stderr
+
+
+@pytest.mark.parametrize("bad", ["²", "¹", "①", "9" * 5000, "٣"])
+def test_a_bad_line_gets_a_hint_and_the_paper_goes_on(bad):
+    """issue 34 §4: ², ¹, ① and a 5,000-digit number ended the paper with "invalid literal for
+    int()" (exit 2, the paper left running, no summary). Each is now one hint, at a number
+    prompt and at the points prompt, and the paper is finished and saved."""
+    lines = [bad, "", "", "", "",            # (a): the bad line, then blank; (b)-(d) blank
+             "my answer", "", bad, "1"]      # (e): a text answer, the bad line, then point 1
+    r = CliRunner().invoke(app, ["paper", "--plain", "-q", "xq-dynamic-context", "--minutes", "0"],
+                           input="\n".join(lines) + "\n", env={"NO_COLOR": "1"})
+    assert r.exit_code == 0, r.stderr
+    out = r.stdout
+    assert "invalid literal" not in out + r.stderr and "Traceback" not in out + r.stderr
+    assert out.count("Type 3 numbers separated by commas") == 2  # the part's line, then the hint
+    assert "type the numbers of the points your answer makes (1–2)" in out
+    assert "(e) 1/2 — Self-marked" in out and "Paper finished: 1/10 marks" in out
+    (paper,) = json.loads(_run("stats", "--json").stdout)["papers"]
+    assert (paper["status"], paper["earned"]) == ("finished", 1)
+
+
+def test_paper_options_are_checked_like_the_quiz(tmp_path):
+    """paper -t ² ended in "invalid literal for int()"; --seed had no range (a 20-digit seed was an
+    internal error, -1 accepted). The seed rule is the quiz's, from one place."""
+    for args, msg in [(("-t", "²"), "--topic '²': expected a lesson id"),
+                      (("-t", "①"), "--topic '①': expected a lesson id"),
+                      (("--seed", "-1"), "--seed: expected a whole number from 0 to 4294967295"),
+                      (("--seed", "99999999999999999999"), "--seed: expected a whole number from 0 to 4294967295")]:
+        for command in ("paper", "quiz") if args[0] == "--seed" else ("paper",):
+            r = _run(command, "--plain", *args)
+            lines = r.stderr.strip().splitlines()
+            assert r.exit_code == 2 and len(lines) == 1, (command, args, r.stderr)
+            assert lines[0].startswith(f"attn-tutor: error: {msg}"), (command, args, r.stderr)

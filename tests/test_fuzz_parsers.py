@@ -23,7 +23,8 @@ from tests.fuzz_helpers import MAX_LINE
 from tutor.errors import UserError
 from tutor.heatmap.load import load_matrix
 from tutor.inputs import load_input_file, parse_sets, parse_value
-from tutor.quiz.marking import check_answer, parse_number
+from tutor.marking import parse_number
+from tutor.quiz.marking import check_answer
 
 BASE = settings(deadline=None, derandomize=True, database=None,
                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from tutor.quiz.generators import FAMILIES, generate
-from tutor.quiz.generators._base import Part
+from tutor.quiz.generators import Part
 
 SEEDS = range(100)
 

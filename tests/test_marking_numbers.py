@@ -1,13 +1,16 @@
-"""Numbers as students type them (issue 13 §4): one reader, ``tutor.quiz.marking.read_number``,
+"""Numbers as students type them (issue 13 §4): one reader, ``tutor.marking.read_number``,
 for bank questions and generated problems alike. Expected values are hand arithmetic."""
 
 from __future__ import annotations
 
+import math
+
 import pytest
 
+from tutor.marking import read_number
 from tutor.quiz.bank import Question
-from tutor.quiz.generators._base import Part
-from tutor.quiz.marking import check_answer, read_number
+from tutor.quiz.generators import Part
+from tutor.quiz.marking import check_answer
 
 
 def numeric(answer: float, tolerance: float = 0.0) -> Question:
@@ -70,3 +73,30 @@ def test_a_5000_digit_answer_is_refused_not_fatal():
         v = check_answer(q, "7" * 5000)
         assert v.valid is False and v.hint
     assert check_answer(mcq, "x" * 5000).valid is False  # over the answer length limit
+
+
+# ------------------------------------------------------------------ functions students type
+# issue 34 §2: tanh(…) was refused while exp, ln and √ were accepted. Values by hand:
+# tanh(0.5) = (e − 1)/(e + 1) with e = e^1 = 2.718281828 → 1.718281828/3.718281828.
+
+@pytest.mark.parametrize(("typed", "value"), [
+    ("tanh(0.5)", (math.e - 1) / (math.e + 1)), ("tanh 0.5", (math.e - 1) / (math.e + 1)),
+    ("2tanh(0)", 0.0), ("sin(0)", 0.0), ("cos(0)", 1.0), ("tan(0)", 0.0), ("sin(π/2)", 1.0),
+    ("log(e)", 1.0), ("ln(e^2)", 2.0), ("log10(1000)", 3.0), ("log2(8)", 3.0),
+    ("-log(1/e)", 1.0),  # log is the natural log, as in the notes' cross-entropy −log P
+])
+def test_the_functions_students_type_are_read(typed, value):
+    assert read_number(typed).value == pytest.approx(value, abs=1e-12)
+
+
+def test_a_wrong_answer_with_log_says_what_log_means():
+    """log is ambiguous (base 10 on a calculator): a wrong answer that used it is told it was
+    read as ln; a right one is not lectured."""
+    part = Part("L =", "number", 1.2040, tolerance=0.01)  # −ln 0.3 = 1.2040 by hand
+    right, base10 = part.check("-log(0.3)"), part.check("-log10(0.3)")
+    assert right.correct is True and "ln" not in right.reason
+    assert base10.correct is False and "log10" not in base10.reason  # named its base: no note
+    wrong = part.check("-log(0.5)")
+    assert wrong.correct is False and "natural log" in wrong.reason
+    assert check_answer(numeric(1.2040, 0.01), "log(2)").reason.endswith(
+        "(log is read as ln (the natural log, as in the notes); type log10(…) for base 10.)")

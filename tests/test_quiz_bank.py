@@ -22,11 +22,12 @@ from tutor.quiz import bank
 from tutor.quiz.bank import (
     EXAM_TOPICS,
     SECTIONS,
-    BankError,
     Question,
     load_bank,
 )
-from tutor.quiz.marking import Verdict, check_answer, number_hint, parse_number
+from tutor.content_schema import ContentError
+from tutor.marking import Verdict, number_hint, parse_number
+from tutor.quiz.marking import check_answer
 
 REPO = Path(__file__).resolve().parents[1]
 QUIZ = REPO / "lessons" / "quiz"
@@ -608,7 +609,7 @@ def write(folder: Path, name: str, text: str) -> Path:
 
 def errors_for(tmp_path: Path, text: str) -> list[str]:
     write(tmp_path, "bad.toml", text)
-    with pytest.raises(BankError) as info:
+    with pytest.raises(ContentError) as info:
         load_bank(tmp_path)
     assert isinstance(info.value, ValueError)
     return info.value.errors
@@ -709,7 +710,7 @@ def test_message_names_the_item_index_and_id(tmp_path):
 def test_all_problems_reported_together(tmp_path):
     errors = errors_for(tmp_path, item(difficulty=9, section="nope", explanation=None))
     assert len(errors) == 3
-    with pytest.raises(BankError, match="3 problems"):
+    with pytest.raises(ContentError, match="3 problems"):
         load_bank(tmp_path)
 
 
@@ -731,7 +732,7 @@ def test_file_shape_errors(tmp_path):
 def test_duplicate_ids_across_files(tmp_path):
     write(tmp_path, "a.toml", GOOD)
     write(tmp_path, "b.toml", GOOD)
-    with pytest.raises(BankError) as info:
+    with pytest.raises(ContentError) as info:
         load_bank(tmp_path)
     assert info.value.errors == [
         "b.toml: id 'ok-one' is also used in a.toml; expected ids unique across all quiz files"
@@ -739,10 +740,10 @@ def test_duplicate_ids_across_files(tmp_path):
 
 
 def test_missing_or_empty_folder(tmp_path):
-    with pytest.raises(BankError, match="no such folder"):
+    with pytest.raises(ContentError, match="no such folder"):
         load_bank(tmp_path / "nowhere")
     (tmp_path / "empty").mkdir()
-    with pytest.raises(BankError, match=r"no \*\.toml files"):
+    with pytest.raises(ContentError, match=r"no \*\.toml files"):
         load_bank(tmp_path / "empty")
 
 

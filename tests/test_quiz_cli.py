@@ -139,11 +139,15 @@ def test_generated_problem_session(fixture_bank):
     assert "Question 1/1 · pooling · generated" in out
     assert "(a) Max pooling?" in out and "(c) Attention pooling" in out
     assert out.count("Not an answer") == 1
-    assert "Wrong." in out and "(a) Right:" in out and "(b) Not quite" in out
+    # marked part by part: two of three right is partly right, not "Wrong."
+    assert "Partly right: 2 of 3 parts." in out and "Wrong." not in out
+    assert "(a) ✓ Right:" in out and "(b) ✗ Not quite" in out and "(c) ✓ Right:" in out
     assert f"See it step by step: {problem.trace_command}" in out
     with open_store() as s:
         [a] = s.answers()
-        assert a.question_id == "gen:pooling" and a.correct is False and a.rating == 1
+        # the schedule sees the partial credit: 2 of 3 parts is Hard, not Again
+        assert a.question_id == "gen:pooling" and a.correct is False and a.rating == 2
+        assert a.parts == (True, False, True) and a.score == 2 / 3
         assert a.variant == str(problem.seed)
         assert a.response == " | ".join([answers[0], answers[2], answers[3]])
 

@@ -331,7 +331,7 @@ def test_a_version_1_store_gains_the_papers_tables_and_keeps_its_answers(tmp_pat
         from tutor.store import papers as pp
         assert pp.papers(store) == [] and pp.attempted_questions(store) == set()
     con = sqlite3.connect(path)
-    assert con.execute("PRAGMA user_version").fetchone()[0] == 2
+    assert con.execute("PRAGMA user_version").fetchone()[0] == schema.SCHEMA_VERSION
 
 
 def test_a_malformed_paper_row_is_skipped_and_noted(tmp_path):

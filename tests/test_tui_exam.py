@@ -35,7 +35,7 @@ async def test_paper_follow_through_ticks_and_saved_marks():
         await pilot.press("enter")
         await pilot.pause()
         shown = str(panel.query_one("#paper-feedback").render())
-        assert "(b) 2/3 — Follow-through" in shown and "[0.3333, 0, 0]" in shown
+        assert "(b) 3/3 — Follow-through" in shown and "[0.3333, 0, 0]" in shown
         await pilot.click("#paper-next")
         await pilot.pause()
         await _type(pilot, "abc")
@@ -61,11 +61,11 @@ async def test_paper_follow_through_ticks_and_saved_marks():
         await pilot.click("#paper-next")
         await pilot.pause()
         assert panel.state == "result"
-        assert "Paper finished: 5/10 marks" in str(panel.query_one("#paper-result").render())
+        assert "Paper finished: 7/10 marks" in str(panel.query_one("#paper-result").render())
         from tutor.store.papers import papers
 
         (rec,) = papers(app.store)
-        assert (rec.earned, rec.marks, rec.status) == (5, 10, "finished")
+        assert (rec.earned, rec.marks, rec.status) == (7, 10, "finished")
 
 
 async def test_sheet_and_plan_tabs_and_home_shows_today():
@@ -151,3 +151,21 @@ async def test_f3_and_f4_leave_a_running_paper_and_f2_returns_to_its_answer_box(
             await pilot.pause()
             assert tabs.active == tab, key
         assert app.focused is panel.query_one("#paper-answer")
+
+
+async def test_the_status_line_names_the_part_on_screen():
+    """After Next the status said the number of the part just marked, not the one shown."""
+    app = make_app(StartAt("exam", exam=ExamStart(questions=("xq-qkv-notes-erratum",))))
+    async with app.run_test(size=(100, 32)) as pilot:
+        await pilot.pause()
+        panel = app.screen.query_one(PaperPanel)
+        panel.query_one("#paper-minutes").value = "0"
+        await pilot.click("#paper-start")
+        await pilot.pause()
+        assert str(panel.query_one("#paper-status").render()).startswith("Part 1 of 4")
+        await pilot.press("enter")  # (a) left blank
+        await pilot.pause()
+        assert panel.state == "feedback" and str(panel.query_one("#paper-status").render()).startswith("Part 1 of 4")
+        await pilot.click("#paper-next")
+        await pilot.pause()
+        assert panel.state == "answer" and str(panel.query_one("#paper-status").render()).startswith("Part 2 of 4")

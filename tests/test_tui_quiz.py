@@ -215,3 +215,39 @@ async def test_a_time_limit_that_is_not_a_sensible_number_is_refused_on_the_form
             assert screen.state == "setup", minutes
             assert "Minutes: time limit" in str(screen.query_one("#quiz-setup-error").render()), minutes
             assert app.store.mock_exams() == []
+
+
+async def test_ticked_topics_carry_a_mark_that_reads_without_colour(monkeypatch):
+    """issue 34 §5: a ticked and an unticked topic differed only by colour (both drew "X")."""
+    from tests.tui_text import screen_text
+
+    monkeypatch.setenv("NO_COLOR", "1")
+    app = make_app(StartAt("quiz", quiz=QuizStart(topics=("qkv", "exam-decoding"))), warm_up=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        painted = screen_text(app)
+        assert painted.count("▐✓▌ §") == 1 and "▐✓▌ §5 The query-key-value framework" in painted
+        assert painted.count("▐ ▌ §") >= 5  # the unticked lessons in view: a blank box
+        assert "▐✓▌ Numeric problems" in painted  # the checkbox, ticked by default
+
+
+async def test_the_mock_review_shows_the_answer_given_and_the_explanation():
+    """issue 34 §5: the review listed only ✓/✗ and the expected answer."""
+    options = QuizStart(mode="mock", count=2, seed=3, generated=False, autostart=True)
+    app = make_app(StartAt("quiz", quiz=options), warm_up=False)
+    async with app.run_test(size=(100, 30)) as pilot:
+        screen = await _start(pilot, app)
+        first = screen.session.current
+        assert first.kind == "true_false"
+        given = "false" if first.question.answer else "true"  # answered wrong
+        screen.query_one("#quiz-answer").value = given
+        await pilot.press("enter")
+        await pilot.pause()
+        await pilot.press("escape")
+        await pilot.pause()
+        await pilot.press("y")
+        await pilot.pause()
+        assert screen.state == "summary"
+        shown = " ".join(widget_text(screen.query_one("#quiz-summary")).split())
+        assert f'you said "{given}"' in shown
+        assert " ".join(first.explanation[0].split())[:40] in shown

@@ -49,7 +49,17 @@ EXAM_TOPICS: tuple[str, ...] = (
 of the Transformer lesson (positions; layers, heads and cost)."""
 
 class ContentError(ValueError):
-    """A lesson file breaks the schema; the message names the file, the field and the fix."""
+    """Reading material breaks its schema — a lesson, a card, the errata, the quiz bank, an exam
+    question: the one error every content loader raises. The message names the file, the
+    field and the fix; ``errors`` holds one line per problem (a loader that checks everything
+    before it complains passes them all, and ``what`` names the collection they belong to).
+    """
+
+    def __init__(self, errors: str | list[str], what: str = ""):
+        self.errors = [errors] if isinstance(errors, str) else list(errors)
+        message = (self.errors[0] if len(self.errors) == 1 else
+                   f"{len(self.errors)} problems:\n  " + "\n  ".join(self.errors))
+        super().__init__(f"{what}: {message}" if what else message)
 
 
 # --------------------------------------------------------------------------- checks

@@ -208,3 +208,12 @@ def _kind(value: object) -> str:
     if isinstance(value, dict):
         return "an object"
     return type(value).__name__
+
+
+def check_seed(seed: int | None, where: str = "--seed") -> int | None:
+    """``seed`` when it is None or a whole number from 0 to :data:`MAX_SEED`; ``UserError``
+    otherwise (the one range rule of every ``--seed``: quiz, paper, lab)."""
+    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)
+                             or not 0 <= seed <= MAX_SEED):
+        raise UserError(f"{where}: expected a whole number from 0 to {MAX_SEED}")
+    return seed

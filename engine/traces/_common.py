@@ -29,7 +29,7 @@ def p(x: float, digits: int = 4) -> str:
 
 
 def v(value, digits: int = 4) -> str:
-    """Scalar, vector or matrix on one line (``[a, b]``, ``[[a, b]; [c, d]]``)."""
+    """Scalar, vector or matrix on one line (``[a, b]``, ``[a, b; c, d]``)."""
     return fmt(value, digits)
 
 

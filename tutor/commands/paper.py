@@ -9,7 +9,7 @@ import typer
 NAME = "paper"
 HELP = """Sit a timed paper of structured exam questions (default: 3 questions from different sections in 45 minutes), marked part by part.
 
-Numeric parts are marked at once, with follow-through: a part worked correctly from your own wrong earlier answer earns its method marks, and the feedback says so. Text parts are self-marked: write your answer, then tick the points of the mark scheme it makes. Marks per part, per question and per topic are saved to your progress (attn-tutor stats shows them over time); the FSRS schedule is left alone.
+Numeric parts are marked at once, with follow-through: a part worked correctly from your own wrong earlier answer earns its full marks (error carried forward, as examiners mark) unless the part says otherwise, and the feedback says so. Text parts are self-marked: write your answer, then tick the points of the mark scheme it makes. Marks per part, per question and per topic are saved to your progress (attn-tutor stats shows them over time); the FSRS schedule is left alone.
 
 --plain reads one answer per line from stdin (a text answer ends with an empty line, then the numbers of the points it makes). --list shows the questions; --question ID (repeatable) sits exactly those.
 """
@@ -37,16 +37,17 @@ def command(
 def _sections(topics: list[str]) -> list[str]:
     from tutor.content import LESSON_IDS
     from tutor.errors import UserError
+    from tutor.limits import shorten
 
     out = []
     for t in topics:
         t = t.strip().lower()
-        if t.isdigit() and 1 <= int(t) <= len(LESSON_IDS):
+        if t.isascii() and t.isdigit() and len(t) <= 2 and 1 <= int(t) <= len(LESSON_IDS):
             out.append(LESSON_IDS[int(t) - 1])
         elif t in LESSON_IDS:
             out.append(t)
         else:
-            raise UserError(f"--topic {t[:30]!r}: expected a lesson id ({', '.join(LESSON_IDS)}) "
+            raise UserError(f"--topic {shorten(t, 30)}: expected a lesson id ({', '.join(LESSON_IDS)}) "
                             f"or a section number 1-{len(LESSON_IDS)}")
     return out
 
@@ -65,6 +66,7 @@ def run(*, questions: int, minutes: float, ids: list[str], topics: list[str], se
     import sys
 
     from tutor.errors import UserError
+    from tutor.limits import check_seed
 
     if list_:
         chosen = _sections(topics)
@@ -76,13 +78,15 @@ def run(*, questions: int, minutes: float, ids: list[str], topics: list[str], se
             raise UserError(too_few_message(0, 1, chosen, load_questions()))
         print("\n".join(lines))
         return
-    if not 0 <= minutes <= 600 or minutes != minutes:
-        raise UserError(f"--minutes {minutes:g}: expected 0 (untimed) to 600")
-    if not 1 <= questions <= 10:
-        raise UserError(f"--questions {questions}: expected 1 to 10")
+    from tutor.exam.paper import MAX_MINUTES, MAX_QUESTIONS, make_paper
+
+    if not 0 <= minutes <= MAX_MINUTES or minutes != minutes:
+        raise UserError(f"--minutes {minutes:g}: expected 0 (untimed) to {MAX_MINUTES}")
+    if not 1 <= questions <= MAX_QUESTIONS:
+        raise UserError(f"--questions {questions}: expected 1 to {MAX_QUESTIONS}")
+    check_seed(seed)
     sections = _sections(topics)
     seed = random.SystemRandom().randrange(2**31) if seed is None else seed
-    from tutor.exam.paper import make_paper
     from tutor.store import open_store
     from tutor.store.papers import attempted_questions
     from tutor.terminal import is_interactive

@@ -44,8 +44,8 @@ def run(*, mode: str, topics: list[str], count: int | None, seed: int | None,
     import sys
 
     from tutor.errors import UserError
+    from tutor.limits import MAX_QUESTIONS, check_seed
     from tutor.quiz.bank import load_bank
-    from tutor.limits import MAX_QUESTIONS, MAX_SEED
     from tutor.quiz.modes import check_minutes, resolve_mode, resolve_topics, select, time_limit_s
     from tutor.quiz.session import QuizSession
     from tutor.store import open_store
@@ -55,8 +55,7 @@ def run(*, mode: str, topics: list[str], count: int | None, seed: int | None,
     wanted = resolve_topics(topics)
     if count is not None and not 1 <= count <= MAX_QUESTIONS:
         raise UserError(f"--count {count}: expected a whole number from 1 to {MAX_QUESTIONS}")
-    if seed is not None and not 0 <= seed <= MAX_SEED:
-        raise UserError(f"--seed: expected a whole number from 0 to {MAX_SEED}")
+    check_seed(seed)
     try:
         check_minutes(time_limit)
     except UserError as exc:

@@ -1,13 +1,17 @@
 """Marking structured questions: numeric parts automatically with follow-through, text parts
-by the student's ticks against the mark scheme.
+by the student's ticks against the mark scheme. Numbers are read, and the tolerance applied,
+by the rules every wing shares (:mod:`tutor.marking`).
 
-Numeric rule, for a part worth ``marks`` with ``method`` method marks:
+Numeric rule, for a part worth ``marks``, of which ``method`` are method marks:
 
 1. the value matches the computed answer (within the tolerance) → all marks;
 2. otherwise, if the part builds on earlier parts and the value matches the same computation
    redone on the student's own earlier answers → *follow-through*: all marks when every
-   earlier answer it used was itself right (only rounding was carried), else the ``method``
-   marks, and the feedback says which earlier value it followed;
+   earlier answer it used was itself right (only rounding was carried); when one was wrong,
+   the error is carried forward, as examiners mark: a correct method applied to the
+   student's own earlier value earns the part's full marks — unless the scheme says
+   otherwise (``follow_through = "method"``: only the ``method`` marks, the rest need the
+   correct value). The feedback says which earlier value it followed and the policy;
 3. otherwise nothing. A blank part earns nothing.
 
 Text rule: each ticked point of the scheme earns one mark, up to the part's marks.
@@ -17,7 +21,6 @@ Plain functions, no terminal: the CLI and the TUI both call :func:`mark_question
 
 from __future__ import annotations
 
-import math
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -26,16 +29,18 @@ from typing import Literal
 from tutor.exam.numbers import Value
 from tutor.exam.paper import ExamPart, ExamQuestion
 from tutor.limits import shorten
-from tutor.quiz.marking import TYPE_A_NUMBER, read_number, read_numbers
-from tutor.quiz.generators._base import num, vec
+from tutor.marking import TYPE_A_NUMBER, AnswerError, all_within, read_number, read_vector
+from tutor.render.numbers import number
+from tutor.render.numbers import value as show
+
+__all__ = ["AnswerError", "PartMark", "QuestionMark", "follow_through_rule", "how_to_answer",
+           "mark_numeric", "mark_question", "mark_text", "parse_answer", "parse_ticks"]
 
 Status = Literal["right", "follow-through", "wrong", "blank", "self-marked"]
 
 _SPLIT = re.compile(r"[,;\s]+")
-
-
-class AnswerError(ValueError):
-    """The text cannot be an answer to this part (the message says what to type)."""
+_TICK = re.compile(r"[0-9]{1,3}")
+"""A point number as typed: ASCII digits only (``²`` and ``①`` are not points)."""
 
 
 @dataclass(frozen=True)
@@ -69,10 +74,25 @@ def how_to_answer(part: ExamPart) -> str:
     if part.kind == "text":
         return "Write your answer, then tick the scheme's points it contains."
     size = part.step.size if part.step else None
-    tol = f" (±{num(part.step.tolerance)} counts)" if part.step and part.step.tolerance else ""
+    tol = f" (±{number(part.step.tolerance)} counts)" if part.step and part.step.tolerance else ""
     if size is None:
         return f"Type one number{tol}; a decimal like 0.25 or a fraction like 3/4."
     return f"Type {size} numbers separated by commas{tol}."
+
+
+def follow_through_rule(part: ExamPart) -> str:
+    """The part's follow-through rule in one sentence ('' for a part that builds on nothing)."""
+    if not part.uses:
+        return ""
+    earlier = ", ".join(f"({u})" for u in part.uses)
+    method = part.spec.method
+    if part.spec.follow_through == "method":
+        return (f"Follow-through from {earlier}: correct working from your own wrong value earns "
+                f"the {method} method mark{'s' * (method != 1)}; the other "
+                f"{part.marks - method} need{'s' * (part.marks - method == 1)} the correct value.")
+    earns = f"all {part.marks} marks" if part.marks > 1 else "its mark"
+    return (f"Follow-through from {earlier}: correct working from your own wrong value earns "
+            f"{earns} (error carried forward).")
 
 
 def parse_answer(part: ExamPart, text: str) -> Value | None:
@@ -91,26 +111,10 @@ def parse_answer(part: ExamPart, text: str) -> Value | None:
             why = (reading.hint or "").replace(TYPE_A_NUMBER, "").strip()
             raise AnswerError(f"{why or shorten(text) + ' is not a number.'} {how_to_answer(part)}")
         return reading.value
-    read = read_numbers(text)
-    values = [v for _, v in read]
-    bad = next((t for t, v in read if v is None), None)
-    if bad is not None:
-        raise AnswerError(f"{bad[:20]!r} is not a number. {how_to_answer(part)}")
-    if len(values) != size:
-        raise AnswerError(f"That is {len(values)} number{'s' * (len(values) != 1)}; this answer "
-                          f"has {size}. {how_to_answer(part)}")
-    return tuple(float(v) for v in values)
-
-
-def _close(value: Value, want: Value, tol: float) -> bool:
-    a = value if isinstance(value, tuple) else (value,)
-    b = want if isinstance(want, tuple) else (want,)
-    return len(a) == len(b) and all(
-        math.isfinite(x) and abs(x - y) <= tol + 1e-9 * max(1.0, abs(y)) for x, y in zip(a, b))
-
-
-def _show(value: Value) -> str:
-    return vec(value) if isinstance(value, tuple) else num(value)
+    values = read_vector(text, size)
+    if values.values is None:
+        raise AnswerError(f"{values.hint} {how_to_answer(part)}")
+    return values.values
 
 
 def mark_numeric(part: ExamPart, value: Value | None,
@@ -124,32 +128,46 @@ def mark_numeric(part: ExamPart, value: Value | None,
     """
     step = part.step
     assert step is not None, "numeric parts have a step"
-    want = _show(step.answer)
+    want = show(step.answer)
     if value is None:
         return PartMark(part.letter, 0, part.marks, "blank", f"Not answered; the answer is {want}.")
-    if _close(value, step.answer, step.tolerance):
+    if all_within(value, step.answer, step.tolerance):
         return PartMark(part.letter, part.marks, part.marks, "right", f"Right: {want}.", value)
     used = {u: earlier.get(u, (None, False)) for u in part.uses}
     if step.redo is not None and used and all(v is not None for v, _ in used.values()):
         names = dict(zip(part.uses, step.uses))
         try:
-            redone = step.redo({names[u]: v for u, (v, _) in used.items()})
+            redone = step.redo({names[u]: v for u, (v, _) in used.items() if v is not None})
         except (ValueError, TypeError, ZeroDivisionError, OverflowError):
             redone = None
-        if redone is not None and _close(value, redone, step.tolerance):
+        if redone is not None and all_within(value, redone, step.tolerance):
             wrong = [u for u, (_, ok) in used.items() if not ok]
             if not wrong:
                 return PartMark(part.letter, part.marks, part.marks, "right",
-                                f"Right for your rounded earlier values ({_show(value)}); exact "
+                                f"Right for your rounded earlier values ({show(value)}); exact "
                                 f"working gives {want}.", value)
-            source = ", ".join(f"({u}) = {_show(used[u][0])}" for u in wrong)
-            return PartMark(
-                part.letter, part.spec.method, part.marks, "follow-through",
-                f"Follow-through: {_show(value)} is the right working from your {source}, so "
-                f"the method earns {part.spec.method} of {part.marks}; with the correct earlier "
-                f"value{'s' * (len(wrong) > 1)} the answer is {want}.", value)
-    return PartMark(part.letter, 0, part.marks, "wrong", f"Not quite: you gave {_show(value)}; "
+            return _follow_through(part, value, {u: used[u][0] for u in wrong}, want)
+    return PartMark(part.letter, 0, part.marks, "wrong", f"Not quite: you gave {show(value)}; "
                     f"the answer is {want}.", value)
+
+
+def _follow_through(part: ExamPart, value: Value, wrong: Mapping[str, Value | None],
+                    want: str) -> PartMark:
+    """Right working from the student's own wrong earlier value(s): the policy, said."""
+    source = ", ".join(f"({u}) = {show(v)}" for u, v in wrong.items())
+    method = part.spec.method
+    if part.spec.follow_through == "method":
+        earned = method
+        policy = (f"this part's scheme gives follow-through only its {method} method "
+                  f"mark{'s' * (method != 1)}, so you earn {method} of {part.marks}")
+    else:
+        earned = part.marks
+        policy = ("error carried forward: a correct method on your own earlier value earns the "
+                  f"full {part.marks} of {part.marks}, as examiners mark")
+    return PartMark(part.letter, earned, part.marks, "follow-through",
+                    f"Follow-through: {show(value)} is the right working from your {source}; "
+                    f"{policy}. With the correct earlier value{'s' * (len(wrong) > 1)} the answer "
+                    f"is {want}.", value)
 
 
 def mark_text(part: ExamPart, ticked: Iterable[int]) -> PartMark:
@@ -184,7 +202,7 @@ def parse_ticks(text: str, n_points: int) -> tuple[int, ...]:
     for tok in _SPLIT.split(s):
         if not tok:
             continue
-        if not tok.isdigit() or not 1 <= int(tok) <= n_points:
+        if not _TICK.fullmatch(tok) or not 1 <= int(tok) <= n_points:
             raise AnswerError(f"{tok[:10]!r}: type the numbers of the points your answer "
                               f"makes (1–{n_points}), 'all' or 'none'.")
         out.append(int(tok) - 1)

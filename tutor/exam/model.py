@@ -4,8 +4,11 @@ A question is a stem and 3–6 lettered parts worth 8–25 marks in all. A part 
 
 * ``numeric``: its answer comes from a *maker* in :mod:`tutor.exam.numbers` (the engine
   computes it, with fresh numbers per seed); the part names the maker's ``step``. A step that
-  uses earlier steps is marked with follow-through: ``method`` of its ``marks`` are earned by
-  a value computed correctly from the student's own (wrong) earlier answer;
+  uses earlier steps is marked with follow-through, and its part states its ``method`` marks
+  (1 to ``marks``; the rest are for accuracy). A value computed correctly from the student's
+  own wrong earlier answer earns the part's full marks (error carried forward), unless the
+  part says ``follow_through = "method"``: then only the ``method`` marks (which must then be
+  fewer than ``marks``: the accuracy marks need the correct value);
 * ``text``: self-marked against ``points`` (the student ticks what their answer contains);
   at most ``marks`` are earned however many points are ticked.
 
@@ -27,7 +30,8 @@ File format (unknown fields are errors)::
     kind = "numeric"                   # or "text"
     step = "H1"                        # numeric only: the maker's step
     marks = 3
-    method = 2                         # numeric only, when the step uses earlier steps
+    method = 2                         # numeric only, required when the step uses earlier steps
+    follow_through = "method"          # optional: follow-through earns only the method marks
     prompt = "..."
     points = ["...", "..."]            # text only: at least ``marks`` of them
     mistakes = ["..."]
@@ -46,8 +50,10 @@ from pathlib import Path
 from typing import Any, Literal
 
 from tutor.content import EXAM_TOPICS, LESSON_IDS
+from tutor.content_schema import ContentError
 
 PartKind = Literal["numeric", "text"]
+FollowThrough = Literal["all", "method"]
 
 MIN_PARTS, MAX_PARTS = 3, 6
 MIN_MARKS, MAX_MARKS = 8, 25
@@ -56,18 +62,13 @@ LETTERS = "abcdef"
 _ID = re.compile(r"^xq(?:-[a-z0-9]+)+$")
 _QUESTION_FIELDS = {"id", "title", "section", "exam_topics", "numbers", "stem", "part"}
 _PART_FIELDS = {
-    "numeric": {"kind", "step", "marks", "method", "prompt", "mistakes", "model"},
+    "numeric": {"kind", "step", "marks", "method", "follow_through", "prompt", "mistakes", "model"},
     "text": {"kind", "marks", "prompt", "points", "mistakes", "model"},
 }
 
 
-class QuestionError(ValueError):
-    """A question file breaks the format; ``errors`` holds one line per problem."""
-
-    def __init__(self, errors: list[str]):
-        self.errors = list(errors)
-        super().__init__("exam questions: " + (errors[0] if len(errors) == 1 else
-                         f"{len(errors)} problems:\n  " + "\n  ".join(errors)))
+WHAT = "exam questions"
+"""How a :class:`~tutor.content_schema.ContentError` from this loader names what it read."""
 
 
 @dataclass(frozen=True)
@@ -83,6 +84,9 @@ class PartSpec:
     step: str = ""
     method: int = 0
     points: tuple[str, ...] = ()
+    follow_through: FollowThrough = "all"
+    """What correct working from a wrong earlier value earns: ``all`` the marks (error carried
+    forward, the default) or only the ``method`` marks."""
 
 
 @dataclass(frozen=True)
@@ -137,7 +141,7 @@ def _load(folder: Path) -> tuple[QuestionSpec, ...]:
     out: list[QuestionSpec] = []
     files = sorted(folder.glob("*.toml"))
     if not files:
-        raise QuestionError([f"{folder}: no *.toml question files"])
+        raise ContentError([f"{folder}: no *.toml question files"], WHAT)
     for path in files:
         try:
             data = tomllib.loads(path.read_text(encoding="utf-8"))
@@ -157,7 +161,7 @@ def _load(folder: Path) -> tuple[QuestionSpec, ...]:
             errors.append(f"{q.source}: id {q.id!r} is used twice; ids must be unique")
         seen.add(q.id)
     if errors:
-        raise QuestionError(errors)
+        raise ContentError(errors, WHAT)
     return tuple(out)
 
 
@@ -165,7 +169,7 @@ def load_questions(root: str | Path | None = None) -> tuple[QuestionSpec, ...]:
     """Every structured question, in file-name then file order (cached per folder).
 
     Raises:
-        QuestionError: listing every problem found, each naming file, question and field.
+        ContentError: listing every problem found, each naming file, question and field.
     """
     return _load(Path(root) if root is not None else default_root())
 
@@ -271,13 +275,20 @@ def _parse_part(where: str, letter: str, raw: Any, numbers: str,
             errors.append(f"{where}: a numeric part needs the question's 'numbers' maker")
         step = _text(raw, "step", where, errors)
         method = _int(raw, "method", where, errors, default=0)
-        if method >= marks > 0:
-            errors.append(f"{where}: method marks ({method}) must be fewer than the part's "
-                          f"{marks}: the rest are for the right value")
+        if method > marks > 0:
+            errors.append(f"{where}: method marks ({method}) are more than the part's {marks}")
+        carried = raw.get("follow_through", "all")
+        if carried not in ("all", "method"):
+            errors.append(f"{where}: follow_through must be 'all' (error carried forward) or "
+                          f"'method' (only the method marks), got {carried!r}")
+        elif carried == "method" and not 0 < method < marks:
+            errors.append(f"{where}: follow_through = 'method' needs method marks from 1 to "
+                          f"{marks - 1}: the other marks are for the correct value")
         model = _text(raw, "model", where, errors, required=False)
         if len(errors) > before:
             return None
-        return PartSpec(letter, "numeric", marks, prompt, mistakes, model, step, method)
+        return PartSpec(letter, "numeric", marks, prompt, mistakes, model, step, method,
+                        follow_through=carried)
     points = _texts(raw, "points", where, errors)
     if len(points) < marks:
         errors.append(f"{where}: {len(points)} points for {marks} marks; give at least one "

@@ -17,6 +17,10 @@ from tutor.exam.numbers import Numbers, Step
 
 DEFAULT_QUESTIONS = 3
 DEFAULT_MINUTES = 45
+MAX_QUESTIONS = 10
+"""Questions in one paper (``attn-tutor paper -n`` and the Exam screen alike)."""
+MAX_MINUTES = 600
+"""A paper's time limit: ten hours (0 = untimed)."""
 
 
 class PaperError(ValueError):
@@ -113,6 +117,10 @@ def instantiate(spec: QuestionSpec, seed: int = 0) -> ExamQuestion:
         if p.method and not step.uses:
             raise ValueError(f"{where} part ({p.letter}): method marks need a step that builds on "
                              "an earlier part")
+        if step.uses and not (p.method and step.redo is not None):
+            raise ValueError(f"{where} part ({p.letter}): step {p.step!r} builds on "
+                             f"{', '.join(map(repr, step.uses))}, so the part needs its method "
+                             "marks ('method', 1 or more) and the maker a redo for follow-through")
         parts.append(ExamPart(p, prompt, step, tuple(by_step[u] for u in step.uses)))
         by_step[p.step] = p.letter
     return ExamQuestion(spec, int(seed), stem, tuple(parts))

@@ -4,21 +4,31 @@ script or a screen reader, driving the same :class:`~tutor.exam.session.PaperRun
 Numeric part: one line (blank or ``:skip`` leaves it blank). Text part: the answer's lines,
 ended by an empty line (kept on screen for the comparison), then the scheme, then one line
 with the numbers of the points the answer makes (``1 3``, ``all``, ``none``). ``:quit`` at any
-prompt, end of input or Ctrl-C end the paper; every marked part is already saved. The time
-limit is enforced while waiting for a line.
+prompt, end of input or Ctrl-C end the paper; every marked part is already saved. A line that
+is not an answer gets a one-line hint and the part is asked again. The time limit is enforced
+while waiting for a line. The command words are the quiz's (:data:`tutor.marking.COMMAND_WORDS`);
+``:hint`` repeats how to answer (a paper gives no hints, as in the exam).
 """
 
 from __future__ import annotations
 
-from tutor.exam.marking import AnswerError, parse_ticks
-from tutor.exam.render import (feedback_lines, minutes, paper_header, part_lines,
-                               question_lines, result_lines, scheme_lines)
+from tutor.exam.marking import AnswerError, how_to_answer, parse_ticks
+from tutor.exam.render import (
+    feedback_lines,
+    minutes,
+    paper_header,
+    part_lines,
+    question_lines,
+    result_lines,
+    scheme_lines,
+)
 from tutor.exam.session import PaperResult, PaperRun
+from tutor.marking import command_word
 from tutor.quiz.plain import InputTimeout, LineReader, Out
 
-QUIT = (":quit", ":q")
-SKIP = (":skip", ":s")
-WORDS = "Type :skip to leave a part blank, :quit to end the paper (what you marked is saved)."
+WORDS = ("Type :skip to leave a part blank, :quit to end the paper (what you marked is saved); "
+         ":hint repeats how to answer.")
+NO_HINTS = "A paper gives no hints (as in the exam). "
 
 
 class _Stop(Exception):
@@ -33,9 +43,7 @@ def _line(run: PaperRun, reader: LineReader, out: Out, prompt: str) -> str:
     except InputTimeout:
         out.line("")
         raise _Stop("timed-out") from None
-    if text is None:
-        raise _Stop("stopped")
-    if text.strip().lower() in QUIT:
+    if text is None or command_word(text) == "quit":
         raise _Stop("stopped")
     if run.expired:
         raise _Stop("timed-out")
@@ -69,24 +77,37 @@ def run_paper_lines(run: PaperRun, *, out: Out, reader: LineReader) -> PaperResu
             if part.kind == "numeric":
                 while True:
                     text = _line(run, reader, out, "> ")
+                    word = command_word(text)
+                    if word == "hint":
+                        out.line(NO_HINTS + how_to_answer(part), "yellow")
+                        continue
                     try:
-                        mark = run.answer("" if text.strip().lower() in SKIP else text)
+                        mark = run.answer("" if word == "skip" else text)
                         break
                     except AnswerError as exc:
                         out.line(str(exc), "yellow")
             else:
                 written = []
                 while (text := _line(run, reader, out, "| ")).strip():
-                    if text.strip().lower() in SKIP:
+                    if command_word(text) == "skip":
                         break
+                    if command_word(text) == "hint":
+                        out.line(NO_HINTS + "Write your answer; an empty line ends it.", "yellow")
+                        continue
                     written.append(text)
                 out.line("Your answer: " + (" ".join(written) if written else "(nothing written)"))
                 for line in scheme_lines(part):
                     out.line(line)
                 while True:
                     text = _line(run, reader, out, "points> ")
+                    word = command_word(text)
+                    if word == "hint":
+                        out.line(NO_HINTS + "Type the numbers of the points your answer makes "
+                                 f"(1–{len(part.spec.points)}), 'all' or 'none'.", "yellow")
+                        continue
                     try:
-                        mark = run.answer(parse_ticks(text, len(part.spec.points)))
+                        mark = run.answer(parse_ticks("none" if word == "skip" else text,
+                                                      len(part.spec.points)))
                         break
                     except AnswerError as exc:
                         out.line(str(exc), "yellow")
@@ -99,6 +120,9 @@ def run_paper_lines(run: PaperRun, *, out: Out, reader: LineReader) -> PaperResu
     except KeyboardInterrupt:
         status = "stopped"
         out.line("")
+    except BaseException:  # a bug: close the paper (what was marked is saved), then report it
+        run.finish("stopped")
+        raise
     result = run.finish(status)
     out.line("")
     for i, line in enumerate(result_lines(result)):

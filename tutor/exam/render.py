@@ -7,15 +7,19 @@ Rich).
 
 from __future__ import annotations
 
-from tutor.exam.marking import PartMark, how_to_answer
+from tutor.exam.marking import PartMark, follow_through_rule, how_to_answer
 from tutor.exam.paper import ExamPart, ExamQuestion, Paper
 from tutor.exam.session import PaperResult
+from tutor.render.numbers import clock, percent
+
+FOLLOW_THROUGH = ("Numeric parts are marked as you go, with follow-through: a later part worked "
+                  "correctly from your own wrong earlier value earns its full marks (error "
+                  "carried forward, as examiners mark), unless the part says otherwise.")
+"""The paper's follow-through policy, said once at the top of every paper."""
 
 
 def minutes(seconds: float | None) -> str:
     """``m:ss`` (the quiz's clock), or ``untimed``."""
-    from tutor.render.numbers import clock
-
     return "untimed" if seconds is None else clock(seconds)
 
 
@@ -23,8 +27,7 @@ def paper_header(paper: Paper) -> list[str]:
     qs = paper.questions
     return [f"Paper: {len(qs)} question{'s' * (len(qs) != 1)}, {paper.marks} marks, "
             f"time {minutes(paper.time_limit_s)}.",
-            "Numeric parts are marked as you go, with follow-through: a later part worked "
-            "correctly from your own wrong value still earns its method marks.",
+            FOLLOW_THROUGH,
             "Text parts: write your answer, then tick the scheme's points it makes."]
 
 
@@ -34,7 +37,9 @@ def question_lines(q: ExamQuestion, number: int) -> list[str]:
 
 
 def part_lines(part: ExamPart) -> list[str]:
-    return [f"{part.prompt} [{part.marks} mark{'s' * (part.marks != 1)}]", how_to_answer(part)]
+    """The part's prompt with its marks, then how to answer (and its follow-through rule)."""
+    how = " ".join(x for x in (how_to_answer(part), follow_through_rule(part)) if x)
+    return [f"{part.prompt} [{part.marks} mark{'s' * (part.marks != 1)}]", how]
 
 
 def scheme_lines(part: ExamPart) -> list[str]:
@@ -57,16 +62,16 @@ def feedback_lines(part: ExamPart, mark: PartMark) -> list[str]:
 
 
 def result_lines(result: PaperResult) -> list[str]:
-    from tutor.render.numbers import percent
-
     pct = f" ({percent(result.earned / result.total)})" if result.total else ""
     out = [f"Paper {result.status}: {result.earned}/{result.total} marks{pct}."]
     for q, marks in result.marks:
         parts = ", ".join(f"({m.letter}) {m.earned}/{m.marks}" for m in marks)
         out.append(f"  {q.spec.title}: {sum(m.earned for m in marks)}/{q.marks}  {parts}")
-    follow = sum(1 for _, ms in result.marks for m in ms if m.status == "follow-through")
-    if follow:
-        out.append(f"  Follow-through earned method marks on {follow} part{'s' * (follow != 1)}.")
+    follow = [m for _, ms in result.marks for m in ms if m.status == "follow-through" and m.earned]
+    if follow:  # only when it earned something: never "on 0 parts"
+        earned = sum(m.earned for m in follow)
+        out.append(f"  Follow-through (error carried forward) earned {earned} mark"
+                   f"{'s' * (earned != 1)} on {len(follow)} part{'s' * (len(follow) != 1)}.")
     out.append("  By topic: " + ", ".join(f"{t} {e}/{m}" for t, (e, m) in result.by_topic().items()))
     out.append("Saved to your progress (attn-tutor stats)." if result.saved else
                "Not saved: the progress store could not be written.")

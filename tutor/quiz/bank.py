@@ -51,7 +51,7 @@ Python API
 ==========
 
 * :func:`load_bank` ``(root=None) -> list[Question]`` in file-name order, then file order;
-  cached per folder (:func:`clear_cache` empties the cache). Raises :class:`BankError`
+  cached per folder (:func:`clear_cache` empties the cache). Raises :class:`~tutor.content_schema.ContentError`
   (a ``ValueError``) listing every problem found as ``file: question #n (id 'x'): field 'f':
   expected ..., got ...``.
 * Marking (:func:`~tutor.quiz.marking.check_answer`, numbers, tolerance, hints) lives in
@@ -72,7 +72,12 @@ from pathlib import Path
 from typing import Any, Literal
 
 from tutor.content import EXAM_TOPICS, LESSON_IDS
-from tutor.quiz.marking import LETTERS, NUMBER_INSTRUCTIONS, fmt, squash, tolerance_text
+from tutor.content_schema import ContentError
+from tutor.marking import LETTERS, NUMBER_INSTRUCTIONS, squash, tolerance_text
+from tutor.render.numbers import exact
+
+WHAT = "quiz bank"
+"""How a :class:`~tutor.content_schema.ContentError` from this loader names what it read."""
 
 SECTIONS: tuple[str, ...] = LESSON_IDS
 """Lesson ids in lecture order; every question links to one of them."""
@@ -90,15 +95,6 @@ _ALLOWED: dict[str, set[str]] = {
     "fill": _COMMON | {"accept", "tolerance"},
     "free": _COMMON | {"key_points"},
 }
-
-
-class BankError(ValueError):
-    """The quiz files break the format; ``errors`` holds one message per problem."""
-
-    def __init__(self, errors: list[str]):
-        self.errors = list(errors)
-        super().__init__("quiz bank: " + (errors[0] if len(errors) == 1 else
-                         f"{len(errors)} problems:\n  " + "\n  ".join(errors)))
 
 
 @dataclass(frozen=True)
@@ -141,8 +137,8 @@ class Question:
         if self.kind == "true_false":
             return "true" if self.answer else "false"
         if self.is_numeric:
-            text = fmt(float(self.answer))
-            return f"{text} (±{fmt(self.tolerance or 0.0)})" if self.tolerance else text
+            text = exact(float(self.answer))
+            return f"{text} (±{exact(self.tolerance or 0.0)})" if self.tolerance else text
         return str(self.answer)
 
     @property
@@ -181,7 +177,7 @@ def load_bank(root: str | Path | None = None) -> list[Question]:
     """All questions under ``root`` (default ``lessons/quiz``), checked; cached per folder.
 
     Raises:
-        BankError: listing every problem (file, item index and id, field, what was expected).
+        ContentError: listing every problem (file, item index and id, field, what was expected).
     """
     folder = Path(root) if root is not None else default_root()
     key = folder.resolve()
@@ -197,10 +193,10 @@ def by_id(questions: Iterable[Question]) -> dict[str, Question]:
 
 def _load(folder: Path) -> list[Question]:
     if not folder.is_dir():
-        raise BankError([f"{folder}: no such folder; expected the quiz folder with *.toml files"])
+        raise ContentError([f"{folder}: no such folder; expected the quiz folder with *.toml files"], WHAT)
     files = sorted(folder.glob("*.toml"))
     if not files:
-        raise BankError([f"{folder}: no *.toml files; expected files of [[question]] tables"])
+        raise ContentError([f"{folder}: no *.toml files; expected files of [[question]] tables"], WHAT)
     errors: list[str] = []
     questions: list[Question] = []
     seen: dict[str, str] = {}
@@ -213,7 +209,7 @@ def _load(folder: Path) -> list[Question]:
                 seen[q.id] = path.name
                 questions.append(q)
     if errors:
-        raise BankError(errors)
+        raise ContentError(errors, WHAT)
     return questions
 
 

@@ -24,8 +24,9 @@ from typing import TYPE_CHECKING
 
 from tutor.errors import UserError
 from tutor.inputs import TraceLink
+from tutor.marking import LETTERS, Verdict
 from tutor.quiz.bank import EXAM_TOPICS, SECTIONS, Question
-from tutor.quiz.marking import LETTERS, Verdict, check_answer
+from tutor.quiz.marking import check_answer
 
 if TYPE_CHECKING:
     from fsrs import Scheduler
@@ -192,8 +193,8 @@ def resolve_topics(raw: Iterable[str]) -> set[str]:
     Raises:
         UserError: for a name that is neither, listing the valid ones.
     """
-    from tutor.names import did_you_mean, find
     from tutor.limits import shorten
+    from tutor.names import did_you_mean, find
 
     out: set[str] = set()
     topics = list(SECTIONS) + list(EXAM_TOPICS)
@@ -234,7 +235,7 @@ def matches(item: Item, topics: set[str]) -> bool:
 
 def pool(bank: Sequence[Question], topics: set[str], *, generated: bool, seed: int) -> list[Item]:
     """Every matching item in lecture order; generated families get a seed from ``seed``."""
-    from tutor.quiz.generators import FAMILIES, generate
+    from tutor.quiz.generators import FAMILIES
 
     items = [Item(question=q) for q in bank]
     if generated:

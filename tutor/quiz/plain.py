@@ -5,7 +5,7 @@ plain text, no cursor movement, every prompt on its own line. (A terminal gets t
 quiz screen instead, which drives the same :class:`~tutor.quiz.session.QuizSession`.)
 
 Anything that is not an answer (a letter for a number, an out-of-range choice, an empty line)
-is asked again with a hint. The command words of :data:`~tutor.quiz.session.COMMAND_WORDS`
+is asked again with a hint. The command words of :data:`~tutor.marking.COMMAND_WORDS`
 (``:hint``, ``:skip``, ``:quit``) work at any prompt. End of
 input and Ctrl-C end the session with its summary; every answer already acknowledged is saved.
 """
@@ -21,10 +21,11 @@ from datetime import datetime
 from typing import IO, Any
 
 from tutor.limits import MAX_LINE_BYTES
-from tutor.quiz.session import (COMMANDS_HELP, RATINGS, Feedback, QuizSession, Summary,
-                                command_word, hint_line)
+from tutor.marking import COMMANDS_HELP, command_word, hint_line
+from tutor.quiz.ratings import RATINGS
+from tutor.quiz.session import Feedback, QuizSession, Summary
 from tutor.render.numbers import clock, percent
-from tutor.render.quiz import counts_line
+from tutor.render.quiz import counts_line, score_text
 
 
 class InputTimeout(Exception):
@@ -241,17 +242,20 @@ def _show_feedback(fb: Feedback, out: Out) -> None:
         if fb.saved:
             out.line("Recorded.", "dim")
         return
+    several = len(fb.verdicts) > 1
+    right = sum(1 for v in fb.verdicts if v.correct)
     if fb.correct is True:
-        out.line("Correct.", "bold green")
+        out.line("Correct." + (f" All {right} parts right." if several else ""), "bold green")
+    elif fb.correct is False and right:
+        out.line(f"Partly right: {right} of {len(fb.verdicts)} parts.", "bold yellow")
     elif fb.correct is False:
-        out.line("Wrong.", "bold red")
+        out.line("Wrong." + (f" 0 of {len(fb.verdicts)} parts right." if several else ""), "bold red")
     else:
         out.line(f"Rated {RATINGS.get(fb.rating, '?')}.", "bold")
-    several = len(fb.verdicts) > 1
     for i, v in enumerate(fb.verdicts):
         if fb.correct is None:
             break
-        label = f"({chr(97 + i)}) " if several else ""
+        label = f"({chr(97 + i)}) {'✓' if v.correct else '✗'} " if several else ""
         out.line(f"{label}{v.reason}", "green" if v.correct else "red")
         if v.why_wrong:
             out.line(v.why_wrong, "yellow")
@@ -284,15 +288,16 @@ def print_summary(summary: Summary, out: Out, *, saved_to: str | None = None) ->
              "timed-out": "Time is up"}.get(summary.status, "Session over")
     out.line(f"{title} ({summary.mode}).", "bold")
     out.line(f"{counts_line(summary)}; time {clock(summary.seconds)}.")
-    topics = summary.exam_per_topic if summary.mode == "mock" else summary.per_topic()
+    topics = summary.exam_scores() if summary.mode == "mock" else summary.per_topic()
     if topics:
         out.line("By topic" + (" (unanswered count as wrong):" if summary.mode == "mock" else ":"))
         for topic, (ok, n) in sorted(topics.items()):
-            out.line(f"  {topic:<16} {ok}/{n}")
+            out.line(f"  {topic:<16} {score_text(ok, int(n))}")
     if summary.mode == "mock":
-        total = sum(n for _, n in topics.values())
-        out.line(f"Mock exam score: {summary.correct}/{total}"
-                 + (f" ({percent(summary.correct / total)})" if total else "") + ".", "bold")
+        total = int(sum(n for _, n in topics.values()))
+        score = sum(ok for ok, _ in topics.values())
+        out.line(f"Mock exam score: {score_text(score, total)}"
+                 + (f" ({percent(score / total)})" if total else "") + ".", "bold")
         wrong = [r for r in summary.results if r.correct is False]
         if wrong:
             out.line("To review:")

@@ -4,12 +4,14 @@ Cards live in the progress store as ``fsrs.Card.to_dict()`` JSON; this module tu
 into the card's next state and reads its retrievability (the predicted probability of
 recalling it now).
 
-Ratings. Self-graded (free-response) items: the student picks Again / Hard / Good / Easy after
-seeing the model answer. Auto-graded items (multiple choice, true/false, fill-ins, generated
-problems): **correct → Good, wrong → Again**. We do not promote fast answers to Easy: the time
-on a question includes reading it, and piped (``--plain``) answers arrive instantly, so speed
-says little about how well a student knows it; a correct answer that felt easy will simply be
-scheduled further out by FSRS after the next Good.
+Ratings (:mod:`tutor.quiz.ratings`). Self-graded (free-response) items: the student picks
+Again / Hard / Good / Easy after seeing the model answer. Auto-graded items (multiple choice,
+true/false, fill-ins, generated problems): by the share of parts right — **all right → Good,
+at least half → Hard, fewer → Again** (a one-part item: correct → Good, wrong → Again). We
+do not promote fast answers to Easy: the time on a question includes reading it, and piped
+(``--plain``) answers arrive instantly, so speed says little about how well a student knows
+it; a correct answer that felt easy will simply be scheduled further out by FSRS after the
+next Good.
 
 Mock exams never call this module: they leave the schedule alone.
 """
@@ -22,7 +24,7 @@ from typing import Any
 
 from fsrs import Card, Rating, Scheduler, State
 
-from tutor.quiz.session import RATINGS
+from tutor.quiz.ratings import RATINGS, rating_for_score
 
 DESIRED_RETENTION = 0.9
 """Target probability of recall when a card comes due (FSRS's default)."""
@@ -59,9 +61,10 @@ def new_card(question_id: str, at: datetime) -> Card:
     return Card(card_id=card_id(question_id), due=_utc(at))
 
 
-def rating_for(correct: bool) -> Rating:
-    """The FSRS rating for an auto-graded answer: correct → Good, wrong → Again."""
-    return Rating.Good if correct else Rating.Again
+def rating_for(correct: bool | float) -> Rating:
+    """The FSRS rating for an auto-graded answer: ``correct`` is right/wrong or the share of
+    its parts that were right (:func:`tutor.quiz.ratings.rating_for_score`)."""
+    return Rating(rating_for_score(float(correct)))
 
 
 def parse_rating(text: str) -> Rating | None:

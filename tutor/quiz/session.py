@@ -1,5 +1,6 @@
 """A quiz session: the state machine both quiz front ends drive (``--plain`` and the TUI),
-plus the words they share: ratings and the ``:hint``/``:skip``/``:quit`` commands.
+plus the ratings they share (the ``:hint``/``:skip``/``:quit`` words are
+:data:`tutor.marking.COMMAND_WORDS`, shared with exam papers).
 
 Driving it::
 
@@ -20,7 +21,10 @@ Driving it::
 ``submit`` and ``rate`` return only after the answer is committed to the store, so a UI that
 prints "correct"/"wrong" from the feedback shows only saved answers (``fb.saved`` is False,
 with ``fb.error``, if the write failed). A multi-part problem reveals nothing until its last
-part is in. In a mock exam ``fb.reveal`` is False (say "recorded", not "correct"), answers are
+part is in; then each part is marked on its own, as papers do: ``fb.verdicts`` holds one
+verdict per part, ``fb.score`` the share right, ``fb.correct`` whether all were, and the
+schedule is rated from the share (:func:`tutor.quiz.ratings.rating_for_score`: all right
+Good, at least half Hard, fewer Again); the store keeps each part's mark. In a mock exam ``fb.reveal`` is False (say "recorded", not "correct"), answers are
 saved without touching the schedule, and once the time limit has passed ``submit`` refuses
 further answers (``fb.expired``) and ``next`` returns None. ``skip`` moves on without saving;
 ``finish`` may be called at any point (end of input, Ctrl-C) and is idempotent.
@@ -36,33 +40,16 @@ from datetime import datetime
 from typing import TYPE_CHECKING
 
 from tutor.inputs import TraceLink
-from tutor.quiz.marking import Verdict
+from tutor.marking import Verdict
 from tutor.quiz.modes import Ask, Item
-from tutor.store import StoreError, utcnow
+from tutor.quiz.ratings import RATINGS
+from tutor.store import StoreError
 
 if TYPE_CHECKING:
     from fsrs import Scheduler
 
     from tutor.store import Store
 
-
-RATINGS: dict[int, str] = {1: "Again", 2: "Hard", 3: "Good", 4: "Easy"}
-"""The self-grades (FSRS ratings) by number."""
-
-COMMAND_WORDS: dict[str, str] = {":hint": "hint", ":h": "hint", "?": "hint",
-                                 ":skip": "skip", ":s": "skip", ":quit": "quit", ":q": "quit"}
-"""What a student may type instead of an answer, at any prompt of either front end."""
-COMMANDS_HELP = "Type :hint for a hint, :skip to skip a question, :quit to stop."
-
-
-def command_word(text: str) -> str | None:
-    """``"hint"``, ``"skip"`` or ``"quit"`` when ``text`` is one of :data:`COMMAND_WORDS`."""
-    return COMMAND_WORDS.get(text.strip().lower())
-
-
-def hint_line(hint: str | None) -> str:
-    """What ``:hint`` shows."""
-    return f"Hint: {hint}" if hint else "No hint for this one."
 
 
 @dataclass(frozen=True)
@@ -96,6 +83,16 @@ class Feedback:
         """:attr:`trace` as the command a student can paste into a shell."""
         return self.trace.command if self.trace else None
 
+    @property
+    def score(self) -> float | None:
+        """The share of parts right (None for a self-graded item or before marking)."""
+        return _score(self.verdicts) if self.correct is not None else None
+
+    @property
+    def partly(self) -> bool:
+        """Some parts of a multi-part item were right and some not."""
+        return self.score is not None and 0 < self.score < 1
+
 
 @dataclass
 class Result:
@@ -108,6 +105,19 @@ class Result:
     saved: bool
     label: str = ""
     """How a summary names the item (:attr:`Item.label`): never the stored id."""
+    parts: tuple[bool, ...] = ()
+    """Whether each part was right (empty for a self-graded item)."""
+    responses: tuple[str, ...] = ()
+    """What the student typed, part by part."""
+    explanation: tuple[str, ...] = ()
+    """The item's explanation (shown when a mock exam is reviewed)."""
+
+    @property
+    def score(self) -> float | None:
+        """The share of parts right; None when self-graded."""
+        if self.correct is None:
+            return None
+        return sum(self.parts) / len(self.parts) if self.parts else float(self.correct)
 
 
 @dataclass
@@ -135,19 +145,40 @@ class Summary:
 
     @property
     def correct(self) -> int:
+        """Items with every part right."""
         return sum(bool(r.correct) for r in self.results)
+
+    @property
+    def score(self) -> float:
+        """Marks over the graded items, a multi-part item counting the share of its parts right."""
+        return sum(r.score or 0.0 for r in self.results)
+
+    @property
+    def partly(self) -> int:
+        """Graded items that were partly right (some parts right, not all)."""
+        return sum(1 for r in self.results if r.score is not None and 0 < r.score < 1)
 
     @property
     def unsaved(self) -> int:
         return sum(not r.saved for r in self.results)
 
-    def per_topic(self) -> dict[str, list[int]]:
-        """``{lesson id: [correct, graded]}``."""
-        out: dict[str, list[int]] = {}
+    def exam_scores(self) -> dict[str, list[float]]:
+        """Mock exams: ``{lesson id: [score, questions]}``, unanswered questions counted and a
+        partly right problem adding the share of its parts (:attr:`exam_per_topic` keeps the
+        whole-item counts the store holds)."""
+        out: dict[str, list[float]] = {t: [0, n] for t, (_, n) in self.exam_per_topic.items()}
         for r in self.results:
-            if r.correct is not None:
+            if r.section in out:
+                out[r.section][0] += r.score or 0.0
+        return out
+
+    def per_topic(self) -> dict[str, list[float]]:
+        """``{lesson id: [score, graded]}``: a partly right item adds the share of its parts."""
+        out: dict[str, list[float]] = {}
+        for r in self.results:
+            if r.score is not None:
                 cell = out.setdefault(r.section, [0, 0])
-                cell[0] += int(r.correct)
+                cell[0] += r.score
                 cell[1] += 1
         return out
 
@@ -164,7 +195,7 @@ class QuizSession:
         self.mode = mode
         self.seed = seed
         self.time_limit_s = time_limit_s
-        self._now = now or store.now or utcnow
+        self._now = now or store.now
         self._clock = clock
         self._scheduler = scheduler
         self.session_id = uuid.uuid4().hex[:12]
@@ -203,7 +234,14 @@ class QuizSession:
 
     @property
     def ask(self) -> Ask:
-        return self.current.asks[self._part]
+        return self._item().asks[self._part]
+
+    def _item(self) -> Item:
+        """The current item (a session that has none is being driven out of order)."""
+        item = self.current
+        if item is None:
+            raise RuntimeError("no question is waiting; call next()")
+        return item
 
     @property
     def awaiting_rating(self) -> bool:
@@ -273,8 +311,7 @@ class QuizSession:
             return Feedback(valid=True, needs_rating=True, expected=(verdict.expected,),
                             key_points=item.key_points, explanation=item.explanation,
                             reveal=True)
-        correct = all(v.correct for v in self._verdicts)
-        return self._save(item, correct=correct, rating=None)
+        return self._save(item, correct=all(v.correct for v in self._verdicts), rating=None)
 
     def rate(self, rating: int) -> Feedback:
         """The student's own grade (1 Again, 2 Hard, 3 Good, 4 Easy) for a self-graded item."""
@@ -283,16 +320,17 @@ class QuizSession:
         if int(rating) not in RATINGS:
             raise ValueError(f"rating: expected 1-4 (Again, Hard, Good, Easy), got {rating!r}")
         self._awaiting_rating = False
-        return self._save(self.current, correct=None, rating=int(rating))
+        return self._save(self._item(), correct=None, rating=int(rating))
 
     def _save(self, item: Item, *, correct: bool | None, rating: int | None) -> Feedback:
         from tutor.quiz import scheduler as sch
 
         mock = self.mode == "mock"
+        parts = tuple(bool(v.correct) for v in self._verdicts) if correct is not None else ()
         if rating is None and not mock:
-            rating = int(sch.rating_for(bool(correct)))
+            rating = int(sch.rating_for(_score(self._verdicts)))
         update = None
-        if not mock:
+        if rating is not None and not mock:
             self._scheduler = self._scheduler or sch.make_scheduler()
             update = sch.updater(item.question_id, rating, self._scheduler)
         at = self._now()
@@ -302,7 +340,8 @@ class QuizSession:
                 item.question_id, item.section, correct=correct, rating=None if mock else rating,
                 response=" | ".join(self._responses), mode=self.mode, variant=item.variant,
                 seconds=round(self._clock() - self._item_started, 3), session=self.session_id,
-                mock_id=self.mock_id, at=at, update_card=update)
+                mock_id=self.mock_id, at=at, update_card=update,
+                parts=parts if len(parts) > 1 else None)
         except StoreError as exc:
             saved, error = False, str(exc)
         if saved and not mock:
@@ -313,8 +352,9 @@ class QuizSession:
                 pass
         self._done_index = self._index
         expected = tuple(v.expected for v in self._verdicts)
-        self._summary.results.append(Result(item.question_id, item.section, correct, rating,
-                                            " | ".join(self._responses), expected, saved, item.label))
+        self._summary.results.append(Result(
+            item.question_id, item.section, correct, rating, " | ".join(self._responses), expected,
+            saved, item.label, parts, tuple(self._responses), tuple(item.explanation)))
         return Feedback(valid=True, done=True, correct=correct, reveal=not mock,
                         verdicts=tuple(self._verdicts), expected=expected,
                         explanation=item.explanation, key_points=item.key_points,
@@ -351,3 +391,8 @@ class QuizSession:
             except StoreError:
                 pass
         return self._summary
+
+
+def _score(verdicts: Sequence[Verdict]) -> float:
+    """The share of ``verdicts`` that are right (0 for none)."""
+    return sum(1 for v in verdicts if v.correct) / len(verdicts) if verdicts else 0.0

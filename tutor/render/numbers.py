@@ -1,12 +1,21 @@
-"""How the tutor writes its own counts: percentages, clocks and bars (one place for each).
+"""How the tutor writes numbers: the one public number-formatting module of ``tutor/``.
 
-Numbers the engine computed are written by :func:`engine.trace.fmt_num` (traces, problems);
-these are the small display formats around them.
+Values (a problem's numbers, an exam's working, a marking message, a tolerance) are written
+by :mod:`engine.format`, re-exported here so the tutor has one place to import them from:
+:func:`number` (``0.4621``), :func:`exact` (up to ten significant digits), :func:`vector`
+(``[a, b]``), :func:`matrix` (``[a, b; c, d]``, the one matrix notation) and :func:`value`
+(any of them, by shape). The engine writes its traces' step text with the same functions.
+
+Around them, the tutor's own counts: :func:`percent`, :func:`clock`, :func:`bar`, :func:`tally`.
 """
 
 from __future__ import annotations
 
 import math
+
+from engine.format import exact, matrix, number, value, vector
+
+__all__ = ["bar", "clock", "exact", "matrix", "number", "percent", "tally", "value", "vector"]
 
 
 def percent(x: float | None, decimals: int = 0) -> str:
@@ -31,6 +40,9 @@ def bar(x: float | None, width: int = 10) -> str:
     return "█" * full + "░" * (width - full)
 
 
-def tally(right: int, total: int) -> str:
-    """``3`` of ``5`` as ``███░░``: one cell per question."""
-    return "█" * right + "░" * (total - right)
+def tally(right: float, total: float) -> str:
+    """``3`` of ``5`` as ``███░░``: one cell per question; a partly right one (``2.5``) is a
+    half-shaded cell ``▒``."""
+    full = int(math.floor(right + 1e-9))
+    part = 1 if right - full > 1e-9 else 0
+    return "█" * full + "▒" * part + "░" * max(0, int(round(total)) - full - part)

@@ -15,8 +15,9 @@ from rich.table import Table
 from rich.text import Text
 
 from tutor.quiz.modes import mode_name
-from tutor.render.numbers import clock, percent, tally
+from tutor.quiz.ratings import RATINGS
 from tutor.render.labels import hanging
+from tutor.render.numbers import clock, number, percent, tally
 from tutor.render.safe import assemble, text
 
 RATING_KEYS: dict[str, int] = {"a": 1, "h": 2, "g": 3, "e": 4}
@@ -24,8 +25,6 @@ RATING_KEYS: dict[str, int] = {"a": 1, "h": 2, "g": 3, "e": 4}
 
 
 def rating_prompt() -> Text:
-    from tutor.quiz.session import RATINGS
-
     parts: list[Any] = ["Grade yourself: "]
     for k, (key, rating) in enumerate(RATING_KEYS.items()):
         parts += [" · " if k else "", (key, "bold"), f" {RATINGS[rating]}"]
@@ -76,8 +75,6 @@ def self_grading(fb: Any, answer: str) -> RenderableType:
 
 def feedback(fb: Any, answer: str | None = None) -> RenderableType:
     """After an item is saved: right or wrong and why, the explanation, what comes next."""
-    from tutor.quiz.session import RATINGS
-
     parts: list[RenderableType] = []
     if not fb.saved:
         parts.append(assemble(("Not saved: ", "bold red"), (fb.error or "", "red")))
@@ -90,6 +87,14 @@ def feedback(fb: Any, answer: str | None = None) -> RenderableType:
         parts.append(assemble(("Saved" if fb.saved else "Rated", "bold"), f" as {RATINGS.get(fb.rating or 0, '')}."))
     elif fb.correct:
         parts.append(Text("✓ Correct.", style="bold green"))
+        if len(fb.verdicts) > 1:
+            parts += part_marks(fb.verdicts)
+    elif len(fb.verdicts) > 1:  # marked part by part, as papers are
+        right = sum(1 for v in fb.verdicts if v.correct)
+        head = (f"◐ Partly right: {right} of {len(fb.verdicts)} parts." if right else
+                f"✗ Not quite: 0 of {len(fb.verdicts)} parts.")
+        parts.append(Text(head, style="bold yellow" if right else "bold red"))
+        parts += part_marks(fb.verdicts)
     else:
         parts.append(assemble(("✗ Not quite.", "bold red"), " Expected: " + " | ".join(fb.expected)))
         parts += [text(v.why_wrong, "yellow") for v in fb.verdicts if v.why_wrong]
@@ -104,6 +109,21 @@ def feedback(fb: Any, answer: str | None = None) -> RenderableType:
     return Group(*parts)
 
 
+def part_marks(verdicts: Any) -> list[RenderableType]:
+    """One line per part: its letter, ✓ or ✗ (a mark that reads without colour), and the
+    student's value beside the right one."""
+    lines: list[RenderableType] = []
+    for i, v in enumerate(verdicts):
+        letter = f"  ({chr(97 + i)}) "
+        if v.correct:
+            lines.append(assemble(letter, ("✓ ", "bold green"), (v.given or v.expected, "green"),
+                                  ("  right", "dim")))
+        else:
+            lines.append(assemble(letter, ("✗ ", "bold red"), "you gave ", (v.given or "?", "red"),
+                                  "; the answer is ", (v.expected, "bold")))
+    return lines
+
+
 def self_answer(answer: str, fb: Any) -> RenderableType:
     """The student's free-text answer and the model answer, side by side (after grading)."""
     grid = Table.grid(padding=(0, 2), expand=True)
@@ -112,6 +132,19 @@ def self_answer(answer: str, fb: Any) -> RenderableType:
     grid.add_row(Group(Text("Your answer", style="bold"), text(answer or "(empty)")),
                  Group(Text("Model answer", style="bold"), *(text(e) for e in fb.expected)))
     return grid
+
+
+def mock_review(r: Any) -> list[RenderableType]:
+    """A mock exam's answer in the review: ✓ / ◐ / ✗ and the item, what the student said, the
+    answer, and the explanation."""
+    mark = "✓" if r.correct else "◐" if r.score else "✗"
+    style = "green" if r.correct else "yellow" if r.score else "red"
+    lines: list[RenderableType] = [assemble("  ", (mark, f"bold {style}"), " ", r.label)]
+    said = " | ".join(r.responses) if r.responses else r.response
+    lines.append(text(f"    you said \"{said}\"" + ("" if r.correct else
+                                                       f"; answer {' | '.join(r.expected)}")))
+    lines += [text("    " + line, "dim") for line in r.explanation]
+    return lines
 
 
 _HEADLINES = {"finished": "{mode} finished in {time}", "stopped": "{mode} ended early, after {time}",
@@ -126,41 +159,51 @@ def headline(summary: Any) -> str:
 
 def counts_line(summary: Any) -> str:
     """``Answered 4 of 5, skipped 1; correct 2 of 3 marked (67%); 1 graded by you``: only the
-    counts that are not zero (no "0 of 0 correct" after a session of self-graded answers)."""
+    counts that are not zero (no "0 of 0 correct" after a session of self-graded answers).
+    A multi-part problem partly right counts the share of its parts:
+    ``correct 1 of 2 marked, 1 partly right: score 1.67 of 2 (83%)``."""
     own = summary.answered - summary.graded
+    marked = ""
+    if summary.graded:
+        pct = percent(summary.score / summary.graded)
+        marked = f"; correct {summary.correct} of {summary.graded} marked"
+        marked += (f", {summary.partly} partly right: score {number(summary.score, 2)} of "
+                   f"{summary.graded} ({pct})" if summary.partly else f" ({pct})")
     return (f"Answered {summary.answered} of {summary.total}"
             + (f", skipped {summary.skipped}" if summary.skipped else "")
-            + (f"; correct {summary.correct} of {summary.graded} marked"
-               f" ({percent(summary.correct / summary.graded)})" if summary.graded else "")
-            + (f"; {own} graded by you" if own else ""))
+            + marked + (f"; {own} graded by you" if own else ""))
+
+
+def score_text(score: float, total: int) -> str:
+    """``2/3``, or ``1.67/3`` when partly right parts make the score fractional."""
+    return f"{number(score, 2)}/{total}"
 
 
 def summary(result: Any) -> RenderableType:
     """The end-of-quiz report: score, per topic, what to look at again, what was not saved."""
     parts: list[RenderableType] = [Text(headline(result), style="bold")]
     if result.mode == "mock":
-        total = sum(t for _, t in result.exam_per_topic.values())
-        right = sum(c for c, _ in result.exam_per_topic.values())
-        parts.append(assemble("Score: ", (f"{right}/{total}", "bold"),
+        per_topic = result.exam_scores()
+        total = sum(t for _, t in per_topic.values())
+        right = sum(c for c, _ in per_topic.values())
+        parts.append(assemble("Score: ", (score_text(right, total), "bold"),
                               f" ({percent(right / total if total else 0.0)}) — unanswered questions count as wrong"))
-        per_topic = result.exam_per_topic
     else:
         parts.append(Text(counts_line(result)))
         per_topic = result.per_topic()
     if per_topic:
         table = Table.grid(padding=(0, 2))
         for topic, (right, total) in sorted(per_topic.items(), key=lambda kv: kv[1][0] / max(kv[1][1], 1)):
-            table.add_row(text(topic), f"{right}/{total}", tally(right, total))
+            table.add_row(text(topic), score_text(right, total), tally(right, total))
         parts += [Text(""), table]
     wrong = [r for r in result.results if r.correct is False]
     if wrong and result.mode != "mock":
         parts += [Text(""), assemble(("To look at again", "bold"), " (", ("r", "bold"), " asks them again now):")]
         parts += [text(f"  {r.label}\n    you said \"{r.response}\"; expected {' | '.join(r.expected)}") for r in wrong]
-    if result.mode == "mock":
+    if result.mode == "mock":  # the review: each answer, the right one and why
         parts.append(Text(""))
         for r in result.results:
-            line = f"  {'✓' if r.correct else '✗'} {r.label}"
-            parts.append(text(line + ("" if r.correct else f"\n    expected {' | '.join(r.expected)}")))
+            parts += mock_review(r)
     if result.unsaved:
         parts.append(Text(f"{result.unsaved} answer(s) could not be saved.", style="red"))
     parts += [Text(""), assemble(("Enter", "bold"), (": a new quiz", "dim"))]

@@ -295,6 +295,9 @@ def _repair(conn: sqlite3.Connection, table: str, r: sqlite3.Row, why: str,
         conn.execute("UPDATE mock_exams SET per_topic = ? WHERE id = ?",
                      (json.dumps(stuck.mock_per_topic(conn, r["id"])), r["id"]))
         return "per_topic recounted from its answers"
+    if table == "answers" and why.startswith("parts "):  # the answer stands without its parts
+        conn.execute("UPDATE answers SET parts = NULL WHERE rowid = ?", (r["_rid"],))
+        return "per-part marks cleared (the answer is kept)"
     return None
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import sqlite3
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import date, datetime, timezone
 from pathlib import Path
@@ -142,12 +142,14 @@ class Store:
         seconds: float | None = None, session: str | None = None, mock_id: int | None = None,
         at: datetime | None = None,
         update_card: Callable[[dict[str, Any] | None, datetime], dict[str, Any]] | None = None,
+        parts: Sequence[bool] | None = None,
     ) -> int:
         """Save one answer (and the card's new state) and COMMIT before returning its row id.
 
         ``update_card(old_card_or_None, at) -> new_card`` runs inside the same IMMEDIATE
         transaction, so a second running copy cannot interleave between the read and the write.
-        Mock exams pass no ``update_card``: they leave the schedule alone.
+        Mock exams pass no ``update_card``: they leave the schedule alone. ``parts``: whether
+        each part of a multi-part answer was right (``correct`` is then whether all were).
 
         Raises:
             StoreError: the answer could not be saved.
@@ -156,10 +158,11 @@ class Store:
         with self._write() as conn:
             cur = conn.execute(
                 "INSERT INTO answers (question_id, topic, mode, correct, rating, response, variant,"
-                " seconds, answered_at, day, session, mock_id) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
+                " seconds, answered_at, day, session, mock_id, parts)"
+                " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
                 (question_id, topic, mode, None if correct is None else int(bool(correct)),
                  rating, response, variant, seconds, _iso(at), local_day(at).isoformat(),
-                 session, mock_id),
+                 session, mock_id, None if parts is None else json.dumps([int(bool(p)) for p in parts])),
             )
             if update_card is not None:
                 row = conn.execute("SELECT * FROM cards WHERE question_id = ?",

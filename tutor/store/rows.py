@@ -33,6 +33,15 @@ class Answer:
     day: str
     session: str | None
     mock_id: int | None
+    parts: tuple[bool, ...] | None = None
+    """Whether each part of a multi-part answer was right (None: one part)."""
+
+    @property
+    def score(self) -> float | None:
+        """The share of parts right (1 or 0 for a one-part answer; None if self-graded)."""
+        if self.parts:
+            return sum(self.parts) / len(self.parts)
+        return None if self.correct is None else float(self.correct)
 
 
 @dataclass(frozen=True)
@@ -145,7 +154,23 @@ def parse_answer(r: sqlite3.Row) -> Answer:
         rating=_int(r, "rating", null=True, allowed=(1, 2, 3, 4)),
         response=_text(r, "response"), variant=variant,
         seconds=seconds, answered_at=_time(r, "answered_at"), day=day,
-        session=_text(r, "session", null=True), mock_id=_int(r, "mock_id", null=True))
+        session=_text(r, "session", null=True), mock_id=_int(r, "mock_id", null=True),
+        parts=_parts(r))
+
+
+def _parts(r: sqlite3.Row) -> tuple[bool, ...] | None:
+    """The ``parts`` column (schema 3): a JSON list of 1/0, or NULL."""
+    value = r["parts"] if "parts" in r.keys() else None
+    if value is None:
+        return None
+    try:
+        data = json.loads(value)
+    except (TypeError, ValueError, RecursionError):
+        raise BadRow(f"parts {_show(value)} is not valid JSON") from None
+    if not (isinstance(data, list) and 0 < len(data) <= 20
+            and all(isinstance(x, int) and not isinstance(x, bool) and x in (0, 1) for x in data)):
+        raise BadRow(f"parts {_show(value)} is not a list of 1/0, one per part")
+    return tuple(bool(x) for x in data)
 
 
 def parse_card(r: sqlite3.Row) -> CardRow:

@@ -86,6 +86,11 @@ MIGRATIONS: tuple[str, ...] = (
         value TEXT NOT NULL                         -- JSON
     );
     """,
+    # 3: per-part marks of a multi-part answer (a generated problem of several parts), so
+    #    partial credit is kept: a JSON list of 1/0, one per part; NULL for a one-part answer
+    """
+    ALTER TABLE answers ADD COLUMN parts TEXT;
+    """,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 

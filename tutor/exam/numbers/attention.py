@@ -8,9 +8,11 @@ import math
 import numpy as np
 
 from tutor.exam.numbers import Numbers, Step, as_tuple, maker, nonzero_grid, weighted_sum
-from tutor.quiz.generators._base import mat, num, vec
-from tutor.quiz.generators.attention import _SIMPLE_W
+from tutor.quiz.generators.attention import SIMPLE_W
 from tutor.quiz.generators.scoring import grid
+from tutor.render.numbers import matrix as mat
+from tutor.render.numbers import number as num
+from tutor.render.numbers import vector as vec
 
 
 def _scores(q, K) -> np.ndarray:
@@ -48,7 +50,7 @@ def qkv_row(rng: np.random.Generator) -> Numbers:
         X = grid(rng, -1, 1, 0.5, (3, 2))
         if len({tuple(r) for r in X}) == 3 and np.all(np.any(X != 0, axis=1)):
             break
-    W_Q, W_K, W_V = (np.array(_SIMPLE_W[i]) for i in rng.choice(len(_SIMPLE_W), size=3))
+    W_Q, W_K, W_V = (np.array(SIMPLE_W[i]) for i in rng.choice(len(SIMPLE_W), size=3))
     i = int(rng.integers(0, 3))
     Q, K, V = X @ W_Q, X @ W_K, X @ W_V  # (3, 2) each: projections shown to the student
     steps = {"q": Step(as_tuple(Q[i]), 0.0, (f"Q_{i + 1} = X_{i + 1} W_Q = {vec(Q[i])}",

@@ -4,17 +4,18 @@ from __future__ import annotations
 
 import numpy as np
 
-from tutor.exam.numbers import Numbers, Step, as_tuple, maker
-from tutor.quiz.generators._base import num, vec
+from tutor.exam.numbers import Numbers, Step, Value, as_tuple, maker
 from tutor.quiz.generators.attention import simplex
 from tutor.quiz.generators.revision import heatmap_table
+from tutor.render.numbers import number as num
+from tutor.render.numbers import vector as vec
 
 
 @maker("beam")
 def beam(rng: np.random.Generator) -> Numbers:
     from engine.decoding import TableModel, beam_search, greedy_decode
-    from engine.traces.lecture_beam import ROWS, VOCAB
     from engine.decoding.search import length_normalised_score
+    from engine.traces.lecture_beam import ROWS, VOCAB
     from tutor.quiz.generators import generate
 
     while True:  # the quiz family's tables, until greedy and beam disagree (the point here)
@@ -80,6 +81,14 @@ def sampling(rng: np.random.Generator) -> Numbers:
     pk = filtered_probs(logp, top_k=k)
     pp = filtered_probs(logp, top_p=top_p)
     z = np.round(rng.integers(-4, 5, size=3) * 0.5, 6)
+
+    def top_of_kept(size: Value) -> float:
+        """The top word's probability renormalised over the ``size`` most likely words."""
+        n = size if isinstance(size, float) else float("nan")  # a list is not a count
+        if not 1 <= n <= len(p) or n != int(n):
+            raise ValueError(f"{n:g} is not a count of words")
+        return float(filtered_probs(logp, top_k=int(n)).max())
+
     T = float(rng.choice([0.5, 2.0]))
     return Numbers(
         fields={"p": ", ".join(f"P({w}) = {num(x)}" for w, x in zip(words, p)), "k": str(k),
@@ -90,7 +99,8 @@ def sampling(rng: np.random.Generator) -> Numbers:
             "nucleus_size": Step(float((pp > 0).sum()), 0.0, (
                 f"add from the top until the mass reaches {num(top_p)}: {int((pp > 0).sum())} words "
                 f"(mass {num(float(p[pp > 0].sum()))})",)),
-            "nucleus_top": Step(float(pp.max()), 0.01, (f"renormalised top probability: {num(float(pp.max()))}",)),
+            "nucleus_top": Step(float(pp.max()), 0.01, (f"renormalised top probability: {num(float(pp.max()))}",),
+                                ("nucleus_size",), lambda v: top_of_kept(v["nucleus_size"])),
             "temp": Step(as_tuple(softmax(z, temperature=T)), 0.01, (
                 f"softmax(z / {num(T)}) = {vec(softmax(z, temperature=T))}",)),
         },

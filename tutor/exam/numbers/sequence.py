@@ -6,11 +6,18 @@ from __future__ import annotations
 import numpy as np
 
 from tutor.exam.numbers import Numbers, Step, as_tuple, maker, nonzero_grid, weighted_sum
-from tutor.quiz.generators._base import mat, num, vec
 from tutor.quiz.generators.attention import simplex
-from tutor.quiz.generators.revision import (CASCADE_FED, CASCADE_VOCAB, cascade_table, cascade_text,
-                                             encoder_inputs)
+from tutor.quiz.generators.revision import (
+    CASCADE_FED,
+    CASCADE_VOCAB,
+    cascade_table,
+    cascade_text,
+    encoder_inputs,
+)
 from tutor.quiz.generators.scoring import grid
+from tutor.render.numbers import matrix as mat
+from tutor.render.numbers import number as num
+from tutor.render.numbers import vector as vec
 
 
 @maker("encoder-run")
@@ -156,7 +163,8 @@ def dynamic_context(rng: np.random.Generator) -> Numbers:
             "C": Step(as_tuple(C), 0.01, ("C_t = " + " + ".join(f"{num(x)}·{vec(h)}" for x, h in zip(a, H))
                                           + f" = {vec(C)}",),
                       ("alpha",), lambda v: weighted_sum(v["alpha"], H)),
-            "top": Step(float(np.argmax(a) + 1), 0.0, (f"the largest weight is on H_{int(np.argmax(a)) + 1}",)),
+            "top": Step(float(np.argmax(a) + 1), 0.0, (f"the largest weight is on H_{int(np.argmax(a)) + 1}",),
+                        ("alpha",), lambda v: float(np.argmax(np.asarray(v["alpha"], dtype=float)) + 1)),
             "scores": Step(float(Tsrc * Tout), 0.0, (f"one score per (output step, source position): "
                                                     f"{Tout} × {Tsrc} = {Tsrc * Tout}",)),
         },
@@ -202,12 +210,21 @@ def label_smoothing(rng: np.random.Generator) -> Numbers:
     plain = float(cross_entropy(logits, y))
     smooth = float(cross_entropy(logits, y, label_smoothing=eps))
     target = 1 - eps + eps / 4  # the smoothed target's entry for the reference word
+    nll = -np.log(p)  # (V,): −ln P_v, each word's loss as the reference
+
+    def smoothed_loss(q_ref: float) -> float:
+        """Σ_v q_v (−ln P_v) with ``q_ref`` on the reference word and ε / V on every other one."""
+        q = np.full(4, eps / 4)
+        q[y] = q_ref
+        return weighted_sum(q, nll[:, None])[0]
+
     return Numbers(
         fields={"p": vec(p), "word": str(y + 1), "eps": num(eps)},
         steps={
             "plain": Step(plain, 0.01, (f"−ln {num(p[y])} = {num(plain)}",)),
             "target": Step(float(target), 0.001, (f"(1 − ε) + ε / V = {num(1 - eps)} + {num(eps)} / 4 = {num(target)}",)),
             "smooth": Step(smooth, 0.01, (
-                f"Σ_v q_v (−ln P_v) with q = {num(target)} on word {y + 1} and {num(eps / 4)} elsewhere: {num(smooth)}",)),
+                f"Σ_v q_v (−ln P_v) with q = {num(target)} on word {y + 1} and {num(eps / 4)} elsewhere: {num(smooth)}",),
+                ("target",), lambda v: smoothed_loss(float(v["target"]))),
         },
         data={"p": p, "y": y, "eps": eps})

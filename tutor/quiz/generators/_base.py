@@ -6,9 +6,10 @@ the ``attn-tutor trace`` command that replays the calculation step by step on th
 numbers (:attr:`Problem.trace_link`: the trace's name and inputs as data). Every answer was
 computed by the engine when the problem was made.
 
-Marking uses :mod:`tutor.quiz.marking` (numbers, tolerance, hints) and returns its
-:class:`~tutor.quiz.marking.Verdict`, so a UI treats bank questions and generated problems
-alike: ``valid`` False → show ``hint`` and ask again.
+Marking uses :mod:`tutor.marking` (numbers, tolerance, hints) and returns its
+:class:`~tutor.marking.Verdict`, so a UI treats bank questions and generated problems
+alike: ``valid`` False → show ``hint`` and ask again. Each part is marked on its own (a
+problem of three parts can be two-thirds right).
 """
 
 from __future__ import annotations
@@ -20,25 +21,23 @@ from typing import Any, Literal
 
 from tutor.inputs import TraceLink
 from tutor.limits import MAX_ANSWER, shorten
-from tutor.quiz.marking import (NUMBER_INSTRUCTIONS, Verdict, number_hint, parse_number, read_numbers,
-                                too_long, tolerance_text, within)
+from tutor.marking import (
+    LOG_MEANS,
+    NUMBER_INSTRUCTIONS,
+    Verdict,
+    all_within,
+    number_hint,
+    parse_number,
+    read_vector,
+    tolerance_text,
+    too_long,
+    uses_log,
+    within,
+)
+from tutor.render.numbers import number as num
+from tutor.render.numbers import vector as vec
 
 PartKind = Literal["number", "vector", "set", "choice"]
-
-
-def num(x: float, digits: int = 4) -> str:
-    """A number as a student writes it (``0.4621``, ``-0.2``, ``3``)."""
-    from engine.trace import fmt_num
-
-    return fmt_num(float(x), digits)
-
-
-def vec(xs: Sequence[float], digits: int = 4) -> str:
-    return "[" + ", ".join(num(x, digits) for x in xs) + "]"
-
-
-def mat(rows: Sequence[Sequence[float]], digits: int = 4) -> str:
-    return "[" + "; ".join(", ".join(num(x, digits) for x in r) for r in rows) + "]"
 
 
 def _norm_word(text: str) -> str:
@@ -109,19 +108,15 @@ class Part:
             if value is None:
                 return Verdict.invalid(number_hint(text))
             ok = within(value, self.answer, self.tolerance)
-            return _verdict(ok, f"you gave {num(value)}", expected)
+            log = "" if ok or not uses_log(text) else f" ({LOG_MEANS}.)"
+            return _verdict(ok, num(value), expected, log)
         if self.kind == "vector":
-            read = read_numbers(text)
-            values = [v for _, v in read]
-            n = len(self.answer)
-            bad = next((t for t, v in read if v is None), None)
-            if bad is not None:
-                return Verdict.invalid(f"{shorten(bad)} is not a number. {self.instructions}")
-            if len(values) != n:
-                return Verdict.invalid(f"That is {len(values)} number{'s' * (len(values) != 1)}; "
-                                       f"this answer has {n}. {self.instructions}")
-            ok = all(within(v, a, self.tolerance) for v, a in zip(values, self.answer))
-            return _verdict(ok, f"you gave {vec(values)}", expected)
+            reading = read_vector(text, len(self.answer))
+            if reading.values is None:
+                return Verdict.invalid(f"{reading.hint} {self.instructions}")
+            ok = all_within(reading.values, self.answer, self.tolerance)
+            log = "" if ok or not uses_log(text) else f" ({LOG_MEANS}.)"
+            return _verdict(ok, vec(reading.values), expected, log)
         if self.kind == "set":
             words = [_norm_word(w) for w in re.split(r"[,;]+|\s+", text) if _norm_word(w)]
             known = {_norm_word(o): o for o in self.options}
@@ -131,7 +126,7 @@ class Part:
                                        f"{self.instructions}" if unknown else self.instructions)
             chosen = frozenset(known[w] for w in words)
             shown = "{" + ", ".join(o for o in self.options if o in chosen) + "}"
-            return _verdict(chosen == self.answer, f"you gave {shown}", expected)
+            return _verdict(chosen == self.answer, shown, expected)
         # choice
         s = _norm_word(text)
         picked = None
@@ -144,12 +139,13 @@ class Part:
             picked = next((o for o in self.options if _norm_word(o) == s), None)
         if picked is None:
             return Verdict.invalid(self.instructions)
-        return _verdict(picked == self.answer, f"you chose {picked}", expected)
+        return _verdict(picked == self.answer, picked, expected, chose=True)
 
 
-def _verdict(ok: bool, gave: str, expected: str) -> Verdict:
-    reason = f"Right: {expected}." if ok else f"Not quite: {gave}; the answer is {expected}."
-    return Verdict(True, ok, reason, expected=expected)
+def _verdict(ok: bool, given: str, expected: str, note: str = "", chose: bool = False) -> Verdict:
+    gave = f"you {'chose' if chose else 'gave'} {given}"
+    reason = f"Right: {expected}." if ok else f"Not quite: {gave}; the answer is {expected}.{note}"
+    return Verdict(True, ok, reason, expected=expected, given=given)
 
 
 @dataclass(frozen=True)

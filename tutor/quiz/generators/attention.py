@@ -8,11 +8,15 @@ from __future__ import annotations
 
 import numpy as np
 
-from tutor.quiz.generators._base import Part, mat, num, vec
+from tutor.quiz.generators._base import Part
 from tutor.quiz.generators.scoring import grid
+from tutor.render.numbers import matrix as mat
+from tutor.render.numbers import number as num
+from tutor.render.numbers import vector as vec
 
-# Projection matrices simple enough to apply by hand (row convention: Q = X W_Q).
-_SIMPLE_W = (
+# Projection matrices simple enough to apply by hand (row convention: Q = X W_Q); the exam
+# wing draws its own Q/K/V projections from them too.
+SIMPLE_W = (
     ((1.0, 0.0), (0.0, 1.0)),
     ((0.0, 1.0), (1.0, 0.0)),
     ((1.0, 0.0), (0.0, 0.5)),
@@ -62,8 +66,8 @@ def make_self_attention_row(rng: np.random.Generator) -> dict:
         X = grid(rng, -1, 1, 0.5, (n, 2))
         if len({tuple(r) for r in X}) == n and np.all(np.any(X != 0, axis=1)):
             break
-    picks = rng.choice(len(_SIMPLE_W), size=3)
-    W_Q, W_K, W_V = (np.array(_SIMPLE_W[i]) for i in picks)
+    picks = rng.choice(len(SIMPLE_W), size=3)
+    W_Q, W_K, W_V = (np.array(SIMPLE_W[i]) for i in picks)
     i = int(rng.integers(0, n))
     Z, A = self_attention(X, W_Q, W_K, W_V)  # (n, 2), (n, n)
     Q, K, V = X @ W_Q, X @ W_K, X @ W_V  # working shown to the student

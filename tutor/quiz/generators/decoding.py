@@ -8,9 +8,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from tutor.quiz.generators._base import Part, num, vec
+from tutor.quiz.generators._base import Part
 from tutor.quiz.generators.attention import simplex
 from tutor.quiz.generators.scoring import grid
+from tutor.render.numbers import number as num
+from tutor.render.numbers import vector as vec
 
 _FIRST = ("the", "a", "an", "some")
 _SECOND = ("cat", "dog", "bird")
@@ -142,7 +144,7 @@ def make_top_k_set(rng: np.random.Generator) -> dict:
                  float(q[top]), tolerance=0.01),
         ),
         solution=(
-            f"Sorted: " + ", ".join(f"{words[i]} {num(p[i])}" for i in np.argsort(-p, kind="stable")),
+            "Sorted: " + ", ".join(f"{words[i]} {num(p[i])}" for i in np.argsort(-p, kind="stable")),
             "kept: {" + ", ".join(w for w in words if w in kept) + "}"
             + f", total mass {num(sum(x for w, x in zip(words, p) if w in kept))}",
             f"renormalised: {vec(q)}",

@@ -12,8 +12,11 @@ import math
 
 import numpy as np
 
-from tutor.quiz.generators._base import Part, mat, num, vec
+from tutor.quiz.generators._base import Part
 from tutor.quiz.generators.scoring import grid
+from tutor.render.numbers import matrix as mat
+from tutor.render.numbers import number as num
+from tutor.render.numbers import vector as vec
 
 _SUBSCRIPTS = "₁₂₃₄₅₆₇₈₉"
 

@@ -10,9 +10,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from tutor.quiz.generators._base import Part, mat, num, vec
+from tutor.quiz.generators._base import Part
 from tutor.quiz.generators.attention import simplex
 from tutor.quiz.generators.scoring import grid
+from tutor.render.numbers import matrix as mat
+from tutor.render.numbers import number as num
+from tutor.render.numbers import vector as vec
 
 
 def encoder_inputs(rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -196,7 +199,7 @@ def make_heatmap_reading(rng: np.random.Generator) -> dict:
         parts=(
             Part(f"(a) Which English word does {target[r]!r} attend to most?", "choice",
                  source[c], options=tuple(source)),
-            Part(f"(b) How many times the uniform weight (1/3) is that largest entry?", "number",
+            Part("(b) How many times the uniform weight (1/3) is that largest entry?", "number",
                  float(W[r, c] * 3), tolerance=0.01),
         ),
         solution=(

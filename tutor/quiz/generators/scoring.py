@@ -11,7 +11,10 @@ import math
 
 import numpy as np
 
-from tutor.quiz.generators._base import Part, mat, num, vec
+from tutor.quiz.generators._base import Part
+from tutor.render.numbers import matrix as mat
+from tutor.render.numbers import number as num
+from tutor.render.numbers import vector as vec
 
 
 def grid(rng: np.random.Generator, lo: float, hi: float, step: float, size=None) -> np.ndarray:
