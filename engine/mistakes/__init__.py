@@ -46,7 +46,7 @@ def run_with(trace: str, inputs: Mapping[str, Any] | None, ids: Sequence[str]) -
     with the mistakes ``ids`` built in (``()`` = the right computation, which agrees with the
     trace's own values)."""
     values, _ = registry.run(trace, inputs, tuple(ids))
-    return values
+    return {k: v.copy() for k, v in values.items()}
 
 
 def draw_inputs(trace: str, rng: np.random.Generator) -> dict[str, Any]:
