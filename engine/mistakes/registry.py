@@ -8,7 +8,10 @@ Each module holds
 * ``compute(inputs, s)`` — every checkable value of the trace from its (checked) inputs, with
   the mistakes of ``s`` (:class:`~engine.mistakes.slips.Slips`) built in. The keys are the
   names the trace's ``--json`` steps and result use; a name that several steps use for
-  different numbers is qualified with its step (``pre-activation@2``).
+  different numbers is qualified with its step (``pre-activation@2``);
+* optionally ``EXTRAS`` — intermediates the trace writes out in its working without listing
+  them as values (qkv's e^score and Σ), ``NOT_CHECKED`` — numeric trace values it leaves out,
+  and for a computation that is not a trace, ``INPUTS`` and ``draw_inputs(rng)``.
 
 With no slip on, ``compute`` must give the trace's own numbers (``tests/test_mistakes.py``
 holds every trace to that on its defaults and on drawn inputs).

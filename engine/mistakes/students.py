@@ -10,7 +10,9 @@ answer every value the mistake changes:
   1.5 × the smallest and 1.5 × the largest entry, 0 included), written the same ways.
 
 Recall: the planted mistake is named. Precision: a named mistake is the planted one, or one
-that gives exactly the same number on those inputs. A planted answer that equals the right
+that gives exactly the same number on those inputs. False alarms: a random answer gets a
+diagnosis (in total: any; per mistake: that mistake, among the random answers to the values
+it changes). A planted answer that equals the right
 value at the digits typed is not counted (no one could tell). ``benchmarks/diagnosis.py``
 prints the table; ``tests/test_mistakes_harness.py`` runs a small sample.
 """
@@ -24,6 +26,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from engine.mistakes import registry
+from engine.mistakes.api import draw_inputs
 from engine.mistakes.diagnosis import _near, diagnose
 
 TRUNCATE = 0.2
@@ -74,15 +77,16 @@ class Tally:
     recalled: int = 0         # ... in which the planted mistake was named
     named: int = 0            # diagnoses given to planted answers
     named_right: int = 0      # ... that were the planted mistake or one giving its number
-    random: int = 0           # random answers
-    random_named: int = 0     # ... given a diagnosis
+    random: int = 0           # random answers (on values this mistake changes)
+    random_named: int = 0     # ... given any diagnosis
+    random_blamed: int = 0    # ... in which this mistake was named
     right: int = 0            # right answers
     right_named: int = 0      # ... given a diagnosis (must stay 0)
     confused: Counter = field(default_factory=Counter)   # wrongly named ids
 
     def add(self, other: Tally) -> None:
         for k in ("planted", "recalled", "named", "named_right", "random", "random_named",
-                  "right", "right_named"):
+                  "random_blamed", "right", "right_named"):
             setattr(self, k, getattr(self, k) + getattr(other, k))
         self.confused.update(other.confused)
 
@@ -96,7 +100,13 @@ class Tally:
 
     @property
     def false_alarms(self) -> float:
+        """Random answers given any diagnosis (the total's figure)."""
         return self.random_named / self.random if self.random else float("nan")
+
+    @property
+    def blamed(self) -> float:
+        """Random answers in which this mistake was named (a mistake's own figure)."""
+        return self.random_blamed / self.random if self.random else float("nan")
 
 
 def _differs(a: np.ndarray, b: np.ndarray) -> bool:
@@ -113,8 +123,6 @@ def run(names: list[str] | None = None, problems: int = 20, seed: int = 0,
         seed: seeds the problems and the students.
         per_value: students of each kind per (problem, mistake, value).
     """
-    from engine.mistakes import draw_inputs  # the package's drawer also covers the extras
-
     rng = np.random.default_rng(seed)
     per: dict[str, Tally] = {}
     total = Tally()
@@ -162,4 +170,6 @@ def _student(name, inputs, key, right, wrong, planted, runs, rng, tally: Tally) 
     else:
         return
     tally.random += 1
-    tally.random_named += bool(diagnose(name, inputs, key, guess, decimals=d).diagnoses)
+    named = {i for dg in diagnose(name, inputs, key, guess, decimals=d).diagnoses for i in dg.ids}
+    tally.random_named += bool(named)
+    tally.random_blamed += planted in named
