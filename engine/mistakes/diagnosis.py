@@ -22,10 +22,11 @@ The order of a diagnosis:
    ``follow_up`` inputs on which they differ;
 4. **unknown** — nothing matches (``diagnoses == ()``).
 
-A number typed with fewer than two significant digits ("1", "0.5") is too coarse to tell a
-slip from a guess: it matches a mistake only when the mistake gives exactly that number, and
-such an exact match is named even where the right value rounds to it (1 for q·k = 1 when the
-scaled score is 0.577).
+A number typed with fewer than two significant digits and fewer than two decimals ("1",
+"0.5") is too coarse to tell a slip from a guess: it matches a mistake only when the mistake
+gives exactly that number, and such an exact match is named even where the right value
+rounds to it (1 for q·k = 1 when the scaled score is 0.577). "Correct" without a tolerance
+needs two significant digits in the largest entry typed.
 """
 
 from __future__ import annotations
@@ -136,6 +137,25 @@ def significant(v: np.ndarray, dec: np.ndarray | None) -> np.ndarray:
     return out
 
 
+def _precise_enough(g: np.ndarray, dec: np.ndarray | None, exact: np.ndarray) -> bool:
+    """At least two significant digits in the largest inexact entry typed: "0.5" is too
+    coarse for 0.4711, while [0.85, 0.05, 0.01] is a weight vector typed to two decimals."""
+    if dec is None or exact.all():
+        return True
+    loose = ~exact
+    sig = significant(g, dec)[loose]
+    return bool(sig[int(np.argmax(np.abs(g.ravel()[loose])))] >= MIN_SIGNIFICANT)
+
+
+def _coarse(g: np.ndarray, dec: np.ndarray | None, exact: np.ndarray) -> np.ndarray:
+    """Entries typed too roughly to stand for a rounded number ("1", "0.5", "3": under two
+    significant digits and under two decimals) that are not exactly the right value: such an
+    entry matches a mistake only when the mistake gives exactly that number."""
+    if dec is None:
+        return np.zeros(g.size, bool)
+    return (significant(g, dec) < MIN_SIGNIFICANT) & (dec < 2) & ~exact
+
+
 # --------------------------------------------------------------------------- diagnosis
 
 def _explain(ids: tuple[str, ...], facts: dict[str, Any], value: np.ndarray,
@@ -190,11 +210,10 @@ def diagnose(trace: str, inputs: Mapping[str, Any] | None, name: str, given: Arr
             correct = bool(np.all(exact | (gap <= float(tolerance) + hair)))
         else:
             rounded = exact if dec is None else gap <= 0.5 * 10.0 ** (-dec.astype(float)) + HAIR
-            correct = bool(np.all(exact | (rounded & (significant(g, dec) >= MIN_SIGNIFICANT))))
+            correct = bool(np.all(exact | rounded)) and _precise_enough(g, dec, exact)
     if correct:
         return Check(trace, key, g, expected, True, False, (), None)
-    with np.errstate(invalid="ignore"):
-        coarse = (significant(g, dec) < MIN_SIGNIFICANT) & ~exact  # "0" for a 0 is not coarse
+    coarse = _coarse(g, dec, exact)
     if typed_right and not coarse.any():
         return Check(trace, key, g, expected, False, True, (), None)
     found = _matches(comp, inp, key, g, dec, coarse, [(m,) for m in comp.mistakes])
