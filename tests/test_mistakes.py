@@ -268,3 +268,11 @@ def test_a_masked_score_can_be_typed_as_minus_infinity():
     zeroed = np.where(np.isinf(right), 0.0, right)
     check = diagnose("masking", None, "masked_scores", zeroed)
     assert [d.ids for d in check.diagnoses] == [("mask-zero",)]
+
+
+def test_value_key_finds_a_step_value_by_its_step():
+    from engine.mistakes import value_key
+
+    assert value_key("encoder", None, "pre-activation", 2) == "pre-activation@2"
+    assert value_key("encoder", None, "H₂", 2) == "H₂"
+    assert value_key("self-attention", None, "focus", 5) is None  # words are not checked

@@ -78,3 +78,15 @@ def mistakes_for(trace: str, name: str) -> list[Mistake]:
 def applies_to(mistake: str) -> list[str]:
     """The computations that declare ``mistake``."""
     return [name for name in registry.names() if mistake in registry.computation(name).mistakes]
+
+
+def value_key(trace: str, inputs: Mapping[str, Any] | None, name: str, step: int | None = None) -> str | None:
+    """The key :func:`diagnose` and :func:`checkable` use for value ``name`` as step ``step``
+    (1-based) of the built trace shows it: the name itself, or ``name@step`` where several
+    steps give that name different numbers; None when the value is not checkable (words,
+    labels)."""
+    keys = checkable(trace, inputs)
+    if name in keys:
+        return name
+    qualified = f"{name}@{step}"
+    return qualified if qualified in keys else None

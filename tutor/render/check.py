@@ -15,13 +15,14 @@ from typing import Any
 
 import numpy as np
 from rich.console import Group
+from rich.padding import Padding
 
 from engine.trace import fmt, to_jsonable
 from tutor.inputs import trace_command
 from tutor.render.safe import assemble, clean, json_dumps, text
 from tutor.render.text import asciify
 
-WIDTH = 88
+WIDTH = 78
 
 
 def verdict(check: Any) -> str:
@@ -38,41 +39,48 @@ def _num(value: Any) -> str:
 
 
 def _link(check: Any, diagnosis: Any) -> str:
-    anchor = f', "{diagnosis.anchor}"' if diagnosis.anchor else ""
-    return f"lesson {diagnosis.lesson}{anchor}; right way: attn-tutor trace {diagnosis.trace}"
+    anchor = f' ("{diagnosis.anchor}")' if diagnosis.anchor else ""
+    return (f"read: attn-tutor lesson {diagnosis.lesson}{anchor}; the right way: "
+            f"attn-tutor trace {diagnosis.trace}")
 
 
-def check_lines(check: Any, trace: str, inputs: Mapping[str, Any], ascii_only: bool = True) -> list[str]:
-    """One check as plain lines (ASCII unless ``ascii_only`` is False)."""
+def check_parts(check: Any, trace: str, ascii_only: bool = True) -> list[tuple[int, str]]:
+    """One check as (indent, paragraph) pairs, the first being its verdict line."""
     a = asciify if ascii_only else (lambda s: s)
-    mark = {"correct": "[ok]", "imprecise": "[~]", "diagnosed": "[x]", "unknown": "[x]"}[verdict(check)]
-    out = [f"{mark} {a(check.name)}: you gave {_num(check.given)}; the answer is {_num(check.expected)}"]
+    out = [(0, f"{a(check.name)}: you gave {_num(check.given)}; the answer is {_num(check.expected)}")]
     if check.correct:
-        out.append("    Correct.")
+        out.append((4, "Correct."))
     elif check.imprecise:
-        out.append("    Right at the digits you typed, but not precise enough: give more decimals.")
+        out.append((4, "Right at the digits you typed, but not precise enough: give more decimals."))
     elif not check.diagnoses:
-        out.append("    Wrong, and no catalogued mistake gives this number. Step through the trace "
-                   "to find where your working leaves it.")
+        out.append((4, "Wrong, and no catalogued mistake gives this number. Step through the trace "
+                       "to find where your working leaves it."))
     else:
         many = len(check.diagnoses) > 1
-        out.append("    " + ("These mistakes all give your number:" if many else "Your number is what this mistake gives:"))
+        out.append((4, "These mistakes all give your number:" if many else
+                    "Your number is what this mistake gives:"))
         for d in check.diagnoses:
-            out.append(f"    - {a(d.title)} ({' + '.join(d.ids)}): gives {_num(d.value)}")
-            body = textwrap.wrap(a(d.explanation), WIDTH - 8)
-            out += ["      " + line for line in body]
-            out.append("      " + a(_link(check, d)))
+            out.append((4, f"- {a(d.title)} ({' + '.join(d.ids)}): gives {_num(d.value)}"))
+            out.append((6, a(d.explanation)))
+            out.append((6, a(_link(check, d))))
         if check.follow_up is not None:
-            out.append("    To tell them apart, try it on these numbers:")
-            out.append("      " + a(trace_command(trace, check.follow_up)) + f" --check {a(check.name)}=...")
+            out.append((4, "To tell them apart, try it on these numbers:"))
+            out.append((6, a(trace_command(trace, check.follow_up)) + f" --check {a(check.name)}=..."))
     return out
 
 
 def checks_text(checks: Sequence[Any], trace: str, inputs: Mapping[str, Any]) -> str:
-    """Every check as plain ASCII text (``--plain`` and anything not a terminal)."""
+    """Every check as plain ASCII text (``--plain`` and anything not a terminal), wrapped to
+    fit 80 columns; a mark ([ok], [~], [x]) says the verdict without colour."""
+    marks = {"correct": "[ok]", "imprecise": "[~]", "diagnosed": "[x]", "unknown": "[x]"}
     lines: list[str] = []
     for c in checks:
-        lines += check_lines(c, trace, inputs)
+        parts = check_parts(c, trace)
+        lines.append(f"{marks[verdict(c)]} {parts[0][1]}")
+        for indent, para in parts[1:]:
+            lines += textwrap.wrap(para, WIDTH, initial_indent=" " * indent,
+                                   subsequent_indent=" " * (indent + (2 if para.startswith("- ") else 0)),
+                                   break_on_hyphens=False, break_long_words=False)
     return clean("\n".join(lines) + "\n")
 
 
@@ -82,14 +90,15 @@ _MARK = {"correct": "✓", "imprecise": "≈", "diagnosed": "✗", "unknown": "�
 
 
 def checks_renderable(checks: Sequence[Any], trace: str, inputs: Mapping[str, Any]) -> Group:
-    """Every check for a Rich console: a mark (✓ ≈ ✗, readable without colour) per value."""
-    parts = []
+    """Every check for a Rich console: a mark (✓ ≈ ✗, readable without colour) per value;
+    paragraphs wrap at the console's width under their own indent."""
+    parts: list[Any] = []
     for c in checks:
         v = verdict(c)
-        parts.append(assemble((f"{_MARK[v]} ", _STYLE[v]), (c.name, "bold"),
-                              f": you gave {_num(c.given)}; the answer is {_num(c.expected)}"))
-        for line in check_lines(c, trace, inputs, ascii_only=False)[1:]:
-            parts.append(text(line))
+        items = check_parts(c, trace, ascii_only=False)
+        parts.append(assemble((f"{_MARK[v]} ", _STYLE[v]), (items[0][1], "bold")))
+        for indent, para in items[1:]:
+            parts.append(Padding(text(para), (0, 0, 0, indent)))
     return Group(*parts)
 
 
