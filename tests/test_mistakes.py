@@ -276,3 +276,15 @@ def test_value_key_finds_a_step_value_by_its_step():
     assert value_key("encoder", None, "pre-activation", 2) == "pre-activation@2"
     assert value_key("encoder", None, "H₂", 2) == "H₂"
     assert value_key("self-attention", None, "focus", 5) is None  # words are not checked
+
+
+def test_one_row_or_one_entry_can_be_checked():
+    # row 2 of the §5 self-attention weights is the qkv trace's softmax: e/(e + 2) = 0.4711
+    e = math.exp(1 / math.sqrt(3))
+    check = diagnose("self-attention", None, "A[2]", [0.47, 0.26, 0.26], decimals=2)
+    assert check.correct and check.name == "A[2]"
+    np.testing.assert_allclose(check.expected, [e / (e + 2), 1 / (e + 2), 1 / (e + 2)])
+    check = diagnose("self-attention", None, "A[2,1]", [0.64], decimals=2)
+    assert [d.ids for d in check.diagnoses] == [("softmax-term-dropped",)]
+    with pytest.raises(ValueError, match="count from 1"):
+        diagnose("self-attention", None, "A[4]", [1, 2, 3])

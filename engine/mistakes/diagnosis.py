@@ -32,6 +32,7 @@ needs two significant digits in the largest entry typed.
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -156,6 +157,27 @@ def _coarse(g: np.ndarray, dec: np.ndarray | None, exact: np.ndarray) -> np.ndar
     return (significant(g, dec) < MIN_SIGNIFICANT) & (dec < 2) & ~exact
 
 
+_INDEX = re.compile(r"^(.*\S)\s*\[\s*(\d+)\s*(?:,\s*(\d+)\s*)?\]$")
+
+
+def split_index(name: str) -> tuple[str, tuple[int, ...]]:
+    """``A[2]`` → ("A", (2,)): one row (1-based, as the traces count); ``A[2,3]`` one entry."""
+    m = _INDEX.match(name.strip())
+    if not m:
+        return name, ()
+    return m.group(1), tuple(int(g) for g in m.groups()[1:] if g is not None)
+
+
+def _pick(x: np.ndarray, index: tuple[int, ...], key: str) -> np.ndarray:
+    """Row or entry ``index`` (1-based) of value ``x``; ``ValueError`` when there is none."""
+    if not index:
+        return x
+    if len(index) > x.ndim or any(not 1 <= i <= n for i, n in zip(index, x.shape)):
+        raise ValueError(f"value {key} has shape {x.shape}; no entry "
+                         f"[{', '.join(map(str, index))}] (rows and columns count from 1)")
+    return x[tuple(i - 1 for i in index)]
+
+
 # --------------------------------------------------------------------------- diagnosis
 
 def _explain(ids: tuple[str, ...], facts: dict[str, Any], value: np.ndarray,
@@ -176,7 +198,8 @@ def diagnose(trace: str, inputs: Mapping[str, Any] | None, name: str, given: Arr
     Args:
         trace: a trace name (or an extra computation of ``engine.mistakes``).
         inputs: the problem's inputs (None = the notes' defaults).
-        name: the value checked, as the trace names it (``Q₂`` may be typed ``Q2``).
+        name: the value checked, as the trace names it (``Q₂`` may be typed ``Q2``); ``A[2]``
+            checks row 2 only, ``A[2,3]`` one entry (counting from 1).
         given: the student's number(s), any shape with the right number of entries.
         decimals: digits typed after the point, per entry or one for all; None = exact.
         tolerance: the question's tolerance for "correct" (absolute, per entry); None =
@@ -192,11 +215,13 @@ def diagnose(trace: str, inputs: Mapping[str, Any] | None, name: str, given: Arr
     comp = registry.computation(trace)
     inp = registry.checked_inputs(trace, inputs)
     right, slips = registry.run(trace, inp, (), checked=True)
-    key = registry.resolve(name, list(right), trace)
-    expected = right[key]
+    base, index = split_index(name)
+    key = registry.resolve(base, list(right), trace)
+    expected = _pick(right[key], index, key)
+    label = key + (name[len(base):] if index else "")
     g = np.asarray(given, dtype=np.float64)
     if g.size != expected.size:
-        raise ValueError(f"value {key}: got {g.size} number{'s' if g.size != 1 else ''}, "
+        raise ValueError(f"value {label}: got {g.size} number{'s' if g.size != 1 else ''}, "
                          f"expected {expected.size}")
     g = g.reshape(expected.shape)
     dec = _decimals(decimals, g.size)
@@ -212,15 +237,15 @@ def diagnose(trace: str, inputs: Mapping[str, Any] | None, name: str, given: Arr
             rounded = exact if dec is None else gap <= 0.5 * 10.0 ** (-dec.astype(float)) + HAIR
             correct = bool(np.all(exact | rounded)) and _precise_enough(g, dec, exact)
     if correct:
-        return Check(trace, key, g, expected, True, False, (), None)
+        return Check(trace, label, g, expected, True, False, (), None)
     coarse = _coarse(g, dec, exact)
     if typed_right and not coarse.any():
-        return Check(trace, key, g, expected, False, True, (), None)
-    found = _matches(comp, inp, key, g, dec, coarse, [(m,) for m in comp.mistakes])
+        return Check(trace, label, g, expected, False, True, (), None)
+    found = _matches(comp, inp, key, index, g, dec, coarse, [(m,) for m in comp.mistakes])
     if not found:
-        found = _matches(comp, inp, key, g, dec, coarse, list(comp.pairs))
+        found = _matches(comp, inp, key, index, g, dec, coarse, list(comp.pairs))
     if not found:
-        return Check(trace, key, g, expected, False, typed_right, (), None)
+        return Check(trace, label, g, expected, False, typed_right, (), None)
     found.sort(key=lambda c: (len(c[0]), round(c[2], 6), sum(RANK[i] for i in c[0])))
     best = found[0][1]
     top = [c for c in found if len(c[0]) == len(found[0][0]) and
@@ -230,11 +255,11 @@ def diagnose(trace: str, inputs: Mapping[str, Any] | None, name: str, given: Arr
                   _explain(ids, slips.facts, value, expected, key), _as_value(value),
                   MISTAKES[ids[0]].lesson, MISTAKES[ids[0]].anchor, comp.trace)
         for ids, value, _ in top)
-    tied = follow_up(trace, inp, key, [d.ids for d in diagnoses]) if len(diagnoses) > 1 else None
-    return Check(trace, key, g, expected, False, False, diagnoses, tied)
+    tied = follow_up(trace, inp, label, [d.ids for d in diagnoses]) if len(diagnoses) > 1 else None
+    return Check(trace, label, g, expected, False, False, diagnoses, tied)
 
 
-def _matches(comp, inp, key, g, dec, coarse, candidates):
+def _matches(comp, inp, key, index, g, dec, coarse, candidates):
     """The candidates (tuples of ids) whose value of ``key`` matches g: (ids, value, distance).
 
     An entry typed with fewer than two significant digits matches only an exact value."""
@@ -242,6 +267,11 @@ def _matches(comp, inp, key, g, dec, coarse, candidates):
     for ids in candidates:
         values, _ = registry.run(comp.name, inp, ids, checked=True)
         x = values.get(key)
+        if x is not None and index:
+            try:
+                x = _pick(x, index, key)
+            except ValueError:
+                continue
         if x is None or x.shape != g.shape or np.isnan(x).any():
             continue
         ok = np.where(coarse, _near(g, x, None), _near(g, x, dec))
@@ -267,10 +297,14 @@ def follow_up(trace: str, inputs: Mapping[str, Any] | None, name: str,
         try:
             inp = registry.checked_inputs(trace, candidate)
             runs = [registry.run(trace, inp, g, checked=True)[0] for g in groups]
-            key = registry.resolve(name, list(runs[0]), trace)
+            base, index = split_index(name)
+            key = registry.resolve(base, list(runs[0]), trace)
         except ValueError:
             continue
-        vals = [r.get(key) for r in runs]
+        try:
+            vals = [None if r.get(key) is None else _pick(r[key], index, key) for r in runs]
+        except ValueError:
+            continue
         if any(v is None or v.shape != vals[0].shape or not np.isfinite(v).all() for v in vals):
             continue
         rounded = [np.round(v, 2) for v in vals]
