@@ -61,6 +61,8 @@ def quality(problems: int, seed: int) -> bool:
           f"{total.false_alarms:12.1%} {total.right_named:11d}")
     print(f"\nrandom answers: {total.random}, given a diagnosis: {total.random_named}; right answers: "
           f"{total.right}, diagnosed: {total.right_named}")
+    for name, key, typed, decimals, _ in total.slips:
+        print(f"  right answer diagnosed: {name} {key} typed {typed} (decimals {decimals})")
     ok &= (total.recall >= TARGETS["recall"] and total.precision >= TARGETS["precision"]
            and total.false_alarms <= TARGETS["false_alarms"] and total.right_named == 0)
     return ok

@@ -4,8 +4,9 @@ The matching rule lives here and nowhere else. A number typed with d decimals ma
 candidate x when
 
 * it is x rounded to d decimals: |v − x| ≤ 0.5·10^−d (plus a hair for float error), or
-* it is x cut off after d decimals (students truncate as often as they round): v lies between
-  0 and x, less than 10^−d from it.
+* it is x cut off after d decimals (many students truncate): v lies between 0 and x, less
+  than 10^−d from it — for a single number standing for a mistake's value, only when three
+  or more significant digits were typed.
 
 A vector or matrix matches when every entry does. ``decimals=None`` means the number is exact
 (a fraction or a root, or a float from code): it must equal x to 1e-9.
@@ -51,6 +52,12 @@ HAIR = 1e-9
 MIN_SIGNIFICANT = 2
 """Significant digits a typed number needs to be marked correct (no tolerance) or diagnosed."""
 
+CUT_SIGNIFICANT = 3
+"""Significant digits a single number needs to be read as a mistake's value cut off (0.478
+for 0.4789): reading a two-digit "0.47" as anything from 0.465 to 0.48 would name a mistake
+for too many guesses. A vector (every entry must match) is read cut off at any precision,
+and so is the right value (a right answer is never diagnosed)."""
+
 
 @dataclass(frozen=True)
 class Diagnosis:
@@ -91,8 +98,13 @@ def _decimals(decimals: int | Sequence[int] | None, size: int) -> np.ndarray | N
     return d
 
 
-def _near(g: np.ndarray, x: np.ndarray, dec: np.ndarray | None) -> np.ndarray:
-    """Entry by entry: does typed g stand for x (rounded or cut off at ``dec`` decimals)?"""
+def _near(g: np.ndarray, x: np.ndarray, dec: np.ndarray | None, cut_from: int = 0) -> np.ndarray:
+    """Entry by entry: does typed g stand for x (rounded or cut off at ``dec`` decimals)?
+
+    ``cut_from``: entries count as cut off only when the answer was typed with at least this
+    many significant digits in its largest entry (the right value takes any; a mistake needs
+    :data:`CUT_SIGNIFICANT`).
+    """
     g, x = g.ravel(), x.ravel()
     out = np.zeros(g.size, bool)
     finite = np.isfinite(x)
@@ -105,7 +117,9 @@ def _near(g: np.ndarray, x: np.ndarray, dec: np.ndarray | None) -> np.ndarray:
     unit = 10.0 ** (-dec[finite].astype(float))
     rounded = np.abs(gf - xf) <= 0.5 * unit + hair
     with np.errstate(invalid="ignore"):
-        cut = (np.abs(gf) <= np.abs(xf) + hair) & (np.abs(xf - gf) < unit - hair) & (gf * xf >= 0)
+        cut = (np.abs(gf) <= np.abs(xf) + hair) & (np.abs(xf - gf) < unit + hair) & (gf * xf >= 0)
+    if cut_from and _largest(g, dec, np.ones(g.size, bool))[0] < cut_from:
+        cut[:] = False
     out[finite] = rounded | cut
     return out
 
@@ -138,23 +152,35 @@ def significant(v: np.ndarray, dec: np.ndarray | None) -> np.ndarray:
     return out
 
 
+def _largest(g: np.ndarray, dec: np.ndarray, among: np.ndarray) -> tuple[int, int]:
+    """Significant digits and decimals of the largest finite entry of ``among``: the
+    precision an answer was typed with (a vector is typed to one precision, its small
+    entries with the same decimals)."""
+    flat = g.ravel()
+    idx = np.flatnonzero(among & np.isfinite(flat))
+    if idx.size == 0:
+        return 99, 99
+    i = idx[int(np.argmax(np.abs(flat[idx])))]
+    return int(significant(flat[i:i + 1], dec[i:i + 1])[0]), int(dec[i])
+
+
 def _precise_enough(g: np.ndarray, dec: np.ndarray | None, exact: np.ndarray) -> bool:
     """At least two significant digits in the largest inexact entry typed: "0.5" is too
     coarse for 0.4711, while [0.85, 0.05, 0.01] is a weight vector typed to two decimals."""
     if dec is None or exact.all():
         return True
-    loose = ~exact
-    sig = significant(g, dec)[loose]
-    return bool(sig[int(np.argmax(np.abs(g.ravel()[loose])))] >= MIN_SIGNIFICANT)
+    return _largest(g, dec, ~exact)[0] >= MIN_SIGNIFICANT
 
 
 def _coarse(g: np.ndarray, dec: np.ndarray | None, exact: np.ndarray) -> np.ndarray:
-    """Entries typed too roughly to stand for a rounded number ("1", "0.5", "3": under two
-    significant digits and under two decimals) that are not exactly the right value: such an
-    entry matches a mistake only when the mistake gives exactly that number."""
-    if dec is None:
+    """The entries of an answer typed too roughly to stand for rounded numbers ("1", "0.5",
+    "1, 0, 0": its largest inexact entry under two significant digits and two decimals) that
+    are not exactly the right value: such entries match a mistake only when it gives exactly
+    those numbers."""
+    if dec is None or exact.all():
         return np.zeros(g.size, bool)
-    return (significant(g, dec) < MIN_SIGNIFICANT) & (dec < 2) & ~exact
+    sig, places = _largest(g, dec, ~exact)
+    return ~exact if sig < MIN_SIGNIFICANT and places < 2 else np.zeros(g.size, bool)
 
 
 _INDEX = re.compile(r"^(.*\S)\s*\[\s*(\d+)\s*(?:,\s*(\d+)\s*)?\]$")
@@ -274,7 +300,8 @@ def _matches(comp, inp, key, index, g, dec, coarse, candidates):
                 continue
         if x is None or x.shape != g.shape or np.isnan(x).any():
             continue
-        ok = np.where(coarse, _near(g, x, None), _near(g, x, dec))
+        ok = np.where(coarse, _near(g, x, None),
+                      _near(g, x, dec, CUT_SIGNIFICANT if g.size == 1 else 0))
         if ok.all():
             out.append((tuple(ids), x, _distance(g, x, dec)))
     return out

@@ -4,7 +4,8 @@ For every computation, every mistake it declares and many drawn problems, three 
 answer every value the mistake changes:
 
 * one who makes that mistake and writes the number as people do: 2, 3 or 4 significant
-  digits, rounded (four times in five) or cut off (truncated);
+  digits (for the largest entry; every entry with the same decimals), rounded (four times
+  in five) or cut off (truncated);
 * one who is right and writes the right number the same ways;
 * one who types a random number in the range of the right one (each entry uniform between
   1.5 × the smallest and 1.5 × the largest entry, 0 included), written the same ways.
@@ -20,6 +21,7 @@ prints the table; ``tests/test_mistakes_harness.py`` runs a small sample.
 from __future__ import annotations
 
 import math
+import zlib
 from collections import Counter
 from dataclasses import dataclass, field
 
@@ -36,25 +38,26 @@ TRUNCATE = 0.2
 def typed(x: np.ndarray, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
     """What a student types for the exact numbers ``x``: (values, decimals typed per entry).
 
-    Each entry keeps 2-4 significant digits (whole numbers of five digits or more, such as
-    parameter counts, are written in full), rounded or cut off; 0 and ±inf are typed as such.
+    One precision per answer, as people write a vector "to two decimals": 2-4 significant
+    digits for its largest entry, the same decimals for every entry, all rounded (four times
+    in five) or all cut off. Whole numbers of five digits or more (parameter counts) are
+    written in full; 0 and ±inf as they are.
     """
     flat = np.asarray(x, dtype=np.float64).ravel()
-    vals, decs = np.empty(flat.size), np.zeros(flat.size, np.int64)
+    finite = flat[np.isfinite(flat) & (flat != 0)]
+    sig = int(rng.integers(2, 5))
+    cut = rng.random() < TRUNCATE
+    d = max(0, sig - 1 - int(math.floor(math.log10(np.abs(finite).max())))) if finite.size else 0
+    vals, decs = np.empty(flat.size), np.full(flat.size, d, np.int64)
     for i, v in enumerate(flat):
         if not math.isfinite(v) or v == 0:
+            vals[i] = v
+        elif abs(v) >= 1e4 and v == round(v):
             vals[i], decs[i] = v, 0
-            continue
-        if abs(v) >= 1e4 and v == round(v):
-            vals[i], decs[i] = v, 0
-            continue
-        sig = int(rng.integers(2, 5))
-        d = max(0, sig - 1 - int(math.floor(math.log10(abs(v)))))
-        if rng.random() < TRUNCATE:
-            out = math.trunc(v * 10 ** d + math.copysign(1e-7, v)) / 10 ** d  # 0.445 stays 0.445
+        elif cut:
+            vals[i] = float(f"{math.trunc(v * 10 ** d + math.copysign(1e-7, v)) / 10 ** d:.{d}f}")
         else:
-            out = float(f"{v:.{d}f}")
-        vals[i], decs[i] = float(f"{out:.{d}f}"), d
+            vals[i] = float(f"{v:.{d}f}")
     return vals.reshape(np.shape(x)), decs
 
 
@@ -83,12 +86,14 @@ class Tally:
     right: int = 0            # right answers
     right_named: int = 0      # ... given a diagnosis (must stay 0)
     confused: Counter = field(default_factory=Counter)   # wrongly named ids
+    slips: list = field(default_factory=list)            # (computation, value, typed) of right answers named
 
     def add(self, other: Tally) -> None:
         for k in ("planted", "recalled", "named", "named_right", "random", "random_named",
                   "random_blamed", "right", "right_named"):
             setattr(self, k, getattr(self, k) + getattr(other, k))
         self.confused.update(other.confused)
+        self.slips += other.slips
 
     @property
     def recall(self) -> float:
@@ -123,11 +128,11 @@ def run(names: list[str] | None = None, problems: int = 20, seed: int = 0,
         seed: seeds the problems and the students.
         per_value: students of each kind per (problem, mistake, value).
     """
-    rng = np.random.default_rng(seed)
     per: dict[str, Tally] = {}
     total = Tally()
     for name in names or registry.names():
         comp = registry.computation(name)
+        rng = np.random.default_rng([seed, zlib.crc32(name.encode())])  # a subset replays the full run
         for _ in range(problems):
             inputs = draw_inputs(name, rng)
             inp = registry.checked_inputs(name, inputs)
@@ -162,7 +167,9 @@ def _student(name, inputs, key, right, wrong, planted, runs, rng, tally: Tally) 
                 tally.confused[" + ".join(dg.ids)] += 1
     g, d = typed(right, rng)
     tally.right += 1
-    tally.right_named += bool(diagnose(name, inputs, key, g, decimals=d).diagnoses)
+    if diagnose(name, inputs, key, g, decimals=d).diagnoses:
+        tally.right_named += 1
+        tally.slips.append((name, key, g.tolist(), d.tolist(), inputs))
     for _ in range(10):
         guess, d = typed(random_guess(right, rng), rng)
         if not _near(guess, right, d).all():

@@ -3,8 +3,6 @@ input ``hypotheses``) finished hypotheses ranked by Σ log P and by Σ log P / l
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
 from engine.decoding import beam_search, length_penalty_factor

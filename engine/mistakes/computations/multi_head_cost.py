@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import math
-
 from engine.costs import layer_costs, multi_head_cost
 from engine.mistakes.slips import Slips
 
