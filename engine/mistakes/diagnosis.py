@@ -165,21 +165,21 @@ def _largest(g: np.ndarray, dec: np.ndarray, among: np.ndarray) -> tuple[int, in
 
 
 def _precise_enough(g: np.ndarray, dec: np.ndarray | None, exact: np.ndarray) -> bool:
-    """At least two significant digits in the largest inexact entry typed: "0.5" is too
-    coarse for 0.4711, while [0.85, 0.05, 0.01] is a weight vector typed to two decimals."""
+    """At least two significant digits in the largest entry typed: "0.5" is too coarse for
+    0.4711, while [0.85, 0.05, 0.01] is a weight vector typed to two decimals."""
     if dec is None or exact.all():
         return True
-    return _largest(g, dec, ~exact)[0] >= MIN_SIGNIFICANT
+    return _largest(g, dec, np.ones(g.size, bool))[0] >= MIN_SIGNIFICANT
 
 
 def _coarse(g: np.ndarray, dec: np.ndarray | None, exact: np.ndarray) -> np.ndarray:
     """The entries of an answer typed too roughly to stand for rounded numbers ("1", "0.5",
-    "1, 0, 0": its largest inexact entry under two significant digits and two decimals) that
-    are not exactly the right value: such entries match a mistake only when it gives exactly
-    those numbers."""
+    "1, 0, 0": its largest entry under two significant digits and two decimals) that are not
+    exactly the right value: such entries match a mistake only when it gives exactly those
+    numbers."""
     if dec is None or exact.all():
         return np.zeros(g.size, bool)
-    sig, places = _largest(g, dec, ~exact)
+    sig, places = _largest(g, dec, np.ones(g.size, bool))
     return ~exact if sig < MIN_SIGNIFICANT and places < 2 else np.zeros(g.size, bool)
 
 
@@ -213,7 +213,7 @@ def _explain(ids: tuple[str, ...], facts: dict[str, Any], value: np.ndarray,
 
 
 def _as_value(x: np.ndarray) -> float | np.ndarray:
-    return float(x) if x.ndim == 0 else x
+    return float(x) if x.ndim == 0 else np.array(x)  # a copy the caller may keep
 
 
 def diagnose(trace: str, inputs: Mapping[str, Any] | None, name: str, given: ArrayLike, *,
@@ -243,7 +243,7 @@ def diagnose(trace: str, inputs: Mapping[str, Any] | None, name: str, given: Arr
     right, slips = registry.run(trace, inp, (), checked=True)
     base, index = split_index(name)
     key = registry.resolve(base, list(right), trace)
-    expected = _pick(right[key], index, key)
+    expected = np.array(_pick(right[key], index, key))  # a copy: the run cache keeps the original
     label = key + (name[len(base):] if index else "")
     g = np.asarray(given, dtype=np.float64)
     if g.size != expected.size:
@@ -286,9 +286,8 @@ def diagnose(trace: str, inputs: Mapping[str, Any] | None, name: str, given: Arr
 
 
 def _matches(comp, inp, key, index, g, dec, coarse, candidates):
-    """The candidates (tuples of ids) whose value of ``key`` matches g: (ids, value, distance).
-
-    An entry typed with fewer than two significant digits matches only an exact value."""
+    """The candidates (tuples of ids) whose value of ``key`` (row/entry ``index``) matches g:
+    (ids, value, distance). ``coarse`` entries match only an exact value."""
     out = []
     for ids in candidates:
         values, _ = registry.run(comp.name, inp, ids, checked=True)
