@@ -1,7 +1,7 @@
 """How precisely a student typed a number, for the diagnosis of wrong answers.
 
 The value of a typed number comes from the tutor's one number reader
-(:func:`tutor.quiz.marking.read_number` / :func:`~tutor.quiz.marking.read_numbers`); this
+(:func:`tutor.marking.read_number` / :func:`~tutor.marking.read_numbers`); this
 module only counts what the student wrote: :func:`typed_decimals` is the number of digits
 after the point ("0.47" → 2, "1.5e-3" → 4, "1" → 0), or None for an exact form (a fraction,
 a root, a power, e, π), which the diagnosis then compares exactly. :func:`read_typed`
@@ -15,7 +15,7 @@ import math
 import re
 import unicodedata
 
-from tutor.quiz.marking import read_numbers
+from tutor.marking import read_numbers
 
 _DECIMAL = re.compile(r"^[+-]?(?:\d{1,3}(?:,\d{3})+|\d+)?(?:\.(\d*))?(?:e([+-]?\d+))?$")
 _PREFIX = re.compile(r"^(?:≈|~|=|≃)\s*")
