@@ -352,7 +352,9 @@ def render_text(report: CheckReport) -> list[str]:
     names = {"answers": ("answer", "answers"), "cards": ("card", "cards"),
              "lesson_opens": ("lesson opened", "lessons opened"),
              "mock_exams": ("mock exam", "mock exams"), "papers": ("paper", "papers"),
-             "paper_parts": ("paper part", "paper parts"), "settings": ("setting", "settings")}
+             "paper_parts": ("paper part", "paper parts"), "settings": ("setting", "settings"),
+             "practice_steps": ("practice answer", "practice answers"),
+             "practice_levels": ("practice level", "practice levels")}
     counts = ", ".join(f"{n} {names.get(t, (t, t))[n != 1]}" for t, n in report.counts.items())
     out = [f"Progress file: {report.path}" + (f" ({counts})" if counts else ""),
            f"Integrity: {report.integrity}"]

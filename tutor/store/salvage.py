@@ -11,7 +11,8 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
-TABLES = ("mock_exams", "answers", "cards", "lesson_opens", "papers", "paper_parts", "settings")
+TABLES = ("mock_exams", "answers", "cards", "lesson_opens", "papers", "paper_parts", "settings",
+          "practice_steps", "practice_levels")
 """In an order that keeps references valid (answers name mock exams)."""
 MAX_ERRORS = 64
 """Bad stretches skipped per table before giving up on it."""

@@ -1,0 +1,202 @@
+"""Reading a value the student typed for a blank, and marking it.
+
+Numbers are read by the quiz's reader (:func:`tutor.quiz.marking.read_numbers`: decimals,
+fractions, roots, powers), one per entry of the blank, separated by commas, semicolons or
+spaces. The digits typed after the point say how precisely the student worked
+(:func:`typed_decimals`), and :func:`engine.mistakes.diagnose` marks the value at that
+precision and names the catalogued mistakes that give it. A blank whose value is words (the
+hypotheses a beam keeps, a sampled word) is compared word for word; no mistake catalogue
+covers words.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from engine.trace import fmt
+from tutor.practice.content import Ask
+from tutor.quiz.marking import number_hint, read_numbers, squash
+
+EXACT_DECIMALS = 12
+"""Digits given to :func:`engine.mistakes.diagnose` for an entry typed exactly (a fraction,
+a root) beside entries typed as decimals."""
+
+_DECIMAL = re.compile(r"(?:≈|~)?\s*[+\-−]?(?P<whole>\d*)(?:\.(?P<frac>\d*))?"
+                      r"(?:[eE](?P<exp>[+\-−]?\d+))?")
+
+
+def typed_decimals(token: str) -> int | None:
+    """Digits after the point in a typed decimal (``0.47`` → 2, ``3`` → 0, ``1.5e-3`` → 4);
+    None for a number typed exactly (``1/3``, ``√3``, ``e^-1``)."""
+    m = _DECIMAL.fullmatch(token.strip())
+    if not m or not (m["whole"] or m["frac"]):
+        return None
+    exp = int(m["exp"].replace("−", "-")) if m["exp"] else 0
+    return max(0, len(m["frac"] or "") - exp)
+
+
+def is_words(value: Any) -> bool:
+    """A value of words (a list of hypotheses, a sampled word), not numbers."""
+    if isinstance(value, str):
+        return True
+    return (isinstance(value, (list, tuple)) and all(isinstance(v, str) for v in value)
+            and len(value) > 0)
+
+
+def is_flags(value: Any) -> bool:
+    """A value of true/false flags (a row of a mask), typed as 1 and 0."""
+    return np.asarray(value).dtype == np.bool_
+
+
+_FLAGS = {"1": True, "0": False, "t": True, "f": False, "true": True, "false": False}
+
+
+def shape_of(value: Any) -> tuple[int, ...]:
+    return () if isinstance(value, str) else np.shape(value)
+
+
+def instructions(value: Any) -> str:
+    """How to type a value of this shape."""
+    if is_words(value):
+        if isinstance(value, str):
+            return "Type one word."
+        return f"Type the {len(value)} of them, separated by commas."
+    shape = shape_of(value)
+    if shape == ():
+        return "Type one number."
+    if len(shape) == 1:
+        return f"Type {shape[0]} numbers separated by commas."
+    return (f"Type {shape[0]} rows of {shape[1]} numbers: commas between numbers, "
+            "';' between rows.")
+
+
+@dataclass(frozen=True)
+class Reading:
+    """A typed value: ``values`` (float64, shaped like the blank) and per-entry decimals,
+    or ``hint`` saying why the text is not such a value."""
+
+    values: np.ndarray | None = None
+    decimals: tuple[int | None, ...] = ()
+    words: tuple[str, ...] = ()
+    hint: str | None = None
+
+
+def read_value(text: str, expected: Any) -> Reading:
+    """Read ``text`` as a value shaped like ``expected`` (one-line hint if it is not one)."""
+    text = (text or "").strip()
+    if not text:
+        return Reading(hint="Type an answer first. " + instructions(expected))
+    if is_words(expected):
+        want = 1 if isinstance(expected, str) else len(expected)
+        words = tuple(w.strip() for w in re.split(r"[,;]", text) if w.strip())
+        if want == 1 and len(words) == 1:
+            return Reading(words=words)
+        if len(words) != want:
+            return Reading(hint=f"That is {len(words)} item{'s' * (len(words) != 1)}; "
+                                + instructions(expected))
+        return Reading(words=words)
+    shape = shape_of(expected)
+    if is_flags(expected):
+        flags = [t for t in re.split(r"[,;\s]+", text.lower().strip("[]() ")) if t]
+        if any(f not in _FLAGS for f in flags) or len(flags) != int(np.prod(shape)):
+            return Reading(hint=instructions(expected))
+        return Reading(words=tuple(flags))
+    rows = [r for r in text.split(";")] if len(shape) == 2 else [text]
+    if len(shape) == 2 and len(rows) != shape[0]:
+        return Reading(hint=f"That is {len(rows)} row{'s' * (len(rows) != 1)}; "
+                            + instructions(expected))
+    values: list[float] = []
+    decimals: list[int | None] = []
+    for row in rows:
+        tokens = read_numbers(row)
+        if len(shape) == 2 and len(tokens) != shape[1]:
+            return Reading(hint=f"A row has {len(tokens)} numbers; " + instructions(expected))
+        for token, value in tokens:
+            if value is None:
+                return Reading(hint=f"{token!r} is not a number: " + number_hint(token))
+            values.append(value)
+            decimals.append(typed_decimals(token))
+    size = int(np.prod(shape)) if shape else 1
+    if len(values) != size:
+        return Reading(hint=f"That is {len(values)} number{'s' * (len(values) != 1)}; "
+                            + instructions(expected))
+    return Reading(values=np.asarray(values, dtype=np.float64).reshape(shape),
+                   decimals=tuple(decimals))
+
+
+@dataclass(frozen=True)
+class Named:
+    """One catalogued mistake (or pair) that gives the student's number."""
+
+    ids: tuple[str, ...]
+    title: str
+    explanation: str
+    value: str
+    """What that mistake gives here, formatted."""
+    lesson: str
+    anchor: str
+
+
+@dataclass(frozen=True)
+class Mark:
+    """What a typed answer to a blank earned."""
+
+    valid: bool
+    hint: str | None = None
+    correct: bool = False
+    imprecise: bool = False
+    given: str = ""
+    expected: str = ""
+    named: tuple[Named, ...] = ()
+    follow_up: Mapping[str, Any] | None = field(default=None)
+
+    @property
+    def diagnosis_ids(self) -> tuple[str, ...]:
+        """The mistakes named, a pair as ``a+b``."""
+        return tuple("+".join(n.ids) for n in self.named)
+
+
+def mark(trace: str, inputs: Mapping[str, Any] | None, ask: Ask, expected: Any,
+         text: str) -> Mark:
+    """Mark ``text`` typed for ``ask`` of ``trace`` on ``inputs`` (None = the notes' numbers),
+    whose right value (this ask's part) is ``expected``."""
+    reading = read_value(text, expected)
+    if reading.hint is not None:
+        return Mark(valid=False, hint=reading.hint)
+    if reading.values is None:
+        if is_flags(expected):
+            return _mark_flags(reading.words, expected)
+        return _mark_words(reading.words, expected)
+    from engine.mistakes import diagnose
+
+    check = diagnose(trace, inputs, ask.label, reading.values, decimals=_decimals(reading.decimals))
+    named = tuple(Named(d.ids, d.title, d.explanation, fmt(d.value), d.lesson, d.anchor)
+                  for d in check.diagnoses)
+    return Mark(valid=True, correct=bool(check.correct), imprecise=bool(check.imprecise),
+                given=fmt(reading.values), expected=fmt(check.expected), named=named,
+                follow_up=check.follow_up)
+
+
+def _decimals(per_entry: Sequence[int | None]) -> int | list[int] | None:
+    if all(d is None for d in per_entry):
+        return None
+    return [EXACT_DECIMALS if d is None else d for d in per_entry]
+
+
+def _mark_flags(flags: Sequence[str], expected: Any) -> Mark:
+    want = np.asarray(expected, dtype=bool).ravel()
+    got = np.array([_FLAGS[f] for f in flags])
+    show = lambda a: " ".join("1" if x else "0" for x in a)  # noqa: E731
+    return Mark(valid=True, correct=bool(np.array_equal(got, want)), given=show(got),
+                expected=show(want))
+
+
+def _mark_words(words: Sequence[str], expected: Any) -> Mark:
+    want = [expected] if isinstance(expected, str) else list(expected)
+    ok = sorted(squash(w) for w in words) == sorted(squash(w) for w in want)
+    return Mark(valid=True, correct=ok, given=", ".join(words), expected=", ".join(want))
