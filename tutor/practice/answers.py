@@ -61,18 +61,21 @@ def shape_of(value: Any) -> tuple[int, ...]:
 
 
 def instructions(value: Any) -> str:
-    """How to type a value of this shape."""
+    """How to type a value of this shape, and how close counts."""
     if is_words(value):
         if isinstance(value, str):
             return "Type one word."
         return f"Type the {len(value)} of them, separated by commas."
     shape = shape_of(value)
+    if is_flags(value):
+        return f"Type {int(np.prod(shape))} flags, 1 (may attend) or 0 (masked), separated by spaces."
+    tail = tolerance_text(value) + "."
     if shape == ():
-        return "Type one number."
+        return "Type one number" + tail
     if len(shape) == 1:
-        return f"Type {shape[0]} numbers separated by commas."
-    return (f"Type {shape[0]} rows of {shape[1]} numbers: commas between numbers, "
-            "';' between rows.")
+        return f"Type {shape[0]} numbers separated by commas" + tail
+    return (f"Type {shape[0]} rows of {shape[1]} numbers, commas between numbers and ';' "
+            "between rows" + tail)
 
 
 @dataclass(frozen=True)
@@ -90,15 +93,15 @@ def read_value(text: str, expected: Any) -> Reading:
     """Read ``text`` as a value shaped like ``expected`` (one-line hint if it is not one)."""
     text = (text or "").strip()
     if not text:
-        return Reading(hint="Type an answer first. " + instructions(expected))
+        return Reading(hint="type an answer first. " + instructions(expected))
     if is_words(expected):
         want = 1 if isinstance(expected, str) else len(expected)
         words = tuple(w.strip() for w in re.split(r"[,;]", text) if w.strip())
         if want == 1 and len(words) == 1:
             return Reading(words=words)
         if len(words) != want:
-            return Reading(hint=f"That is {len(words)} item{'s' * (len(words) != 1)}; "
-                                + instructions(expected))
+            return Reading(hint=f"that is {len(words)} item{'s' * (len(words) != 1)}; "
+                                + _lower(instructions(expected)))
         return Reading(words=words)
     shape = shape_of(expected)
     if is_flags(expected):
@@ -108,25 +111,29 @@ def read_value(text: str, expected: Any) -> Reading:
         return Reading(words=tuple(flags))
     rows = [r for r in text.split(";")] if len(shape) == 2 else [text]
     if len(shape) == 2 and len(rows) != shape[0]:
-        return Reading(hint=f"That is {len(rows)} row{'s' * (len(rows) != 1)}; "
-                            + instructions(expected))
+        return Reading(hint=f"that is {len(rows)} row{'s' * (len(rows) != 1)}; "
+                            + _lower(instructions(expected)))
     values: list[float] = []
     decimals: list[int | None] = []
     for row in rows:
         tokens = read_numbers(row)
         if len(shape) == 2 and len(tokens) != shape[1]:
-            return Reading(hint=f"A row has {len(tokens)} numbers; " + instructions(expected))
+            return Reading(hint=f"a row has {len(tokens)} numbers; " + _lower(instructions(expected)))
         for token, value in tokens:
             if value is None:
-                return Reading(hint=f"{token!r} is not a number: " + number_hint(token))
+                return Reading(hint=f"{token!r} is not a number. " + number_hint(token))
             values.append(value)
             decimals.append(typed_decimals(token))
     size = int(np.prod(shape)) if shape else 1
     if len(values) != size:
-        return Reading(hint=f"That is {len(values)} number{'s' * (len(values) != 1)}; "
-                            + instructions(expected))
+        return Reading(hint=f"that is {len(values)} number{'s' * (len(values) != 1)}; "
+                            + _lower(instructions(expected)))
     return Reading(values=np.asarray(values, dtype=np.float64).reshape(shape),
                    decimals=tuple(decimals))
+
+
+def _lower(sentence: str) -> str:
+    return sentence[:1].lower() + sentence[1:]
 
 
 @dataclass(frozen=True)
@@ -161,10 +168,34 @@ class Mark:
         return tuple("+".join(n.ids) for n in self.named)
 
 
-def mark(trace: str, inputs: Mapping[str, Any] | None, ask: Ask, expected: Any,
-         text: str) -> Mark:
-    """Mark ``text`` typed for ``ask`` of ``trace`` on ``inputs`` (None = the notes' numbers),
-    whose right value (this ask's part) is ``expected``."""
+def tolerance_for(expected: Any) -> float | None:
+    """The stated tolerance of a blank: ±0.005 per unit of its largest entry (at least ±0.005),
+    so two correctly rounded decimals count, and so do four decimals worked from the trace's
+    rounded intermediates; None for whole numbers (they must be exact)."""
+    arr = np.abs(np.asarray(expected, dtype=np.float64))
+    finite = arr[np.isfinite(arr)]
+    if finite.size == 0 or np.all(finite == np.round(finite)):
+        return None
+    return float(TOLERANCE * max(finite.max(), 1.0))
+
+
+TOLERANCE = 0.005
+"""Relative size of :func:`tolerance_for`."""
+
+
+def tolerance_text(expected: Any) -> str:
+    """``; within ±0.005 counts`` (or ``; exactly``) for a blank's instructions."""
+    tol = tolerance_for(expected)
+    return "; exactly" if tol is None else f"; within ±{fmt(tol)} counts"
+
+
+def mark(trace: str, inputs: Mapping[str, Any] | None, ask: Ask, expected: Any, text: str,
+         whole: Any = None, name: str | None = None) -> Mark:
+    """Mark ``text`` typed for ``ask`` of ``trace`` on ``inputs`` (None = the notes' numbers).
+
+    ``expected`` is the ask's right value (its row, for a row); ``whole`` the step's whole
+    value and ``name`` the name :func:`engine.mistakes.diagnose` knows it by (defaults: the
+    ask's)."""
     reading = read_value(text, expected)
     if reading.hint is not None:
         return Mark(valid=False, hint=reading.hint)
@@ -172,14 +203,45 @@ def mark(trace: str, inputs: Mapping[str, Any] | None, ask: Ask, expected: Any,
         if is_flags(expected):
             return _mark_flags(reading.words, expected)
         return _mark_words(reading.words, expected)
+    check = _diagnose(trace, inputs, ask, name or ask.name, reading, expected, whole)
+    named = tuple(Named(d.ids, d.title, d.explanation, fmt(_part(d.value, ask, expected)),
+                        d.lesson, d.anchor) for d in check.diagnoses)
+    return Mark(valid=True, correct=bool(check.correct), imprecise=bool(check.imprecise),
+                given=fmt(reading.values), expected=fmt(expected), named=named,
+                follow_up=check.follow_up)
+
+
+def _diagnose(trace: str, inputs: Mapping[str, Any] | None, ask: Ask, name: str,
+              reading: Reading, expected: Any, whole: Any):
+    """:func:`engine.mistakes.diagnose` on the typed value: the ask's value itself, or for a
+    row ``NAME[i]`` the row by that name; where the catalogue knows only the whole value, the
+    whole value with the other rows exact (a mistake is then named only if it leaves them
+    as they are)."""
     from engine.mistakes import diagnose
 
-    check = diagnose(trace, inputs, ask.label, reading.values, decimals=_decimals(reading.decimals))
-    named = tuple(Named(d.ids, d.title, d.explanation, fmt(d.value), d.lesson, d.anchor)
-                  for d in check.diagnoses)
-    return Mark(valid=True, correct=bool(check.correct), imprecise=bool(check.imprecise),
-                given=fmt(reading.values), expected=fmt(check.expected), named=named,
-                follow_up=check.follow_up)
+    tol = tolerance_for(expected)
+    decimals = _decimals(reading.decimals)
+    if ask.index is None:
+        return diagnose(trace, inputs, name, reading.values, decimals=decimals, tolerance=tol)
+    try:
+        return diagnose(trace, inputs, f"{name}[{ask.index}]", reading.values,
+                        decimals=decimals, tolerance=tol)
+    except ValueError:
+        pass
+    full = np.array(whole, dtype=np.float64)
+    full[ask.index - 1] = reading.values
+    per_entry = np.full(full.shape, EXACT_DECIMALS, dtype=np.int64)
+    per_entry[ask.index - 1] = [EXACT_DECIMALS if d is None else d for d in reading.decimals] \
+        if decimals is not None else EXACT_DECIMALS
+    return diagnose(trace, inputs, name, full, decimals=per_entry.ravel().tolist(), tolerance=tol)
+
+
+def _part(value: Any, ask: Ask, expected: Any) -> Any:
+    """A mistake's value for the ask: its row when the whole value was diagnosed."""
+    arr = np.asarray(value)
+    if ask.index is not None and arr.shape != np.shape(expected) and arr.ndim >= 1:
+        return arr[ask.index - 1]
+    return value
 
 
 def _decimals(per_entry: Sequence[int | None]) -> int | list[int] | None:

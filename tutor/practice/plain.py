@@ -15,6 +15,7 @@ from tutor.practice.session import Blank, PracticeSession, Summary
 from tutor.quiz.plain import LineReader, Out
 from tutor.quiz.session import COMMANDS_HELP, command_word
 from tutor.render.plain import header_lines, step_lines
+from tutor.render.text import asciify
 
 
 class _Stop(Exception):
@@ -91,5 +92,6 @@ def _tty(fd: int) -> bool:
 
 
 def _say(out: Out, lines: list[tuple[str, str]]) -> None:
+    """Plain text is ASCII math, as ``trace --plain`` (√ → sqrt, α → alpha): screen readers."""
     for text, style in lines:
-        out.line(text, style or None)
+        out.line(asciify(text), style or None)

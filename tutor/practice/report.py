@@ -34,9 +34,8 @@ def task_lines(session: PracticeSession, task: Task) -> list[Line]:
         step = session.trace.steps[task.plan.index]
         return [(f"Step {task.plan.step} ({step.title}): {task.prompt}", "bold"),
                 (task.instructions, "dim")]
-    why = task.plan.why
-    out: list[Line] = [(f"Why? Step {task.plan.step}: {why.prompt}", "bold")]
-    out += [(f"  {LETTERS[i]}) {choice}", "") for i, choice in enumerate(why.choices)]
+    out: list[Line] = [(f"Why? Step {task.plan.step}: {task.prompt}", "bold")]
+    out += [(f"  {LETTERS[i]}) {choice}", "") for i, choice in enumerate(task.choices)]
     out.append((task.instructions, "dim"))
     return out
 
@@ -47,15 +46,13 @@ def feedback_lines(session: PracticeSession, task: Task, fb: Feedback) -> list[L
         return [(f"Not an answer: {fb.hint}", "yellow")]
     out: list[Line] = []
     if isinstance(task, Prompt):
+        principle = f"{LETTERS[task.answer]}) {task.choices[task.answer]}"
         if task.choice is not None and task.choice >= 0:
-            letter = LETTERS[task.choice]
-            out.append((f"Right: {letter}) {fb.chosen}" if fb.right else
-                        f"Not this one: you chose {letter}); the principle is "
-                        f"{LETTERS[task.plan.why.answer]}) {task.plan.why.choices[task.plan.why.answer]}",
-                        "bold green" if fb.right else "bold red"))
+            out.append((f"Right: {principle}" if fb.right else
+                        f"Not this one: you chose {LETTERS[task.choice]}); the principle is "
+                        + principle, "bold green" if fb.right else "bold red"))
         else:
-            out.append((f"Skipped: the principle is {LETTERS[task.plan.why.answer]}) "
-                        f"{task.plan.why.choices[task.plan.why.answer]}", "bold"))
+            out.append((f"Skipped: the principle is {principle}", "bold"))
         out.append((f"Why: {fb.reason}", ""))
         return out + _unsaved(fb)
     if fb.hint is not None and fb.mark is None and fb.shown is None:
@@ -83,8 +80,9 @@ def mark_lines(session: PracticeSession, task: Blank, m: Mark) -> list[Line]:
         out.append(("Right at the digits you typed but not precise enough: keep 3 or 4 decimals "
                     "in every intermediate.", "yellow"))
     for named in m.named[:SHOWN_MISTAKES]:
-        out.append((f"That is the number of a known mistake: {named.title}.", "yellow"))
-        out.append((f"  {named.explanation} (That mistake gives {named.value} here.)", ""))
+        out.append((f"Known mistake: {named.title}; it gives {label} = {named.value} here.",
+                    "yellow"))
+        out.append((f"  {named.explanation}", ""))
         where = f"lesson {named.lesson}" + (f", \"{named.anchor}\"" if named.anchor else "")
         out.append((f"  Read: {where} (attn-tutor lesson {named.lesson}).", "dim"))
     if len(m.named) > 1 and m.follow_up:

@@ -22,6 +22,7 @@ False with the error.
 from __future__ import annotations
 
 import dataclasses
+import random
 import secrets
 import uuid
 from collections.abc import Mapping
@@ -91,20 +92,36 @@ class Blank:
 
 @dataclass
 class Prompt:
-    """A self-explanation prompt after a step."""
+    """A self-explanation prompt after a step; its choices in a shuffled order."""
 
     plan: StepPlan
+    order: tuple[int, ...] = ()
+    """Shown position → index in the plan (the plan lists the right principle anywhere)."""
     choice: int | None = None
+    """The shown position chosen; -1 when skipped."""
 
     kind = "why"
+
+    def __post_init__(self) -> None:
+        if not self.order:
+            self.order = tuple(range(len(self.plan.why.choices)))
 
     @property
     def done(self) -> bool:
         return self.choice is not None
 
     @property
+    def choices(self) -> tuple[str, ...]:
+        return tuple(self.plan.why.choices[i] for i in self.order)
+
+    @property
+    def answer(self) -> int:
+        """The shown position of the right principle."""
+        return self.order.index(self.plan.why.answer)
+
+    @property
     def right(self) -> bool:
-        return self.choice == self.plan.why.answer
+        return self.choice == self.answer
 
     @property
     def prompt(self) -> str:
@@ -205,7 +222,9 @@ class PracticeSession:
                 values = trace.steps[sp.index].values
                 self.tasks += [Blank(sp, ask, ask.pick(values[ask.name])) for ask in sp.asks]
             if sp.index in self.faded or self.level == 0:
-                self.tasks.append(Prompt(sp))
+                order = list(range(len(sp.why.choices)))
+                random.Random(f"{self.session_id}:{sp.step}").shuffle(order)
+                self.tasks.append(Prompt(sp, tuple(order)))
         self._at = 0
         self._summary: Summary | None = None
         self._errors: list[str] = []
@@ -294,7 +313,9 @@ class PracticeSession:
             raise RuntimeError("no task is waiting for an answer")
         if isinstance(task, Prompt):
             return self._choose(task, text)
-        result = mark(self.trace.name, self.overrides, task.ask, task.expected, text)
+        values = self.trace.steps[task.plan.index].values
+        result = mark(self.trace.name, self.overrides, task.ask, task.expected, text,
+                      whole=values[task.ask.name], name=self.catalogue_name(task))
         if not result.valid:
             return Feedback(valid=False, hint=result.hint)
         task.attempts += 1
@@ -317,9 +338,8 @@ class PracticeSession:
         if choice is None:
             return Feedback(valid=False, hint=task.instructions)
         task.choice = choice
-        why = task.plan.why
-        return self._saved(task, Feedback(done=True, right=task.right, reason=why.reason,
-                                          chosen=why.choices[choice]))
+        return self._saved(task, Feedback(done=True, right=task.right, reason=task.plan.why.reason,
+                                          chosen=task.choices[choice]))
 
     def hint(self) -> Feedback:
         """The next rung of the current blank's hint ladder (a prompt has no hints): 1 the
@@ -347,6 +367,13 @@ class PracticeSession:
         task.state = "shown"
         return self._saved(task, Feedback(done=True, right=False, shown=self.value_text(task)))
 
+    def catalogue_name(self, task: Blank) -> str:
+        """The blank's value as :func:`engine.mistakes.diagnose` names it: ``NAME@STEP`` when
+        several steps have a value of that name."""
+        name = task.ask.name
+        steps = sum(name in step.values for step in self.trace.steps)
+        return name if steps <= 1 else f"{name}@{task.plan.step}"
+
     def value_text(self, task: Blank) -> str:
         return f"{task.ask.label} = {fmt(task.expected)}"
 
@@ -371,7 +398,7 @@ class PracticeSession:
             row = dict(name=task.ask.label, answer=task.answer, correct=task.state == "solved",
                        attempts=task.attempts, hints=task.hints, diagnoses=task.diagnoses)
         else:
-            chosen = "" if task.choice in (None, -1) else "abcd"[task.choice]
+            chosen = "" if task.choice in (None, -1) else task.choices[task.choice]
             row = dict(name="why", answer=chosen, correct=task.right, attempts=1, hints=0,
                        diagnoses=())
         try:
