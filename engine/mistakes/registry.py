@@ -31,7 +31,7 @@ from engine.mistakes.slips import Slips
 from engine.trace import coerce_inputs
 from engine.traces import REGISTRY, get_info, input_specs
 
-EXTRA: dict[str, str] = {}
+EXTRA: dict[str, str] = {"sequence-loss": "cross-entropy", "padded-pool": "pooling"}
 """Computations that are not traces (name → the trace that shows the nearest worked example)."""
 
 
@@ -88,7 +88,25 @@ def run(name: str, inputs: Mapping[str, Any] | None, ids: Sequence[str] = (),
     slips = Slips(ids)
     with np.errstate(all="ignore"):
         raw = comp.module.compute(inp, slips)
-    return {k: np.asarray(v, dtype=np.float64) for k, v in raw.items()}, slips
+    return _keys({k: np.asarray(v, dtype=np.float64) for k, v in raw.items()}), slips
+
+
+def _keys(values: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    """``name@STEP`` keys stay only where one name has several different values; a name that
+    only one step uses, or that every step gives the same number, is the bare name."""
+    groups: dict[str, list[str]] = {}
+    for k in values:
+        if "@" in k:
+            groups.setdefault(k.split("@")[0], []).append(k)
+    out = dict(values)
+    for base, keys in groups.items():
+        first = values[keys[0]]
+        if len(keys) == 1 or all(values[k].shape == first.shape and np.allclose(
+                values[k], first, rtol=1e-12, atol=0, equal_nan=True) for k in keys):
+            for k in keys:
+                del out[k]
+            out.setdefault(base, first)
+    return out
 
 
 def canonical(name: str) -> str:
