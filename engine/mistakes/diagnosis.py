@@ -180,7 +180,7 @@ def diagnose(trace: str, inputs: Mapping[str, Any] | None, name: str, given: Arr
     typed_right = bool(_near(g, expected, dec).all())
     if tolerance is not None:
         tol = float(tolerance)
-        correct = bool(np.all(np.abs(g - expected) <= tol + HAIR * np.maximum(1.0, np.abs(expected))
+        correct = bool(np.all((np.abs(g - expected) <= tol + HAIR * np.maximum(1.0, np.abs(expected)))
                               | (g == expected)))
     else:
         exact = np.abs(g - expected).ravel() <= HAIR * np.maximum(1.0, np.abs(expected.ravel()))
