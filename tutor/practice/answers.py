@@ -31,13 +31,14 @@ _DECIMAL = re.compile(r"(?:≈|~)?\s*[+\-−]?(?P<whole>\d*)(?:\.(?P<frac>\d*))?
 
 
 def typed_decimals(token: str) -> int | None:
-    """Digits after the point in a typed decimal (``0.47`` → 2, ``3`` → 0, ``1.5e-3`` → 4);
-    None for a number typed exactly (``1/3``, ``√3``, ``e^-1``)."""
+    """Digits after the point in a typed decimal (``0.47`` → 2, ``3`` → 0, ``1.5e-3`` → 4,
+    ``1.15e8`` → −6: typed to the nearest million); None for a number typed exactly
+    (``1/3``, ``√3``, ``e^-1``)."""
     m = _DECIMAL.fullmatch(token.strip())
     if not m or not (m["whole"] or m["frac"]):
         return None
     exp = int(m["exp"].replace("−", "-")) if m["exp"] else 0
-    return max(0, len(m["frac"] or "") - exp)
+    return len(m["frac"] or "") - exp
 
 
 def is_words(value: Any) -> bool:
@@ -231,8 +232,8 @@ def _diagnose(trace: str, inputs: Mapping[str, Any] | None, ask: Ask, name: str,
     full = np.array(whole, dtype=np.float64)
     full[ask.index - 1] = reading.values
     per_entry = np.full(full.shape, EXACT_DECIMALS, dtype=np.int64)
-    per_entry[ask.index - 1] = [EXACT_DECIMALS if d is None else d for d in reading.decimals] \
-        if decimals is not None else EXACT_DECIMALS
+    typed = [EXACT_DECIMALS if d is None else d for d in reading.decimals]
+    per_entry[ask.index - 1] = np.reshape(typed, np.shape(per_entry[ask.index - 1]))
     return diagnose(trace, inputs, name, full, decimals=per_entry.ravel().tolist(), tolerance=tol)
 
 

@@ -216,19 +216,21 @@ def check_against(plan: PracticePlan, trace: Any) -> list[str]:
 def localise(plan: PracticePlan, trace: Any, reference: Any) -> PracticePlan | None:
     """``plan`` (written for ``reference``, the trace on the notes' numbers) with its value
     names as ``trace`` (the same trace on other inputs) calls them, or None when ``trace`` has
-    another shape: other steps, values or rows than the plan needs.
+    another shape where the plan practises: other steps, values or rows.
 
-    Names that carry an input in them (``Q₂`` for position 2, ``P_T=0.5``) are matched by
-    their place among the step's values, so a practice on fresh numbers asks the same steps.
+    A name that carries an input in it (``Q₂`` for position 2, ``P_T=0.5``) is matched by its
+    place among the step's values when the step's names have the same pattern, so a practice
+    on fresh numbers asks the same steps; steps after the last one practised may differ.
     """
-    if len(trace.steps) != len(reference.steps):
+    last = max(sp.step for sp in plan.steps)
+    if len(trace.steps) < last:
         return None
     renamed: list[dict[str, str]] = []
     for ref_step, step in zip(reference.steps, trace.steps):
-        if len(ref_step.values) != len(step.values):
-            renamed.append({})
-            continue
-        renamed.append(dict(zip(ref_step.values, step.values)))
+        if [_pattern(n) for n in ref_step.values] == [_pattern(n) for n in step.values]:
+            renamed.append(dict(zip(ref_step.values, step.values)))
+        else:  # values added or dropped: only the names both have
+            renamed.append({n: n for n in ref_step.values if n in step.values})
 
     def here(index: int, name: str) -> str | None:
         for i in range(index, -1, -1):
@@ -238,9 +240,9 @@ def localise(plan: PracticePlan, trace: Any, reference: Any) -> PracticePlan | N
 
     steps = []
     for sp in plan.steps:
-        if sp.step > len(trace.steps) or not renamed[sp.index]:
-            return None
         names = renamed[sp.index]
+        if any(_pattern(a) != _pattern(b) for a, b in names.items()) or not names:
+            return None
         if any(a.name not in names for a in sp.asks) or any(g not in names for g in sp.given):
             return None
         needs = tuple(here(sp.index, n) for n in sp.needs)
@@ -250,6 +252,14 @@ def localise(plan: PracticePlan, trace: Any, reference: Any) -> PracticePlan | N
                               tuple(names[g] for g in sp.given), needs, sp.why))
     out = PracticePlan(plan.trace, tuple(steps))
     return None if check_against(out, trace) else out
+
+
+_NUMBERS = re.compile(r"[0-9₀-₉.]+")
+
+
+def _pattern(name: str) -> str:
+    """A value name with its numbers blanked: ``Q₂`` and ``Q₁`` are one pattern."""
+    return _NUMBERS.sub("#", name)
 
 
 def _length(value: Any) -> int:
