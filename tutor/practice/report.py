@@ -24,8 +24,8 @@ def header(session: PracticeSession) -> list[Line]:
     stage = {"study": "every value shown: explain the steps",
              "faded": f"the last {session.level} of {session.plan.top} practised steps blank",
              "solve": "every practised step blank: the whole problem"}[session.stage]
-    return [(f"Practice: {t.name} · {t.title}", "bold"),
-            (f"Level {session.level} of {session.plan.top} ({stage}) · {numbers}", "dim")]
+    return [(f"Practice: {t.name}, {t.title}", "bold"),
+            (f"Level {session.level} of {session.plan.top} ({stage}); {numbers}", "dim")]
 
 
 def task_lines(session: PracticeSession, task: Task) -> list[Line]:

@@ -37,6 +37,7 @@ from tutor.practice.answers import Mark, instructions, mark
 from tutor.practice.content import (Ask, PracticePlan, StepPlan, check_against, load_plan,
                                     localise)
 from tutor.practice.levels import HINT_RUNGS, MAX_ATTEMPTS, Outcome
+from tutor.quiz.marking import LETTERS, squash
 from tutor.store import Store, StoreError
 from tutor.store import practice as stored
 
@@ -130,7 +131,7 @@ class Prompt:
     @property
     def instructions(self) -> str:
         n = len(self.plan.why.choices)
-        return f"Choose a-{'abcd'[n - 1]} (or 1-{n})."
+        return f"Choose a-{LETTERS[n - 1]} (or 1-{n})."
 
 
 Task = Blank | Prompt
@@ -334,7 +335,7 @@ class PracticeSession:
                                           shown=self.value_text(task)))
 
     def _choose(self, task: Prompt, text: str) -> Feedback:
-        choice = choice_index(text, len(task.plan.why.choices))
+        choice = choice_index(text, task.choices)
         if choice is None:
             return Feedback(valid=False, hint=task.instructions)
         task.choice = choice
@@ -455,11 +456,14 @@ class PracticeSession:
         return self._summary
 
 
-def choice_index(text: str, n: int) -> int | None:
-    """0-based choice from ``a``-``d``, ``1``-``4`` or ``(b)``; None when it is not one."""
+def choice_index(text: str, choices: tuple[str, ...]) -> int | None:
+    """0-based choice from ``a``-``d``, ``1``-``4``, ``(b)`` or the choice's own text; None
+    when it is none of them."""
+    n = len(choices)
     s = text.strip().strip("().").lower()
-    if len(s) == 1 and "a" <= s <= "abcd"[n - 1]:
+    if len(s) == 1 and "a" <= s <= LETTERS[n - 1]:
         return ord(s) - ord("a")
     if s.isdigit() and 1 <= int(s) <= n:
         return int(s) - 1
-    return None
+    said = squash(text)
+    return next((i for i, c in enumerate(choices) if said and said == squash(c)), None)
