@@ -43,6 +43,8 @@ from tutor.store import practice as stored
 
 HIDDEN = "?"
 """How a blank value reads until it is done."""
+HIDDEN_FORMULA = "? (the first hint shows it)"
+HIDDEN_NUMBERS = "? (yours to work out)"
 SEED_LIMIT = 1_000_000
 """Random seeds of fresh numbers are below this (short to retype with ``--seed``)."""
 MAX_DRAWS = 50
@@ -286,6 +288,16 @@ class PracticeSession:
         return index not in self.faded or all(
             t.done for t in self.tasks if isinstance(t, Blank) and t.plan.index == index)
 
+    def step_mark(self, index: int) -> str:
+        """How a step list marks step ``index`` (0-based): ``?`` while it has open blanks,
+        ``✓`` when all were solved, ``✗`` when one was not; ``""`` for a step shown."""
+        blanks = [t for t in self.tasks if isinstance(t, Blank) and t.plan.index == index]
+        if not blanks:
+            return ""
+        if not all(t.done for t in blanks):
+            return "?"
+        return "✓" if all(t.state == "solved" for t in blanks) else "✗"
+
     def display_trace(self) -> Trace:
         """The trace as the student sees it now: each blank step's values, numbers and note
         read ``?`` until its blanks are done; its formula until a hint shows it."""
@@ -297,8 +309,8 @@ class PracticeSession:
             hinted = any(t.hints for t in self.tasks if isinstance(t, Blank) and t.plan is sp)
             values = {k: (v if k in sp.given or self._revealed(sp, k) else HIDDEN)
                       for k, v in step.values.items()}
-            steps[sp.index] = Step(step.title, step.formula if hinted else HIDDEN, HIDDEN,
-                                   values, "")
+            steps[sp.index] = Step(step.title, step.formula if hinted else HIDDEN_FORMULA,
+                                   HIDDEN_NUMBERS, values, "")
         return dataclasses.replace(self.trace, steps=steps)
 
     def _revealed(self, sp: StepPlan, name: str) -> bool:

@@ -34,9 +34,11 @@ class TraceScreen(Screen):
         Binding("h", "heatmap", "Heatmap"),
         Binding("o", "pick", "Traces", tooltip="Open another worked example"),
         Binding("r", "reset", "Defaults", show=False),
-        Binding("p", "practice", "Practice", tooltip="Do the steps yourself"),
+        Binding("p", "practice", "Try", tooltip="Practise: do the steps yourself"),
         Binding("escape", "leave_practice", "End practice"),
     ]
+    HELP_WORDS = {"practice": "Practise this trace: do its steps yourself, each answer checked",
+                  "leave_practice": "End the practice (the answers so far stay saved)"}
 
     def __init__(self, name: str | None = None, overrides: dict[str, Any] | None = None, *,
                  practice: PracticeStart | None = None) -> None:
@@ -154,10 +156,13 @@ class TraceScreen(Screen):
             self.show_page(event.option_index)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        practising = self.query_one(PracticePanel).display
+        if action in ("heatmap", "edit_inputs", "reset") and practising:
+            return False  # a heatmap would show the blanks; new inputs belong to a new practice
         if action == "heatmap":  # hidden from the footer where there is nothing to draw
             return self.trace is not None and bool(self.trace.heatmaps)
         if action == "leave_practice":
-            return self.query_one(PracticePanel).display
+            return practising
         return True
 
     def action_move(self, delta: int) -> None:
@@ -217,9 +222,20 @@ class TraceScreen(Screen):
     def on_practice_panel_changed(self, event: PracticePanel.Changed) -> None:
         session = self.query_one(PracticePanel).session
         if session is not None:
+            self._mark_pages(session.step_mark)
             self.show_page(min(self._practice_step(session) + 1, self.page_count - 2))
         self.refresh_bindings()
 
     def on_practice_panel_left(self, event: PracticePanel.Left) -> None:
+        self._mark_pages(lambda index: "")
         self.show_page(self.page)
         self.refresh_bindings()
+
+    def _mark_pages(self, mark) -> None:
+        """The step list with each blank step's mark (? open, ✓ solved, ✗ not solved)."""
+        pages = self.query_one("#trace-pages", OptionList)
+        width = len(f"{len(self.trace.steps)}.")
+        for i, step in enumerate(self.trace.steps, 1):
+            tail = mark(i - 1)
+            pages.replace_option_prompt(f"p{i}", hanging(f"{i}.", step.title + (f" {tail}" if tail else ""),
+                                                         head_width=width))

@@ -10,7 +10,6 @@ from __future__ import annotations
 from rich.console import Group
 from textual import on, work
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
 from textual.message import Message
 from textual.widgets import Input, Static
@@ -37,7 +36,6 @@ class PracticePanel(Vertical):
     PracticePanel #practice-say { height: auto; max-height: 9; padding: 0 1; }
     PracticePanel #practice-input { margin: 0 1; }
     """
-    BINDINGS = [Binding("escape", "leave", "End practice", show=False)]
 
     class Changed(Message):
         """The practice moved on (or ended): show its current step again."""
@@ -49,6 +47,8 @@ class PracticePanel(Vertical):
         super().__init__(**kw)
         self.session: PracticeSession | None = None
         self._busy = False
+        self.replies = 0
+        """Answers, hints and skips answered so far (a reply is on screen)."""
 
     def compose(self) -> ComposeResult:
         with VerticalScroll(id="practice-say"):
@@ -89,7 +89,7 @@ class PracticePanel(Vertical):
         field.display = True
         field.value = ""
         field.focus()
-        self._say(before + report.task_lines(session, task))
+        self._say(report.task_lines(session, task) + ([("", "")] + before if before else []))
         self.post_message(self.Changed())
 
     # -- answering --------------------------------------------------------------------
@@ -119,16 +119,19 @@ class PracticePanel(Vertical):
 
     def _answered(self, fb, lines: list[tuple[str, str]]) -> None:
         self._busy = False
+        self.replies += 1
         if fb is not None and fb.done:
-            self._ask(lines + [("", "")])
+            self._ask(lines)
             return
-        self._say(lines + [("", "")] + report.task_lines(self.session, self.session.task))
+        if fb is not None and fb.valid:  # marked, or a hint: the field is free for the next try
+            self.query_one("#practice-input", Input).value = ""
+        self._say(report.task_lines(self.session, self.session.task) + [("", "")] + lines)
         self.post_message(self.Changed())
 
     def _finish(self, before: list[tuple[str, str]]) -> None:
         summary = self.session.finish()
-        self._say(before + report.summary_lines(summary)
-                  + [("p practises again · Esc ends the practice", "dim")])
+        self._say(report.summary_lines(summary)
+                  + [("p practises again · Esc ends the practice", "dim"), ("", "")] + before)
         self.post_message(self.Changed())
 
     def _say(self, lines: list[tuple[str, str]]) -> None:
