@@ -20,7 +20,7 @@ import numpy as np
 
 from engine.trace import fmt
 from tutor.practice.content import Ask
-from tutor.quiz.marking import number_hint, read_numbers, squash
+from tutor.quiz.marking import number_hint, read_numbers, unify
 
 EXACT_DECIMALS = 12
 """Digits given to :func:`engine.mistakes.diagnose` for an entry typed exactly (a fraction,
@@ -105,11 +105,12 @@ def read_value(text: str, expected: Any) -> Reading:
                                 + _lower(instructions(expected)))
         return Reading(words=words)
     shape = shape_of(expected)
-    if is_flags(expected):
+    if is_flags(expected):  # 1 (true) and 0 (false): numbers the catalogue checks exactly
         flags = [t for t in re.split(r"[,;\s]+", text.lower().strip("[]() ")) if t]
         if any(f not in _FLAGS for f in flags) or len(flags) != int(np.prod(shape)):
-            return Reading(hint=instructions(expected))
-        return Reading(words=tuple(flags))
+            return Reading(hint=_lower(instructions(expected)))
+        return Reading(values=np.array([float(_FLAGS[f]) for f in flags]).reshape(shape),
+                       decimals=(None,) * len(flags))
     rows = [r for r in text.split(";")] if len(shape) == 2 else [text]
     if len(shape) == 2 and len(rows) != shape[0]:
         return Reading(hint=f"that is {len(rows)} row{'s' * (len(rows) != 1)}; "
@@ -162,6 +163,8 @@ class Mark:
     expected: str = ""
     named: tuple[Named, ...] = ()
     follow_up: Mapping[str, Any] | None = field(default=None)
+    diagnosed: bool = True
+    """Numbers go through the mistake catalogue; words are only compared."""
 
     @property
     def diagnosis_ids(self) -> tuple[str, ...]:
@@ -201,15 +204,13 @@ def mark(trace: str, inputs: Mapping[str, Any] | None, ask: Ask, expected: Any, 
     if reading.hint is not None:
         return Mark(valid=False, hint=reading.hint)
     if reading.values is None:
-        if is_flags(expected):
-            return _mark_flags(reading.words, expected)
         return _mark_words(reading.words, expected)
     check = _diagnose(trace, inputs, ask, name or ask.name, reading, expected, whole)
     named = tuple(Named(d.ids, d.title, d.explanation, fmt(_part(d.value, ask, expected)),
                         d.lesson, d.anchor) for d in check.diagnoses)
     return Mark(valid=True, correct=bool(check.correct), imprecise=bool(check.imprecise),
-                given=fmt(reading.values), expected=fmt(expected), named=named,
-                follow_up=check.follow_up)
+                given=fmt(reading.values), expected=fmt(np.asarray(expected, dtype=float)),
+                named=named, follow_up=check.follow_up)
 
 
 def _diagnose(trace: str, inputs: Mapping[str, Any] | None, ask: Ask, name: str,
@@ -251,15 +252,14 @@ def _decimals(per_entry: Sequence[int | None]) -> int | list[int] | None:
     return [EXACT_DECIMALS if d is None else d for d in per_entry]
 
 
-def _mark_flags(flags: Sequence[str], expected: Any) -> Mark:
-    want = np.asarray(expected, dtype=bool).ravel()
-    got = np.array([_FLAGS[f] for f in flags])
-    show = lambda a: " ".join("1" if x else "0" for x in a)  # noqa: E731
-    return Mark(valid=True, correct=bool(np.array_equal(got, want)), given=show(got),
-                expected=show(want))
+def _word(text: str) -> str:
+    """A typed word or hypothesis compared: case, spacing and unicode forms do not matter
+    (``The  Cat`` is ``the cat``), articles do (``a dog`` is not ``the dog``)."""
+    return " ".join(unify(text).split())
 
 
 def _mark_words(words: Sequence[str], expected: Any) -> Mark:
     want = [expected] if isinstance(expected, str) else list(expected)
-    ok = sorted(squash(w) for w in words) == sorted(squash(w) for w in want)
-    return Mark(valid=True, correct=ok, given=", ".join(words), expected=", ".join(want))
+    ok = sorted(_word(w) for w in words) == sorted(_word(w) for w in want)
+    return Mark(valid=True, correct=ok, given=", ".join(words), expected=", ".join(want),
+                diagnosed=False)

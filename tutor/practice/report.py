@@ -88,7 +88,7 @@ def mark_lines(session: PracticeSession, task: Blank, m: Mark) -> list[Line]:
     if len(m.named) > 1 and m.follow_up:
         out.append(("These mistakes give the same number on these inputs; on these they differ: "
                     + trace_command(session.trace.name, m.follow_up) + " --practice", "dim"))
-    if not m.named and not m.imprecise:
+    if m.diagnosed and not m.named and not m.imprecise:
         out.append(("No catalogued mistake gives that number here: check each entry again.", "dim"))
     return out
 

@@ -38,8 +38,7 @@ class TracePicker(ModalScreen[str | None]):
     def compose(self) -> ComposeResult:
         with Vertical(id="picker-box"):
             yield Static(assemble(("Pick a worked example", "bold"),
-                                  ("  type to filter · ↑↓ · Enter opens · Esc cancels · ", "dim"),
-                                  ("n/m", "cyan"), (" practice level", "dim")))
+                                  ("  type to filter · ↑↓ · Enter opens · Esc cancels", "dim")))
             yield Input(placeholder="filter: a name, words of a title, or a section like 10", id="picker-filter")
             yield OptionList(id="picker-options")
 
@@ -65,7 +64,7 @@ class TracePicker(ModalScreen[str | None]):
                 options.add_option(None)
             section = info.section
             level = self._levels.get(info.name)
-            practice = (f"{level[0]}/{level[1]} ", "cyan") if level else ("", "")
+            practice = (f"level {level[0]}/{level[1]} ", "cyan") if level else ("", "")
             options.add_option(Option(assemble(f"§{info.section:<2} ", (f"{info.name:<20}", "bold"), " ",
                                                practice, (info.title, "dim")), id=info.name))
         if options.option_count:
