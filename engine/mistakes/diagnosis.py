@@ -22,15 +22,17 @@ The order of a diagnosis:
    ``follow_up`` inputs on which they differ;
 4. **unknown** — nothing matches (``diagnoses == ()``).
 
-A number typed with fewer than two significant digits ("1", "0.5") is too coarse to tell a
-slip from a guess: it matches a mistake only when the mistake gives exactly that number, and
-such an exact match is named even where the right value rounds to it (1 for q·k = 1 when the
-scaled score is 0.577).
+A number typed with fewer than two significant digits and fewer than two decimals ("1",
+"0.5") is too coarse to tell a slip from a guess: it matches a mistake only when the mistake
+gives exactly that number, and such an exact match is named even where the right value
+rounds to it (1 for q·k = 1 when the scaled score is 0.577). "Correct" without a tolerance
+needs two significant digits in the largest entry typed.
 """
 
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -102,7 +104,8 @@ def _near(g: np.ndarray, x: np.ndarray, dec: np.ndarray | None) -> np.ndarray:
         return out
     unit = 10.0 ** (-dec[finite].astype(float))
     rounded = np.abs(gf - xf) <= 0.5 * unit + hair
-    cut = (np.abs(gf) <= np.abs(xf) + hair) & (np.abs(xf - gf) < unit - hair) & (gf * xf >= 0)
+    with np.errstate(invalid="ignore"):
+        cut = (np.abs(gf) <= np.abs(xf) + hair) & (np.abs(xf - gf) < unit - hair) & (gf * xf >= 0)
     out[finite] = rounded | cut
     return out
 
@@ -124,13 +127,55 @@ def significant(v: np.ndarray, dec: np.ndarray | None) -> np.ndarray:
         return np.full(v.size, 99)
     out = np.empty(v.size, np.int64)
     for i, (x, d) in enumerate(zip(v, dec)):
-        if x == 0:
+        if not math.isfinite(x):
+            out[i] = 99
+        elif x == 0:
             out[i] = 0
         elif x >= 1:
             out[i] = len(str(int(x))) + int(d)
         else:
-            out[i] = int(d) - int(math.floor(-math.log10(x) + 1e-12))
+            out[i] = int(d) - (math.ceil(-math.log10(x) - 1e-12) - 1)  # zeros after the point
     return out
+
+
+def _precise_enough(g: np.ndarray, dec: np.ndarray | None, exact: np.ndarray) -> bool:
+    """At least two significant digits in the largest inexact entry typed: "0.5" is too
+    coarse for 0.4711, while [0.85, 0.05, 0.01] is a weight vector typed to two decimals."""
+    if dec is None or exact.all():
+        return True
+    loose = ~exact
+    sig = significant(g, dec)[loose]
+    return bool(sig[int(np.argmax(np.abs(g.ravel()[loose])))] >= MIN_SIGNIFICANT)
+
+
+def _coarse(g: np.ndarray, dec: np.ndarray | None, exact: np.ndarray) -> np.ndarray:
+    """Entries typed too roughly to stand for a rounded number ("1", "0.5", "3": under two
+    significant digits and under two decimals) that are not exactly the right value: such an
+    entry matches a mistake only when the mistake gives exactly that number."""
+    if dec is None:
+        return np.zeros(g.size, bool)
+    return (significant(g, dec) < MIN_SIGNIFICANT) & (dec < 2) & ~exact
+
+
+_INDEX = re.compile(r"^(.*\S)\s*\[\s*(\d+)\s*(?:,\s*(\d+)\s*)?\]$")
+
+
+def split_index(name: str) -> tuple[str, tuple[int, ...]]:
+    """``A[2]`` → ("A", (2,)): one row (1-based, as the traces count); ``A[2,3]`` one entry."""
+    m = _INDEX.match(name.strip())
+    if not m:
+        return name, ()
+    return m.group(1), tuple(int(g) for g in m.groups()[1:] if g is not None)
+
+
+def _pick(x: np.ndarray, index: tuple[int, ...], key: str) -> np.ndarray:
+    """Row or entry ``index`` (1-based) of value ``x``; ``ValueError`` when there is none."""
+    if not index:
+        return x
+    if len(index) > x.ndim or any(not 1 <= i <= n for i, n in zip(index, x.shape)):
+        raise ValueError(f"value {key} has shape {x.shape}; no entry "
+                         f"[{', '.join(map(str, index))}] (rows and columns count from 1)")
+    return x[tuple(i - 1 for i in index)]
 
 
 # --------------------------------------------------------------------------- diagnosis
@@ -153,7 +198,8 @@ def diagnose(trace: str, inputs: Mapping[str, Any] | None, name: str, given: Arr
     Args:
         trace: a trace name (or an extra computation of ``engine.mistakes``).
         inputs: the problem's inputs (None = the notes' defaults).
-        name: the value checked, as the trace names it (``Q₂`` may be typed ``Q2``).
+        name: the value checked, as the trace names it (``Q₂`` may be typed ``Q2``); ``A[2]``
+            checks row 2 only, ``A[2,3]`` one entry (counting from 1).
         given: the student's number(s), any shape with the right number of entries.
         decimals: digits typed after the point, per entry or one for all; None = exact.
         tolerance: the question's tolerance for "correct" (absolute, per entry); None =
@@ -169,35 +215,37 @@ def diagnose(trace: str, inputs: Mapping[str, Any] | None, name: str, given: Arr
     comp = registry.computation(trace)
     inp = registry.checked_inputs(trace, inputs)
     right, slips = registry.run(trace, inp, (), checked=True)
-    key = registry.resolve(name, list(right), trace)
-    expected = right[key]
+    base, index = split_index(name)
+    key = registry.resolve(base, list(right), trace)
+    expected = _pick(right[key], index, key)
+    label = key + (name[len(base):] if index else "")
     g = np.asarray(given, dtype=np.float64)
     if g.size != expected.size:
-        raise ValueError(f"value {key}: got {g.size} number{'s' if g.size != 1 else ''}, "
+        raise ValueError(f"value {label}: got {g.size} number{'s' if g.size != 1 else ''}, "
                          f"expected {expected.size}")
     g = g.reshape(expected.shape)
     dec = _decimals(decimals, g.size)
     typed_right = bool(_near(g, expected, dec).all())
-    if tolerance is not None:
-        tol = float(tolerance)
-        correct = bool(np.all((np.abs(g - expected) <= tol + HAIR * np.maximum(1.0, np.abs(expected)))
-                              | (g == expected)))
-    else:
-        exact = np.abs(g - expected).ravel() <= HAIR * np.maximum(1.0, np.abs(expected.ravel()))
-        rounded = _near(g, expected, dec) if dec is None else (
-            np.abs(g - expected).ravel() <= 0.5 * 10.0 ** (-dec.astype(float)) + HAIR)
-        enough = significant(g, dec) >= MIN_SIGNIFICANT
-        correct = bool(np.all(exact | (rounded & enough)))
+    with np.errstate(invalid="ignore"):
+        gap = np.abs(g - expected).ravel()  # NaN where both are the same infinity
+        size = np.where(np.isfinite(expected), np.abs(expected), 0.0).ravel()
+        hair = HAIR * np.maximum(1.0, size)
+        exact = (g == expected).ravel() | (gap <= hair)
+        if tolerance is not None:
+            correct = bool(np.all(exact | (gap <= float(tolerance) + hair)))
+        else:
+            rounded = exact if dec is None else gap <= 0.5 * 10.0 ** (-dec.astype(float)) + HAIR
+            correct = bool(np.all(exact | rounded)) and _precise_enough(g, dec, exact)
     if correct:
-        return Check(trace, key, g, expected, True, False, (), None)
-    coarse = significant(g, dec) < MIN_SIGNIFICANT
+        return Check(trace, label, g, expected, True, False, (), None)
+    coarse = _coarse(g, dec, exact)
     if typed_right and not coarse.any():
-        return Check(trace, key, g, expected, False, True, (), None)
-    found = _matches(comp, inp, key, g, dec, coarse, [(m,) for m in comp.mistakes])
+        return Check(trace, label, g, expected, False, True, (), None)
+    found = _matches(comp, inp, key, index, g, dec, coarse, [(m,) for m in comp.mistakes])
     if not found:
-        found = _matches(comp, inp, key, g, dec, coarse, list(comp.pairs))
+        found = _matches(comp, inp, key, index, g, dec, coarse, list(comp.pairs))
     if not found:
-        return Check(trace, key, g, expected, False, typed_right, (), None)
+        return Check(trace, label, g, expected, False, typed_right, (), None)
     found.sort(key=lambda c: (len(c[0]), round(c[2], 6), sum(RANK[i] for i in c[0])))
     best = found[0][1]
     top = [c for c in found if len(c[0]) == len(found[0][0]) and
@@ -207,11 +255,11 @@ def diagnose(trace: str, inputs: Mapping[str, Any] | None, name: str, given: Arr
                   _explain(ids, slips.facts, value, expected, key), _as_value(value),
                   MISTAKES[ids[0]].lesson, MISTAKES[ids[0]].anchor, comp.trace)
         for ids, value, _ in top)
-    tied = follow_up(trace, inp, key, [d.ids for d in diagnoses]) if len(diagnoses) > 1 else None
-    return Check(trace, key, g, expected, False, False, diagnoses, tied)
+    tied = follow_up(trace, inp, label, [d.ids for d in diagnoses]) if len(diagnoses) > 1 else None
+    return Check(trace, label, g, expected, False, False, diagnoses, tied)
 
 
-def _matches(comp, inp, key, g, dec, coarse, candidates):
+def _matches(comp, inp, key, index, g, dec, coarse, candidates):
     """The candidates (tuples of ids) whose value of ``key`` matches g: (ids, value, distance).
 
     An entry typed with fewer than two significant digits matches only an exact value."""
@@ -219,6 +267,11 @@ def _matches(comp, inp, key, g, dec, coarse, candidates):
     for ids in candidates:
         values, _ = registry.run(comp.name, inp, ids, checked=True)
         x = values.get(key)
+        if x is not None and index:
+            try:
+                x = _pick(x, index, key)
+            except ValueError:
+                continue
         if x is None or x.shape != g.shape or np.isnan(x).any():
             continue
         ok = np.where(coarse, _near(g, x, None), _near(g, x, dec))
@@ -244,10 +297,14 @@ def follow_up(trace: str, inputs: Mapping[str, Any] | None, name: str,
         try:
             inp = registry.checked_inputs(trace, candidate)
             runs = [registry.run(trace, inp, g, checked=True)[0] for g in groups]
-            key = registry.resolve(name, list(runs[0]), trace)
+            base, index = split_index(name)
+            key = registry.resolve(base, list(runs[0]), trace)
         except ValueError:
             continue
-        vals = [r.get(key) for r in runs]
+        try:
+            vals = [None if r.get(key) is None else _pick(r[key], index, key) for r in runs]
+        except ValueError:
+            continue
         if any(v is None or v.shape != vals[0].shape or not np.isfinite(v).all() for v in vals):
             continue
         rounded = [np.round(v, 2) for v in vals]
