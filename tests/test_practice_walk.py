@@ -97,7 +97,7 @@ def _planted(name: str, session: PracticeSession):
     """The first blank (last step first) and catalogued mistake whose number differs from the
     right one by more than the blank's tolerance; None if no blank has one."""
     blanks = [t for t in session.tasks if isinstance(t, Blank)]
-    for task in sorted(reversed(blanks), key=lambda t: t.ask.index is not None):  # rows last
+    for task in reversed(blanks):
         if is_words(task.expected) or is_flags(task.expected):
             continue
         key = session.catalogue_name(task)
@@ -115,17 +115,7 @@ def _planted(name: str, session: PracticeSession):
     return None
 
 
-ROWS_ONLY = {"self-attention", "masking", "multi-head"}
-"""Traces whose practice asks only rows of matrices (one row of a 5×5, not 25 numbers).
-:func:`engine.mistakes.diagnose` diagnoses whole values only; a row is sent with the other
-rows exact, so a mistake that changes every row (most do) is not named. Strict: this fails
-as soon as the catalogue diagnoses a row by itself (``diagnose(..., "A[3]", row)``, which
-tutor.practice.answers tries first), and the mark should then go."""
-
-
-@pytest.mark.parametrize("name", [pytest.param(n, marks=pytest.mark.xfail(
-    strict=True, reason="engine.mistakes diagnoses no row of a matrix by itself"))
-    if n in ROWS_ONLY else n for n in TRACES])
+@pytest.mark.parametrize("name", TRACES)
 def test_a_catalogued_mistake_is_diagnosed_as_itself(name, store):
     plan = load_plan(name)
     session = PracticeSession(build(name), plan, plan.top, store=store)

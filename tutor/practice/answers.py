@@ -194,56 +194,33 @@ def tolerance_text(expected: Any) -> str:
 
 
 def mark(trace: str, inputs: Mapping[str, Any] | None, ask: Ask, expected: Any, text: str,
-         whole: Any = None, name: str | None = None) -> Mark:
+         name: str | None = None) -> Mark:
     """Mark ``text`` typed for ``ask`` of ``trace`` on ``inputs`` (None = the notes' numbers).
 
-    ``expected`` is the ask's right value (its row, for a row); ``whole`` the step's whole
-    value and ``name`` the name :func:`engine.mistakes.diagnose` knows it by (defaults: the
-    ask's)."""
+    ``expected`` is the ask's right value (its row, for a row); ``name`` the name
+    :func:`engine.mistakes.diagnose` knows the whole value by (default: the ask's)."""
     reading = read_value(text, expected)
     if reading.hint is not None:
         return Mark(valid=False, hint=reading.hint)
     if reading.values is None:
         return _mark_words(reading.words, expected)
-    check = _diagnose(trace, inputs, ask, name or ask.name, reading, expected, whole)
-    named = tuple(Named(d.ids, d.title, d.explanation, fmt(_part(d.value, ask, expected)),
-                        d.lesson, d.anchor) for d in check.diagnoses)
+    check = _diagnose(trace, inputs, ask, name or ask.name, reading, expected)
+    named = tuple(Named(d.ids, d.title, d.explanation, fmt(d.value), d.lesson, d.anchor)
+                  for d in check.diagnoses)
     return Mark(valid=True, correct=bool(check.correct), imprecise=bool(check.imprecise),
                 given=fmt(reading.values), expected=fmt(np.asarray(expected, dtype=float)),
                 named=named, follow_up=check.follow_up)
 
 
 def _diagnose(trace: str, inputs: Mapping[str, Any] | None, ask: Ask, name: str,
-              reading: Reading, expected: Any, whole: Any):
-    """:func:`engine.mistakes.diagnose` on the typed value: the ask's value itself, or for a
-    row ``NAME[i]`` the row by that name; where the catalogue knows only the whole value, the
-    whole value with the other rows exact (a mistake is then named only if it leaves them
-    as they are)."""
+              reading: Reading, expected: Any):
+    """:func:`engine.mistakes.diagnose` on the typed value: the whole value, or a row
+    ``NAME[i]`` by itself."""
     from engine.mistakes import diagnose
 
-    tol = tolerance_for(expected)
-    decimals = _decimals(reading.decimals)
-    if ask.index is None:
-        return diagnose(trace, inputs, name, reading.values, decimals=decimals, tolerance=tol)
-    try:
-        return diagnose(trace, inputs, f"{name}[{ask.index}]", reading.values,
-                        decimals=decimals, tolerance=tol)
-    except ValueError:
-        pass
-    full = np.array(whole, dtype=np.float64)
-    full[ask.index - 1] = reading.values
-    per_entry = np.full(full.shape, EXACT_DECIMALS, dtype=np.int64)
-    typed = [EXACT_DECIMALS if d is None else d for d in reading.decimals]
-    per_entry[ask.index - 1] = np.reshape(typed, np.shape(per_entry[ask.index - 1]))
-    return diagnose(trace, inputs, name, full, decimals=per_entry.ravel().tolist(), tolerance=tol)
-
-
-def _part(value: Any, ask: Ask, expected: Any) -> Any:
-    """A mistake's value for the ask: its row when the whole value was diagnosed."""
-    arr = np.asarray(value)
-    if ask.index is not None and arr.shape != np.shape(expected) and arr.ndim >= 1:
-        return arr[ask.index - 1]
-    return value
+    label = name if ask.index is None else f"{name}[{ask.index}]"
+    return diagnose(trace, inputs, label, reading.values, decimals=_decimals(reading.decimals),
+                    tolerance=tolerance_for(expected))
 
 
 def _decimals(per_entry: Sequence[int | None]) -> int | list[int] | None:

@@ -326,9 +326,8 @@ class PracticeSession:
             raise RuntimeError("no task is waiting for an answer")
         if isinstance(task, Prompt):
             return self._choose(task, text)
-        values = self.trace.steps[task.plan.index].values
         result = mark(self.trace.name, self.overrides, task.ask, task.expected, text,
-                      whole=values[task.ask.name], name=self.catalogue_name(task))
+                      name=self.catalogue_name(task))
         if not result.valid:
             return Feedback(valid=False, hint=result.hint)
         task.attempts += 1
