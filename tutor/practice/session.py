@@ -380,11 +380,11 @@ class PracticeSession:
         return self._saved(task, Feedback(done=True, right=False, shown=self.value_text(task)))
 
     def catalogue_name(self, task: Blank) -> str:
-        """The blank's value as :func:`engine.mistakes.diagnose` names it: ``NAME@STEP`` when
-        several steps have a value of that name."""
-        name = task.ask.name
-        steps = sum(name in step.values for step in self.trace.steps)
-        return name if steps <= 1 else f"{name}@{task.plan.step}"
+        """The blank's value as :func:`engine.mistakes.diagnose` names it (``NAME@STEP`` where
+        several steps give the name different numbers)."""
+        from engine.mistakes import value_key
+
+        return value_key(self.trace.name, self.overrides, task.ask.name, task.plan.step) or task.ask.name
 
     def value_text(self, task: Blank) -> str:
         return f"{task.ask.label} = {fmt(task.expected)}"
