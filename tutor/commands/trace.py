@@ -13,7 +13,7 @@ import typer
 
 NAME = "trace"
 HELP = ("Step through a worked example number by number (--plain, --json, --markdown, --set), "
-        "or check your own numbers (--check).")
+        "check your own numbers (--check), or do its steps yourself (--practice).")
 
 FORMATS = ("plain", "json", "markdown")
 
