@@ -72,7 +72,7 @@ def test_the_lectures_commonest_mistake_is_named_with_its_number_and_lesson():
     title = asciify(MISTAKES["no-scale"].title)  # plain text is ASCII math
     assert f"Known mistake: {title}; it gives scores = [1, 0, 0] here." in out
     assert f"attn-tutor lesson {MISTAKES['no-scale'].lesson}" in out
-    assert "Try again (2 tries left), or :hint." in out
+    assert "Not right: you gave scores = [1, 0, 0]. Try again (2 tries left) or :hint." in out
     assert "Practice stopped: the answers so far are saved; the level stays 3 of 4." in out
 
 

@@ -105,3 +105,19 @@ async def test_practice_fits_80x24(size):
         assert "✗ Not right" in text and "Try again" in text
         field = panel.query_one("#practice-input")
         assert field.region.bottom <= size[1] - 1 and field.region.height >= 1
+
+
+async def test_the_stats_area_shows_practice():
+    from tutor.screens.stats import StatsScreen
+
+    app = make_app(StartAt("stats"), warm_up=False)
+    async with app.run_test(size=(100, 30)) as pilot:
+        assert await until(pilot, lambda: isinstance(app.screen, StatsScreen))
+        stored.save_level(app.store, "qkv", 2, finished=True, clean=True)
+        stored.record_step(app.store, session="s", trace="qkv", level=1, seed=None, step=7,
+                           name="output", answer="0.4711, 0.2645", correct=True)
+        await pilot.press("r")
+        assert await until(pilot, lambda: "Practice traces: 1 of 28 practised" in
+                           widget_text(app.screen.query_one("#stats-body")))
+        body = widget_text(app.screen.query_one("#stats-body"))
+        assert "qkv" in body and "2/4" in body and "1: 1/1 blanks" in body

@@ -64,9 +64,10 @@ def feedback_lines(session: PracticeSession, task: Task, fb: Feedback) -> list[L
         why = ("shown by the last hint" if task.hints >= 3 else
                f"after {MAX_ATTEMPTS} tries" if task.attempts >= MAX_ATTEMPTS else "skipped")
         out.append((f"The value ({why}; this blank counts as not solved): {fb.shown}", "bold"))
-    elif fb.attempts_left:
-        out.append((f"Try again ({fb.attempts_left} tr{'ies' if fb.attempts_left != 1 else 'y'} "
-                    "left), or :hint.", "dim"))
+    elif fb.attempts_left and out:  # on the verdict's own line: it stays in view on 24 rows
+        line, style = out[0]
+        out[0] = (f"{line}. Try again ({fb.attempts_left} tr"
+                  f"{'ies' if fb.attempts_left != 1 else 'y'} left) or :hint.", style)
     return out + _unsaved(fb)
 
 
@@ -107,7 +108,9 @@ def summary_lines(s: Summary) -> list[Line]:
         out.append((f"Blanks solved: {s.solved} of {s.blanks}.", ""))
     out.append((f"Why-questions right: {s.right} of {s.prompts}.", ""))
     move = ("up" if s.new_level > s.level else "down" if s.new_level < s.level else "the same")
-    verdict = {"clean": "A clean practice", "partial": "Solved, with help or a second try",
+    verdict = {"clean": "A clean practice",
+               "partial": ("Solved, with help or a second try" if s.helped
+                           else "Not every why-question right"),
                "failed": "Some blanks were not solved"}[s.outcome.value]
     out.append((f"{verdict}: next time level {s.new_level} of {s.top} ({move}).", "bold"))
     if s.due is not None:

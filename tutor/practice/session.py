@@ -177,6 +177,8 @@ class Summary:
     saved: bool = True
     error: str | None = None
     due: datetime | None = None
+    helped: bool = False
+    """A blank was solved only after a hint or a wrong try."""
 
 
 def first_practice(store: Store, name: str) -> bool:
@@ -463,7 +465,7 @@ class PracticeSession:
             self.trace.name, self.level, self.plan.top, complete, outcome, new_level,
             sum(t.state == "solved" for t in blanks), len(blanks), sum(t.right for t in prompts),
             len(prompts), saved=not self._errors, error=self._errors[-1] if self._errors else None,
-            due=due)
+            due=due, helped=any(t.state == "solved" and not t.first_try for t in blanks))
         return self._summary
 
 
