@@ -20,7 +20,10 @@ import numpy as np
 
 from engine.trace import fmt
 from tutor.practice.content import Ask
-from tutor.quiz.marking import number_hint, read_numbers, unify
+# The tutor's one set of rules for typed answers (number reading, choice letters, the command
+# words :hint/:skip/:quit): the practice wing takes them from here only.
+from tutor.quiz.marking import LETTERS, number_hint, read_numbers, squash, unify  # noqa: F401
+from tutor.quiz.session import COMMANDS_HELP, command_word  # noqa: F401
 
 EXACT_DECIMALS = 12
 """Digits given to :func:`engine.mistakes.diagnose` for an entry typed exactly (a fraction,

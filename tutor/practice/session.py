@@ -33,11 +33,10 @@ from typing import Any
 from engine.trace import Step, Trace, fmt
 from tutor.content_schema import LESSON_IDS, ContentError
 from tutor.practice import levels
-from tutor.practice.answers import Mark, instructions, mark
+from tutor.practice.answers import LETTERS, Mark, instructions, mark, squash
 from tutor.practice.content import (Ask, PracticePlan, StepPlan, check_against, load_plan,
                                     localise)
 from tutor.practice.levels import HINT_RUNGS, MAX_ATTEMPTS, Outcome
-from tutor.quiz.marking import LETTERS, squash
 from tutor.store import Store, StoreError
 from tutor.store import practice as stored
 

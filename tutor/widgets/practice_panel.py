@@ -16,7 +16,7 @@ from textual.widgets import Input, Static
 
 from tutor.practice import report
 from tutor.practice.session import PracticeSession, PracticeStart
-from tutor.quiz.session import command_word
+from tutor.practice.answers import command_word
 from tutor.render.safe import text
 
 MARKS = {"bold green": "✓ ", "bold red": "✗ "}
