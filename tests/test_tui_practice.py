@@ -94,9 +94,9 @@ async def test_started_from_the_command_line_and_finished(monkeypatch):
 
 @pytest.mark.parametrize("size", [(80, 24)])
 async def test_practice_fits_80x24(size):
-    app = make_app(StartAt("trace", "masking", practice=PracticeStart(level=2)), warm_up=False)
+    app = make_app(StartAt("trace", "masking", practice=PracticeStart(level=3)), warm_up=False)
     async with app.run_test(size=size) as pilot:
-        panel = await _practice(pilot, app, PracticeStart(level=2))
+        panel = await _practice(pilot, app, PracticeStart(level=3))
         text = screen_text(app)
         assert "mask[3] = ?" in text and "Type 5 flags" in text
         assert "esc End practice" in text.splitlines()[-1]

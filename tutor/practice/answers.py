@@ -1,9 +1,9 @@
 """Reading a value the student typed for a blank, and marking it.
 
-Numbers are read by the quiz's reader (:func:`tutor.quiz.marking.read_numbers`: decimals,
-fractions, roots, powers), one per entry of the blank, separated by commas, semicolons or
-spaces. The digits typed after the point say how precisely the student worked
-(:func:`typed_decimals`), and :func:`engine.mistakes.diagnose` marks the value at that
+Numbers are read by the tutor's reader (:func:`tutor.typed.read_typed`: decimals,
+fractions, roots, powers, ``-inf`` for a masked score), one per entry of the blank, separated
+by commas, semicolons or spaces. The digits typed after the point say how precisely the
+student worked (:func:`tutor.typed.typed_decimals`), and :func:`engine.mistakes.diagnose` marks the value at that
 precision and names the catalogued mistakes that give it. A blank whose value is words (the
 hypotheses a beam keeps, a sampled word) is compared word for word; no mistake catalogue
 covers words.
@@ -22,27 +22,9 @@ from engine.trace import fmt
 from tutor.practice.content import Ask
 # The tutor's one set of rules for typed answers (number reading, choice letters, the command
 # words :hint/:skip/:quit): the practice wing takes them from here only.
-from tutor.quiz.marking import LETTERS, number_hint, read_numbers, squash, unify  # noqa: F401
+from tutor.quiz.marking import LETTERS, number_hint, squash, unify  # noqa: F401
 from tutor.quiz.session import COMMANDS_HELP, command_word  # noqa: F401
-
-EXACT_DECIMALS = 12
-"""Digits given to :func:`engine.mistakes.diagnose` for an entry typed exactly (a fraction,
-a root) beside entries typed as decimals."""
-
-_DECIMAL = re.compile(r"(?:≈|~)?\s*[+\-−]?(?P<whole>\d*)(?:\.(?P<frac>\d*))?"
-                      r"(?:[eE](?P<exp>[+\-−]?\d+))?")
-
-
-def typed_decimals(token: str) -> int | None:
-    """Digits after the point in a typed decimal (``0.47`` → 2, ``3`` → 0, ``1.5e-3`` → 4,
-    ``1.15e8`` → −6: typed to the nearest million); None for a number typed exactly
-    (``1/3``, ``√3``, ``e^-1``)."""
-    m = _DECIMAL.fullmatch(token.strip())
-    if not m or not (m["whole"] or m["frac"]):
-        return None
-    exp = int(m["exp"].replace("−", "-")) if m["exp"] else 0
-    return len(m["frac"] or "") - exp
-
+from tutor.typed import EXACT_DECIMALS, read_typed
 
 def is_words(value: Any) -> bool:
     """A value of words (a list of hypotheses, a sampled word), not numbers."""
@@ -121,14 +103,14 @@ def read_value(text: str, expected: Any) -> Reading:
     values: list[float] = []
     decimals: list[int | None] = []
     for row in rows:
-        tokens = read_numbers(row)
+        tokens = read_typed(row)
         if len(shape) == 2 and len(tokens) != shape[1]:
             return Reading(hint=f"a row has {len(tokens)} numbers; " + _lower(instructions(expected)))
-        for token, value in tokens:
+        for token, value, places in tokens:
             if value is None:
                 return Reading(hint=f"{token!r} is not a number. " + number_hint(token))
             values.append(value)
-            decimals.append(typed_decimals(token))
+            decimals.append(places)
     size = int(np.prod(shape)) if shape else 1
     if len(values) != size:
         return Reading(hint=f"that is {len(values)} number{'s' * (len(values) != 1)}; "
