@@ -58,7 +58,7 @@ def test_stats(snap_compare):
 def test_trace_practice_80x24(snap_compare):
     """A practice on the trace screen at the minimum size: the blank step, the diagnosis of a
     wrong answer with its mark, the answer field and the footer."""
-    from tutor.practice.session import PracticeStart
+    from tutor.practice.tasks import PracticeStart
     from tutor.widgets.practice_panel import PracticePanel
 
     app = make_app(StartAt("trace", "qkv", practice=PracticeStart(level=2)), warm_up=False)

@@ -12,7 +12,7 @@ import pytest
 from engine.mistakes import MISTAKES
 from tui_text import screen_text, until, widget_text
 from tutor.app import StartAt, make_app
-from tutor.practice.session import PracticeStart
+from tutor.practice.tasks import PracticeStart
 from tutor.screens.trace import TraceScreen
 from tutor.store import practice as stored
 from tutor.widgets.practice_panel import PracticePanel

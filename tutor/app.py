@@ -28,7 +28,7 @@ from tutor.screens.too_small import MIN_HEIGHT, MIN_WIDTH, TooSmallScreen
 
 if TYPE_CHECKING:
     from tutor.exam.paper import ExamStart
-    from tutor.practice.session import PracticeStart
+    from tutor.practice.tasks import PracticeStart
     from tutor.quiz.modes import QuizStart
     from tutor.screens.trace import TraceScreen
     from tutor.warmup_procs import WarmUpChildren

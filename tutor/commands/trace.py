@@ -191,7 +191,7 @@ def run_practice(name: str | None, *, practice: bool, level: int | None, seed: i
             raise UserError(str(exc)) from None
     if not plain and _on_terminal():
         from tutor.app import StartAt, run_app
-        from tutor.practice.session import PracticeStart
+        from tutor.practice.tasks import PracticeStart
 
         run_app(StartAt("trace", name, practice=PracticeStart(level, seed)))
         return

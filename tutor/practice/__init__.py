@@ -10,7 +10,9 @@ them):
 * :mod:`~tutor.practice.answers` reads a typed value and marks it with
   :func:`engine.mistakes.diagnose`.
 * :mod:`~tutor.practice.session` is the state machine both front ends drive; it saves each
-  answer, the trace's level and its FSRS review.
+  answer, the trace's level and its FSRS review. Its tasks (a blank, a why-question) and
+  what answering gives back are the plain data of :mod:`~tutor.practice.tasks`.
+* :mod:`~tutor.practice.report` holds the words both front ends show.
 * :mod:`~tutor.practice.plain` is the line front end; :mod:`~tutor.practice.progress` the
   figures ``stats`` and the plan read.
 """

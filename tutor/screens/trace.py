@@ -17,7 +17,7 @@ from tutor.render.labels import hanging
 from tutor.widgets.practice_panel import PracticePanel
 
 if TYPE_CHECKING:
-    from tutor.practice.session import PracticeStart
+    from tutor.practice.tasks import PracticeStart
 
 DEFAULT_TRACE = "qkv"
 

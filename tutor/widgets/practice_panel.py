@@ -15,7 +15,8 @@ from textual.message import Message
 from textual.widgets import Input, Static
 
 from tutor.practice import report
-from tutor.practice.session import PracticeSession, PracticeStart
+from tutor.practice.session import PracticeSession
+from tutor.practice.tasks import PracticeStart
 from tutor.practice.answers import command_word
 from tutor.render.safe import text
 
