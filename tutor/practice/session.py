@@ -264,8 +264,19 @@ class PracticeSession:
         """Hint 2: the intermediates the step needs, with their values here."""
         if not sp.needs:
             return "It needs nothing computed before it: start from the inputs."
-        parts = [f"{name} = {fmt(self._lookup(sp, name))}" for name in sp.needs]
+        from engine.traces import input_specs
+
+        about = {spec.name: spec.description for spec in input_specs(self.trace.name)}
+        parts = []
+        for name in sp.needs:
+            part = f"{name} = {fmt(self._lookup(sp, name))}"
+            if not self._computed(sp, name) and name in about:  # an input: say what it holds
+                part += f" ({about[name]})"
+            parts.append(part)
         return "You need: " + "; ".join(parts)
+
+    def _computed(self, sp: StepPlan, name: str) -> bool:
+        return any(name in self.trace.steps[i].values for i in range(sp.index + 1))
 
     def _lookup(self, sp: StepPlan, name: str) -> Any:
         for index in range(sp.index, -1, -1):
