@@ -51,6 +51,8 @@ def instructions(value: Any) -> str:
     if is_words(value):
         if isinstance(value, str):
             return "Type one word."
+        if len(value) == 1:
+            return "Type the one item (a word, or words for a hypothesis)."
         return f"Type the {len(value)} of them, separated by commas."
     shape = shape_of(value)
     if is_flags(value):

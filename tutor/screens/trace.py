@@ -115,6 +115,11 @@ class TraceScreen(Screen):
         source = "your inputs" if self.overrides else "defaults"
         n = len(t.heatmaps)
         heat = f" · {n} heatmap{'s' * (n != 1)} (h)" if n else ""
+        session = self.query_one(PracticePanel).session
+        if session is not None:  # practising: its numbers, and where to read them
+            source = ("practice on the notes' numbers" if session.seed is None else
+                      f"practice on fresh numbers (seed {session.seed}: Overview lists them)")
+            heat = ""
         self.query_one("#trace-header", Static).update(
             assemble((t.name, "bold"), " · ", t.title, (f"  §{t.section} · {source}{heat}", "dim")))
 
@@ -222,11 +227,13 @@ class TraceScreen(Screen):
     def on_practice_panel_changed(self, event: PracticePanel.Changed) -> None:
         session = self.query_one(PracticePanel).session
         if session is not None:
+            self._render_header()
             self._mark_pages(session.step_mark)
             self.show_page(min(self._practice_step(session) + 1, self.page_count - 2))
         self.refresh_bindings()
 
     def on_practice_panel_left(self, event: PracticePanel.Left) -> None:
+        self._render_header()
         self._mark_pages(lambda index: "")
         self.show_page(self.page)
         self.refresh_bindings()
