@@ -53,3 +53,27 @@ def test_heatmap(snap_compare):
 def test_stats(snap_compare):
     app = make_app(StartAt("stats"), warm_up=False)
     assert snap_compare(app, terminal_size=SIZE, run_before=_settle)
+
+
+def test_trace_practice_80x24(snap_compare):
+    """A practice on the trace screen at the minimum size: the blank step, the diagnosis of a
+    wrong answer with its mark, the answer field and the footer."""
+    from tutor.practice.tasks import PracticeStart
+    from tutor.widgets.practice_panel import PracticePanel
+
+    app = make_app(StartAt("trace", "qkv", practice=PracticeStart(level=2)), warm_up=False)
+
+    async def wrong_answer(pilot):
+        from tui_text import until
+
+        await _settle(pilot)
+        panel = pilot.app.screen.query_one(PracticePanel)
+        assert await until(pilot, lambda: panel.session is not None)
+        field = panel.query_one("#practice-input")
+        field.cursor_blink = False  # a blink would flicker the SVG
+        field.value = "0.64, 0.18, 0.18"
+        await pilot.press("enter")
+        assert await until(pilot, lambda: panel.replies == 1)
+        await pilot.pause()
+
+    assert snap_compare(app, terminal_size=(80, 24), run_before=wrong_answer)

@@ -153,8 +153,12 @@ def test_a_damaged_file_is_kept_and_its_readable_rows_copied(tmp_path):
     with open_store(path) as s:
         for i in range(300):
             s.record_answer(f"q{i}", "qkv", correct=True, rating=3, response="x" * 200)
+    con = sqlite3.connect(path)
+    first = con.execute("SELECT MAX(rootpage) FROM sqlite_master").fetchone()[0]
+    con.close()
     data = bytearray(path.read_bytes())
-    for off in range(2 * 4096, len(data) - 4096, 3 * 4096):
+    # trash every third page past the schema's root pages (whatever migrations added)
+    for off in range(first * 4096, len(data) - 4096, 3 * 4096):
         data[off:off + 64] = b"\xde\xad\xbe\xef" * 16
     path.write_bytes(bytes(data))
     report = _check(path)
@@ -178,7 +182,7 @@ def test_no_file_and_a_healthy_file(tmp_path):
     report = _check(tmp_path / "progress.sqlite3")
     assert report.problems == [] and report.counts == {
         "answers": 1, "cards": 0, "lesson_opens": 1, "mock_exams": 0, "papers": 0,
-        "paper_parts": 0, "settings": 0}
+        "paper_parts": 0, "settings": 0, "practice_steps": 0, "practice_levels": 0}
     assert render_text(report)[-1] == "No problems found."
     assert "(1 answer, 0 cards, 1 lesson opened, 0 mock exams," in render_text(report)[0]
 

@@ -32,6 +32,7 @@ from tutor.screens.too_small import MIN_HEIGHT, MIN_WIDTH, TooSmallScreen
 
 if TYPE_CHECKING:
     from tutor.exam.paper import ExamStart
+    from tutor.practice.tasks import PracticeStart
     from tutor.quiz.modes import QuizStart
     from tutor.screens.trace import TraceScreen
     from tutor.warmup import WarmUp
@@ -81,6 +82,8 @@ class StartAt:
     quiz: QuizStart | None = None
     lab_settings: Mapping[str, Any] = field(default_factory=dict)
     exam: ExamStart | None = None
+    practice: PracticeStart | None = None
+    """Start a practice on the trace screen (``attn-tutor trace NAME --practice``)."""
 
 
 class EngineStatus(Message):
@@ -126,7 +129,8 @@ class TutorApp(App):
             "home": HomeScreen,
             "learn": lambda: screen_class("learn")(self._start_item("learn")),
             "trace": lambda: screen_class("trace")(self._start_item("trace"),
-                                                   self._started_in("trace").trace_inputs),
+                                                   self._started_in("trace").trace_inputs,
+                                                   practice=self._started_in("trace").practice),
             "heatmaps": lambda: screen_class("heatmaps")(self._start_item("heatmaps")),
             "quiz": self._quiz_screen,
             "stats": lambda: screen_class("stats")(),

@@ -262,3 +262,8 @@ class TraceLink:
     def command(self) -> str:
         """The same, as the command a student can paste into a shell."""
         return trace_command(self.name, self.inputs)
+
+    @property
+    def practice_command(self) -> str:
+        """The command that practises this trace: the student does its steps."""
+        return trace_command(self.name) + " --practice"

@@ -11,7 +11,7 @@ HELP = """Your progress: due cards, per-topic mastery, mock-exam history.
 
 Accuracy counts graded answers in every mode; mastery is the mean FSRS recall probability now over all of a topic's questions (unseen ones count 0); the daily goal compares your answers per day over the last 7 days with --goal (an average, not a streak).
 
---json prints the same numbers as one JSON object (schema 1; --schema prints its documentation): schema, generated_at, store, due {now, next_24h, seen, unseen, total}, topics[] and exam_topics[] {id, questions, seen, answers, graded, correct, accuracy, mastery, due}, mock_exams[], daily {goal, window_days, days[], average, met}, lessons_opened.
+--json prints the same numbers as one JSON object (schema 1; --schema prints its documentation): schema, generated_at, store, due {now, next_24h, seen, unseen, total}, topics[] and exam_topics[] {id, questions, seen, answers, graded, correct, accuracy, mastery, due}, mock_exams[], daily {goal, window_days, days[], average, met}, lessons_opened, practice {traces[], by_level[], practised, due_now}.
 """
 
 
@@ -37,6 +37,7 @@ def run(*, json_out: bool, goal: int) -> None:
     import sys
 
     from tutor.quiz.bank import load_bank
+    from tutor.practice.progress import compute as practice_progress
     from tutor.quiz.progress import compute
     from tutor.render.stats import render_text
     from tutor.store import open_store
@@ -45,6 +46,7 @@ def run(*, json_out: bool, goal: int) -> None:
         for warning in store.warnings:
             print(f"attn-tutor: warning: {warning}", file=sys.stderr)
         data = compute(store, load_bank(), goal=goal)
+        data["practice"] = practice_progress(store)
         notices = store.take_notices()  # rows left out of these figures
         for notice in notices:
             print(f"attn-tutor: warning: {notice}", file=sys.stderr)

@@ -13,7 +13,7 @@ import typer
 
 NAME = "trace"
 HELP = ("Step through a worked example number by number (--plain, --json, --markdown, --set), "
-        "or check your own numbers (--check).")
+        "check your own numbers (--check), or do its steps yourself (--practice).")
 
 FORMATS = ("plain", "json", "markdown")
 
@@ -43,6 +43,19 @@ def command(
         "--inputs", help="List the inputs this trace accepts, with their defaults.")] = False,
     schema: Annotated[bool, typer.Option(
         "--schema", help="Print the schema of --json (Markdown) and exit.")] = False,
+    # -- practice: the student does the steps (tutor/practice) --------------------------
+    practice: Annotated[bool, typer.Option(
+        "--practice", help="Do the steps yourself: some values are blank, you type them and "
+                           "each is checked and diagnosed. With --plain: one answer per line "
+                           "from stdin (:hint, :skip, :quit).")] = False,
+    level: Annotated[Optional[int], typer.Option(
+        "--level", metavar="N", help="With --practice: the fading level (0 shows every value; "
+                                     "each level blanks one more step from the end); it is "
+                                     "stored for next time.", show_default=False)] = None,
+    seed: Annotated[Optional[int], typer.Option(
+        "--seed", metavar="S", help="With --practice: fresh numbers drawn with this seed (the "
+                                    "first practice of a trace uses the notes' numbers).",
+        show_default=False)] = None,
     # --check: the student's own numbers, marked and diagnosed (tutor/render/check.py)
     checks: Annotated[Optional[list[str]], typer.Option(
         "--check", metavar="VALUE=NUMBERS",
@@ -56,6 +69,13 @@ def command(
         from tutor.render.documents import json_schema
 
         typer.echo(json_schema(NAME), nl=False)
+        return
+    if practice or level is not None or seed is not None:
+        user_errors(run_practice)(name, practice=practice, level=level, seed=seed, plain=plain,
+                                  others={"--json": as_json, "--markdown": markdown,
+                                          "--step": step is not None, "--set": bool(sets),
+                                          "--file": file is not None, "--output": output is not None,
+                                          "--inputs": inputs, "--check": bool(checks)})
         return
 
     if checks:
@@ -136,6 +156,68 @@ def run(name: str | None, *, plain: bool = False, as_json: bool = False, markdow
         _print_rich_step(trace, step)
     else:
         show_interactive(trace, overrides)
+
+
+def run_practice(name: str | None, *, practice: bool, level: int | None, seed: int | None,
+                 plain: bool, others: dict[str, bool]) -> None:
+    """``--practice``: the TUI's trace screen in practice on a terminal, else the line front end."""
+    import sys
+
+    from tutor.errors import UserError
+
+    if not practice:
+        raise UserError("--level and --seed go with --practice (attn-tutor trace NAME --practice)")
+    clash = [flag for flag, on in others.items() if on]
+    if clash:
+        raise UserError(f"--practice cannot be combined with {', '.join(clash)}")
+    if name is None:
+        raise UserError("name a trace to practise (run `attn-tutor trace` to list them)")
+    from engine.traces import list_traces
+
+    from tutor.limits import MAX_SEED
+    from tutor.names import resolve
+
+    name = resolve(name, [t.name for t in list_traces()], "trace",
+                   "Run `attn-tutor trace` to list them.")
+    if seed is not None and not 0 <= seed <= MAX_SEED:
+        raise UserError(f"--seed {seed}: expected a whole number from 0 to {MAX_SEED}")
+    from tutor.practice.content import load_plan
+    from tutor.practice.levels import check_level
+
+    if level is not None:
+        try:
+            check_level(level, load_plan(name).top, name)
+        except ValueError as exc:
+            raise UserError(str(exc)) from None
+    if not plain and _on_terminal():
+        from tutor.app import StartAt, run_app
+        from tutor.practice.tasks import PracticeStart
+
+        run_app(StartAt("trace", name, practice=PracticeStart(level, seed)))
+        return
+    from tutor.launch import interpret_if_small
+
+    interpret_if_small(name, {})  # worked-example sized: no numba to load
+    from tutor.practice.plain import run_lines
+    from tutor.practice.session import PracticeSession
+    from tutor.quiz.plain import LineReader, make_out
+    from tutor.store import StoreError, open_store
+
+    store = open_store()
+    for warning in store.warnings:
+        print(f"attn-tutor: warning: {warning}", file=sys.stderr)
+    try:
+        try:
+            session = PracticeSession.start(name, store, level=level, seed=seed)
+        except StoreError as exc:
+            raise UserError(f"--level {level}: {exc}") from None
+        saved_to = str(store.path) if store.persistent else None
+        _, interrupted = run_lines(session, out=make_out(styled=False), reader=LineReader(),
+                                   saved_to=saved_to)
+    finally:
+        store.close()
+    if interrupted:
+        raise typer.Exit(130)
 
 
 def run_checks(name: str | None, checks: list[str], *, plain: bool = False, as_json: bool = False,

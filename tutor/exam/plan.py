@@ -15,6 +15,10 @@ Rules, in order of priority for each day up to the day before the exam:
    practice set of :data:`PRACTICE_MINUTES` for each.
 4. **Papers**: the unattempted structured questions, three to a timed paper of
    :data:`PAPER_MINUTES`, placed no earlier than the lessons they need.
+5. **Practice traces** (``attn-tutor trace NAME --practice``): each worked example from its
+   level up, study (level 0, :data:`STUDY_MINUTES`) → faded (some steps blank) → solve (every
+   step blank), :data:`TRACE_MINUTES` each, one stage a day, after its lesson; a trace already
+   solved comes back as a solve when FSRS has it due before the exam.
 
 A task that does not fit today moves to the next day; what fits on no day is reported in
 ``unplaced``. The last day before the exam holds a mock paper when no paper is left over
@@ -36,6 +40,8 @@ EXAM_LESSONS = LESSON_IDS[:LECTURE_SECTIONS]
 
 LESSON_MINUTES = 20
 PRACTICE_MINUTES = 15
+STUDY_MINUTES = 5
+TRACE_MINUTES = 10
 PAPER_MINUTES = 45
 REVIEW_SHARE = 0.4
 WEAK = 0.6
@@ -48,11 +54,13 @@ class PlanError(ValueError):
 
 @dataclass(frozen=True)
 class Task:
-    kind: str  # review | lesson | practice | paper | mock
+    kind: str  # review | lesson | practice | paper | mock | trace
     title: str
     minutes: int
     command: str
     topics: tuple[str, ...] = ()
+    trace: str = ""
+    """A practice trace's name (kind ``trace``)."""
 
 
 @dataclass(frozen=True)
@@ -98,9 +106,44 @@ def _papers(unattempted: Sequence[tuple[str, str]]) -> list[Task]:
     return out
 
 
+def _traces(practice: Mapping[str, TracePractice], exam: date) -> list[Task]:
+    """The practice-trace tasks: each trace's remaining stages, study → faded → solve, all
+    first stages (in lecture order) before any second."""
+    stages: list[list[Task]] = [[], [], []]
+    for name, p in practice.items():
+        todo = []
+        if p.level == 0:
+            todo.append(Task("trace", f"Practise {name}: study every step (level 0 of {p.top})",
+                             STUDY_MINUTES, f"attn-tutor trace {name} --practice --level 0",
+                             (p.lesson,), name))
+        if p.level < p.top - 1 or (p.level == 0 and p.top > 1):
+            todo.append(Task("trace", f"Practise {name}: fill in the last steps (adaptive level)",
+                             TRACE_MINUTES, f"attn-tutor trace {name} --practice",
+                             (p.lesson,), name))
+        if p.level < p.top or (p.due is not None and p.due < exam):
+            todo.append(Task("trace", f"Practise {name}: solve it from the inputs (level {p.top})",
+                             TRACE_MINUTES, f"attn-tutor trace {name} --practice --level {p.top}",
+                             (p.lesson,), name))
+        for i, task in enumerate(todo):
+            stages[i].append(task)
+    return [t for stage in stages for t in stage]
+
+
+@dataclass(frozen=True)
+class TracePractice:
+    """What the plan needs to know of one trace's practice."""
+
+    level: int
+    top: int
+    lesson: str
+    due: date | None = None
+    """When FSRS wants it practised again (None before any finished practice)."""
+
+
 def build_plan(exam: date, today: date, minutes_per_day: int, *, due: Iterable[date] = (),
                lessons_read: Iterable[str] = (), mastery: Mapping[str, float | None] | None = None,
-               unattempted: Sequence[tuple[str, str]] = ()) -> Plan:
+               unattempted: Sequence[tuple[str, str]] = (),
+               practice: Mapping[str, TracePractice] | None = None) -> Plan:
     """The plan from plain inputs (see the module docstring).
 
     Args:
@@ -111,6 +154,8 @@ def build_plan(exam: date, today: date, minutes_per_day: int, *, due: Iterable[d
         lessons_read: lesson ids already opened.
         mastery: lesson id → mastery 0–1 (None or missing: never practised).
         unattempted: (question id, lesson id) of structured questions never sat.
+        practice: trace name → its practice level, top level, lesson and FSRS due date, for
+            the traces to practise (lecture order).
 
     Raises:
         PlanError: for an exam not after today, more than a year away, or a budget outside
@@ -124,6 +169,7 @@ def build_plan(exam: date, today: date, minutes_per_day: int, *, due: Iterable[d
     if isinstance(minutes_per_day, bool) or not isinstance(minutes_per_day, int) \
             or not low <= minutes_per_day <= high:
         raise PlanError(f"minutes per day must be {low}–{high}, got {minutes_per_day!r:.20}")
+    traces = practice
     mastery = dict(mastery or {})
     read = set(lessons_read)
     lessons = [Task("lesson", f"Read lesson {LESSON_IDS.index(l) + 1}: {l}", LESSON_MINUTES,
@@ -132,7 +178,7 @@ def build_plan(exam: date, today: date, minutes_per_day: int, *, due: Iterable[d
                   key=lambda l: (mastery.get(l) or 0.0, LESSON_IDS.index(l)))
     practice = [Task("practice", f"Practise {l} (mastery {round(100 * (mastery.get(l) or 0))}%)",
                      PRACTICE_MINUTES, f"attn-tutor quiz --topic {l}", (l,)) for l in weak]
-    queue = lessons + practice + _papers(unattempted)
+    queue = lessons + practice + _papers(unattempted) + _traces(dict(traces or {}), exam)
     due_by_day: dict[date, int] = {}
     for d in due:
         key = max(d, today)
@@ -157,7 +203,7 @@ def build_plan(exam: date, today: date, minutes_per_day: int, *, due: Iterable[d
                               "attn-tutor paper"))
             left -= PAPER_MINUTES
         for task in list(queue):
-            if task.minutes <= left and _ready(task, queue):
+            if task.minutes <= left and _ready(task, queue, tasks):
                 tasks.append(task)
                 queue.remove(task)
                 left -= task.minutes
@@ -169,12 +215,18 @@ def build_plan(exam: date, today: date, minutes_per_day: int, *, due: Iterable[d
     return Plan(today, exam, minutes_per_day, tuple(days), tuple(queue))
 
 
-def _ready(task: Task, queue: Sequence[Task]) -> bool:
-    """A paper waits until the lessons of its sections are no longer queued."""
-    if task.kind != "paper":
+def _ready(task: Task, queue: Sequence[Task], today: Sequence[Task] = ()) -> bool:
+    """A paper or a practice trace waits until the lessons of its sections are no longer
+    queued; a trace's next stage waits for a day after its last one."""
+    if task.kind not in ("paper", "trace"):
         return True
     pending = {t.topics[0] for t in queue if t.kind == "lesson"}
-    return not pending & set(task.topics)
+    if pending & set(task.topics):
+        return False
+    if task.kind == "trace":
+        earlier = [t for t in list(queue) + list(today) if t.trace == task.trace]
+        return earlier[0] is task and not any(t.trace == task.trace for t in today)
+    return True
 
 
 def plan_from_store(store, exam: date, today: date, minutes_per_day: int, *,
@@ -184,16 +236,35 @@ def plan_from_store(store, exam: date, today: date, minutes_per_day: int, *,
     from tutor.quiz.bank import load_bank
     from tutor.quiz.progress import compute
     from tutor.store import local_day
+    from tutor.store.practice import trace_of
 
     data = compute(store, load_bank())
     done = set(attempted)
     return build_plan(
         exam, today, minutes_per_day,
-        due=[local_day(c.due) for c in store.cards()],
+        due=[local_day(c.due) for c in store.cards() if not trace_of(c.question_id)],
         lessons_read=store.lessons_opened(),
         mastery={t["id"]: t["mastery"] if t["seen"] else None for t in data["topics"]},
         unattempted=[(q.id, q.section) for q in load_questions() if q.id not in done],
+        practice=trace_practice(store),
     )
+
+
+def trace_practice(store) -> dict[str, TracePractice]:
+    """Every trace's practice as the plan needs it, in lecture order."""
+    from engine.traces import REGISTRY
+
+    from tutor.practice.progress import levels
+    from tutor.store import local_day
+    from tutor.store.practice import item_id
+
+    cards = {c.question_id: c for c in store.cards()}
+    out = {}
+    for name, (level, top) in levels(store).items():
+        card = cards.get(item_id(name))
+        out[name] = TracePractice(level, top, LESSON_IDS[REGISTRY[name].section - 1],
+                                  local_day(card.due) if card else None)
+    return out
 
 
 def render_text(plan: Plan, commands: bool = True) -> list[str]:

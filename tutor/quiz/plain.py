@@ -265,6 +265,7 @@ def _show_feedback(fb: Feedback, out: Out) -> None:
         out.line(line)
     if fb.trace_command:
         out.line(f"See it step by step: {fb.trace_command}", "cyan")
+        out.line(f"Do its steps yourself: {fb.trace.practice_command}", "cyan")
     if fb.due is not None:
         out.line(f"Next review: {_when(fb.due)}.", "dim")
 

@@ -102,7 +102,8 @@ def feedback(fb: Any, answer: str | None = None) -> RenderableType:
         parts += [Text("")] + [text(line) for line in fb.explanation]
         if fb.trace is not None:
             parts += [Text(""), assemble(("t", "bold"), (" opens this worked example step by step"
-                                                          + (" on these numbers" if fb.trace.inputs else ""), "dim"))]
+                                                          + (" on these numbers" if fb.trace.inputs else "")
+                                                          + "; p there practises it", "dim"))]
     if fb.due is not None:
         parts.append(Text(f"Next review: {fb.due.astimezone():%a %d %b %H:%M}", style="dim"))
     parts += [Text(""), assemble(("Enter", "bold"), (": next question", "dim"))]

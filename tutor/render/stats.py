@@ -53,7 +53,30 @@ def render_text(data: dict[str, Any]) -> list[str]:
                        f"  {p['status']}")
         out.append("  by topic: " + ", ".join(f"{t['id']} {t['earned']}/{t['marks']}"
                                             for t in data["paper_topics"]))
+    out += [""] + practice_text(data.get("practice"))
     return [clean(line, lines=False) for line in out]  # ids and statuses come from the file
+
+
+def practice_text(practice: dict[str, Any] | None) -> list[str]:
+    """Practice traces by trace (those practised) and by level, as lines."""
+    if not practice or not practice["practised"]:
+        return ["Practice traces: none yet (attn-tutor trace NAME --practice)."]
+    out = [f"Practice traces: {practice['practised']} of {len(practice['traces'])} practised, "
+           f"{practice['due_now']} due now.",
+           f"  {'trace':<22}{'level':>7}  {'stage':<6}{'done':>6}{'clean':>6}{'blanks':>9}{'why':>8}"]
+    for t in practice["traces"]:
+        if t["practices"] or t["blanks"] or t["prompts"]:
+            out.append(f"  {t['trace']:<22}{t['level']:>4}/{t['top']:<2}  {t['stage']:<6}"
+                       f"{t['practices']:>6}{t['clean']:>6}{_ratio(t['blanks_right'], t['blanks']):>9}"
+                       f"{_ratio(t['prompts_right'], t['prompts']):>8}")
+    out.append("  by level: " + ", ".join(
+        f"{r['level']}: {_ratio(r['blanks_right'], r['blanks'])} blanks, "
+        f"{_ratio(r['prompts_right'], r['prompts'])} why" for r in practice["by_level"]))
+    return out
+
+
+def _ratio(right: int, n: int) -> str:
+    return f"{right}/{n}" if n else "-"
 
 
 def daily_goal(daily: dict[str, Any]) -> str:
@@ -119,5 +142,6 @@ def stats_renderable(data: dict[str, Any]):
     by_topic = text("Paper marks by topic: " + (", ".join(
         f"{t['id']} {t['earned']}/{t['marks']}" for t in data.get("paper_topics", [])) or "—"))
     note = Text("Mastery = mean recall probability now (FSRS), unseen questions counting 0.", style="dim")
+    practice = text("\n".join(practice_text(data.get("practice"))))
     return Group(head, Text(""), *tables, Text(""), goal, Text(""), mocks, Text(""), papers,
-                 by_topic, Text(""), note)
+                 by_topic, Text(""), practice, Text(""), note)

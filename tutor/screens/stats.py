@@ -27,6 +27,7 @@ class StatsScreen(Screen):
         self.action_refresh_stats()
 
     def action_refresh_stats(self) -> None:
+        from tutor.practice.progress import compute as practice_progress
         from tutor.quiz.bank import load_bank
         from tutor.quiz.progress import compute
         from tutor.store import StoreError
@@ -35,6 +36,7 @@ class StatsScreen(Screen):
         body = self.query_one("#stats-body", Static)
         try:
             self.data = compute(store, load_bank())
+            self.data["practice"] = practice_progress(store)
         except StoreError as exc:  # e.g. another program holds the file locked
             body.update(Text(f"Progress cannot be read now: {exc}", style="red"))
             return

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from textual import work
 from textual.app import ComposeResult
@@ -14,6 +14,10 @@ from textual.widgets.option_list import Option
 
 from tutor.render.safe import assemble, text
 from tutor.render.labels import hanging
+from tutor.widgets.practice_panel import PracticePanel
+
+if TYPE_CHECKING:
+    from tutor.practice.tasks import PracticeStart
 
 DEFAULT_TRACE = "qkv"
 
@@ -30,14 +34,20 @@ class TraceScreen(Screen):
         Binding("h", "heatmap", "Heatmap"),
         Binding("o", "pick", "Traces", tooltip="Open another worked example"),
         Binding("r", "reset", "Defaults", show=False),
+        Binding("p", "practice", "Try", tooltip="Practise: do the steps yourself"),
+        Binding("escape", "leave_practice", "End practice"),
     ]
+    HELP_WORDS = {"practice": "Practise this trace: do its steps yourself, each answer checked",
+                  "leave_practice": "End the practice (the answers so far stay saved)"}
 
-    def __init__(self, name: str | None = None, overrides: dict[str, Any] | None = None) -> None:
+    def __init__(self, name: str | None = None, overrides: dict[str, Any] | None = None, *,
+                 practice: PracticeStart | None = None) -> None:
         super().__init__()
         self.trace_name = name or DEFAULT_TRACE
         self.overrides: dict[str, Any] = dict(overrides or {})
         self.trace = None
         self.page = 0
+        self._practice_start = practice  # `trace NAME --practice`: start once the trace is in
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -48,6 +58,9 @@ class TraceScreen(Screen):
                 yield OptionList(id="trace-pages")
                 with VerticalScroll(id="trace-scroll"):
                     yield Static(id="trace-page")
+            panel = PracticePanel(id="trace-practice")
+            panel.display = False
+            yield panel
         yield Footer(compact=True)
 
     def on_mount(self) -> None:
@@ -93,12 +106,20 @@ class TraceScreen(Screen):
         self._render_header()
         self.refresh_bindings()  # `h` only for a trace with heatmaps
         self.show_page(min(page, self.page_count - 1))
+        if self._practice_start is not None:
+            start, self._practice_start = self._practice_start, None
+            self.query_one(PracticePanel).start(trace.name, start)
 
     def _render_header(self) -> None:
         t = self.trace
         source = "your inputs" if self.overrides else "defaults"
         n = len(t.heatmaps)
         heat = f" · {n} heatmap{'s' * (n != 1)} (h)" if n else ""
+        session = self.query_one(PracticePanel).session
+        if session is not None:  # practising: its numbers, and where to read them
+            source = ("practice on the notes' numbers" if session.seed is None else
+                      f"practice on fresh numbers (seed {session.seed}: Overview lists them)")
+            heat = ""
         self.query_one("#trace-header", Static).update(
             assemble((t.name, "bold"), " · ", t.title, (f"  §{t.section} · {source}{heat}", "dim")))
 
@@ -114,7 +135,12 @@ class TraceScreen(Screen):
             return
         self.page = max(0, min(index, self.page_count - 1))
         t = self.trace
-        if self.page == 0:
+        session = self.query_one(PracticePanel).session
+        if session is not None:  # a practice shows its own steps, blanks as "?"
+            t = session.display_trace()
+        if session is not None and self.page - 1 > self._practice_step(session):
+            body = text("In practice: this comes after the step you are working on.", "dim")
+        elif self.page == 0:
             body = overview(t)
         elif self.page == self.page_count - 1:
             body = summary(t)
@@ -135,8 +161,13 @@ class TraceScreen(Screen):
             self.show_page(event.option_index)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        practising = self.query_one(PracticePanel).display
+        if action in ("heatmap", "edit_inputs", "reset") and practising:
+            return False  # a heatmap would show the blanks; new inputs belong to a new practice
         if action == "heatmap":  # hidden from the footer where there is nothing to draw
             return self.trace is not None and bool(self.trace.heatmaps)
+        if action == "leave_practice":
+            return practising
         return True
 
     def action_move(self, delta: int) -> None:
@@ -178,3 +209,40 @@ class TraceScreen(Screen):
         from tutor.screens.heatmap_view import HeatmapModal
 
         self.app.push_screen(HeatmapModal(self.trace.heatmaps, self.trace.errata))
+
+    # -- practice (tutor/practice; the panel runs it, the screen shows its steps) ------
+    def action_practice(self) -> None:
+        if self.trace is not None:
+            self.query_one(PracticePanel).start(self.trace_name)
+
+    def action_leave_practice(self) -> None:
+        self.query_one(PracticePanel).action_leave()
+
+    @staticmethod
+    def _practice_step(session) -> int:
+        """The 0-based step the practice is at (past the last step once it is done)."""
+        task = session.task
+        return len(session.trace.steps) if task is None else task.plan.index
+
+    def on_practice_panel_changed(self, event: PracticePanel.Changed) -> None:
+        session = self.query_one(PracticePanel).session
+        if session is not None:
+            self._render_header()
+            self._mark_pages(session.step_mark)
+            self.show_page(min(self._practice_step(session) + 1, self.page_count - 2))
+        self.refresh_bindings()
+
+    def on_practice_panel_left(self, event: PracticePanel.Left) -> None:
+        self._render_header()
+        self._mark_pages(lambda index: "")
+        self.show_page(self.page)
+        self.refresh_bindings()
+
+    def _mark_pages(self, mark) -> None:
+        """The step list with each blank step's mark (? open, ✓ solved, ✗ not solved)."""
+        pages = self.query_one("#trace-pages", OptionList)
+        width = len(f"{len(self.trace.steps)}.")
+        for i, step in enumerate(self.trace.steps, 1):
+            tail = mark(i - 1)
+            pages.replace_option_prompt(f"p{i}", hanging(f"{i}.", step.title + (f" {tail}" if tail else ""),
+                                                         head_width=width))

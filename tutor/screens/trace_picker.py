@@ -33,6 +33,7 @@ class TracePicker(ModalScreen[str | None]):
         from engine.traces import list_traces
 
         self._traces = list_traces()
+        self._levels: dict[str, tuple[int, int]] = {}
 
     def compose(self) -> ComposeResult:
         with Vertical(id="picker-box"):
@@ -42,6 +43,7 @@ class TracePicker(ModalScreen[str | None]):
             yield OptionList(id="picker-options")
 
     def on_mount(self) -> None:
+        self._levels = _practice_levels(self.app)
         self._fill("")
         options = self.query_one(OptionList)
         if self._current:
@@ -61,8 +63,10 @@ class TracePicker(ModalScreen[str | None]):
             if section is not None and info.section != section:
                 options.add_option(None)
             section = info.section
+            level = self._levels.get(info.name)
+            practice = (f"level {level[0]}/{level[1]} ", "cyan") if level else ("", "")
             options.add_option(Option(assemble(f"§{info.section:<2} ", (f"{info.name:<20}", "bold"), " ",
-                                               (info.title, "dim")), id=info.name))
+                                               practice, (info.title, "dim")), id=info.name))
         if options.option_count:
             options.highlighted = 0
         else:
@@ -87,3 +91,13 @@ class TracePicker(ModalScreen[str | None]):
 
     def action_cancel(self) -> None:
         self.dismiss(None)
+
+
+def _practice_levels(app) -> dict[str, tuple[int, int]]:
+    """Each trace's practice level and top level; empty when progress cannot be read."""
+    from tutor.practice.progress import levels
+
+    try:
+        return levels(app.store)
+    except Exception:  # noqa: BLE001 - the list opens even if progress or a plan cannot be read
+        return {}

@@ -216,3 +216,9 @@ from tutor.store.paper_rows import parse_paper, parse_paper_part, parse_setting 
 
 PARSERS.update(papers=parse_paper, paper_parts=parse_paper_part, settings=parse_setting)
 KEYS.update(papers="id", paper_parts="question_id", settings="key")
+
+# the tables of schema 3 (practice traces) parse in their own module too
+from tutor.store.practice_rows import parse_practice_level, parse_practice_step  # noqa: E402
+
+PARSERS.update(practice_steps=parse_practice_step, practice_levels=parse_practice_level)
+KEYS.update(practice_steps="id", practice_levels="trace")

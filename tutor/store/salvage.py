@@ -15,12 +15,15 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
-TABLES = ("mock_exams", "answers", "cards", "lesson_opens", "papers", "paper_parts", "settings")
+TABLES = ("mock_exams", "answers", "cards", "lesson_opens", "papers", "paper_parts", "settings",
+          "practice_steps", "practice_levels")
 """In an order that keeps references valid (answers name mock exams)."""
 WORDS = {"answers": ("answer", "answers"), "cards": ("card", "cards"),
          "lesson_opens": ("lesson opened", "lessons opened"),
          "mock_exams": ("mock exam", "mock exams"), "papers": ("paper", "papers"),
-         "paper_parts": ("paper part", "paper parts"), "settings": ("setting", "settings")}
+         "paper_parts": ("paper part", "paper parts"), "settings": ("setting", "settings"),
+         "practice_steps": ("practice answer", "practice answers"),
+         "practice_levels": ("practice level", "practice levels")}
 """Each table's rows in words, one and many."""
 MAX_ERRORS = 64
 """Bad stretches skipped per table before giving up on it."""

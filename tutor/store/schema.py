@@ -91,6 +91,34 @@ MIGRATIONS: tuple[str, ...] = (
     """
     ALTER TABLE answers ADD COLUMN parts TEXT;
     """,
+    # 4: practice traces (tutor/store/practice.py): every answer of a practice, step by step,
+    #    and each trace's fading level; the FSRS card of a trace's practice is an ordinary
+    #    card whose id is "practice:<trace>"
+    """
+    CREATE TABLE practice_steps (
+        id          INTEGER PRIMARY KEY,
+        session     TEXT    NOT NULL,               -- one practice of one trace
+        trace       TEXT    NOT NULL,               -- trace name
+        level       INTEGER NOT NULL,               -- fading level of that practice
+        seed        INTEGER,                        -- seed of its inputs; NULL = the notes' numbers
+        step        INTEGER NOT NULL,               -- 1-based step of the trace
+        name        TEXT    NOT NULL,               -- the value asked ("weights", "A[3]") or "why"
+        answer      TEXT    NOT NULL DEFAULT '',    -- what the student typed last
+        correct     INTEGER NOT NULL,               -- 1 solved / 0 not solved
+        attempts    INTEGER NOT NULL DEFAULT 1,
+        hints       INTEGER NOT NULL DEFAULT 0,     -- hint ladder rungs taken (3 = value shown)
+        diagnoses   TEXT    NOT NULL DEFAULT '[]',  -- JSON list of mistake ids named ("a+b" = pair)
+        answered_at TEXT    NOT NULL
+    );
+    CREATE INDEX practice_steps_by_trace ON practice_steps(trace, id);
+    CREATE TABLE practice_levels (
+        trace      TEXT PRIMARY KEY,
+        level      INTEGER NOT NULL,
+        practices  INTEGER NOT NULL DEFAULT 0,      -- practices finished
+        clean      INTEGER NOT NULL DEFAULT 0,      -- of those, clean ones
+        updated_at TEXT    NOT NULL
+    );
+    """,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 
