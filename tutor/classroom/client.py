@@ -19,6 +19,7 @@ import json
 import os
 import tempfile
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
@@ -57,9 +58,9 @@ def url(address: str, key: str) -> str:
 class Memory:
     """The student's token and last answer number per class, in the data folder."""
 
-    def __init__(self, address: str, key: str):
+    def __init__(self, address: str, key: str, path: Path | None = None):
         self.slot = f"{address.strip()}|{protocol.normal_key(key)}"
-        self.path = data_dir() / MEMORY_FILE
+        self.path = path or data_dir() / MEMORY_FILE
 
     def _all(self) -> dict[str, Any]:
         try:
@@ -148,7 +149,7 @@ class StudentClient:
                 self.token = str(event.get("student", ""))
                 self.seq = max(self.seq, int(event.get("seq", 0) or 0))
                 self.memory.save(self.token, self.seq)
-                self.on_event({"type": "connected", **event})
+                self.on_event({**event, "type": "connected"})
                 continue
             if kind == "error" and event.get("code") == "version":
                 raise JoinError(f"the class speaks another protocol version: {event.get('message')}")
