@@ -49,6 +49,8 @@ STRIKES = 50
 HELLO_TIMEOUT = 10.0
 PING_INTERVAL = 20.0
 PING_TIMEOUT = 20.0
+CLOSE_TIMEOUT = 2.0
+"""Seconds a closing client gets to answer the close (a flooding one may never)."""
 
 
 class Bucket:
@@ -101,7 +103,7 @@ class ClassServer:
             self._handle, self.session.host, self.session.port,
             process_request=self._check_request, max_size=protocol.MAX_MESSAGE,
             max_queue=BURST, ping_interval=PING_INTERVAL, ping_timeout=PING_TIMEOUT,
-            compression=None, server_header=None)
+            close_timeout=CLOSE_TIMEOUT, compression=None, server_header=None)
         self.port = self._server.sockets[0].getsockname()[1]
         if self.port != self.session.port:  # port 0: a restart must find the same one
             await asyncio.to_thread(saved.set_port, self.store, self.session.id, self.port)
