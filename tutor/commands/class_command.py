@@ -75,6 +75,7 @@ def export(
     session: Annotated[str, typer.Argument(help="Session id (`attn-tutor class sessions` lists them; 'last' for the newest).")],
     csv: Annotated[bool, typer.Option("--csv", help="CSV (the default).")] = False,
     json_out: Annotated[bool, typer.Option("--json", help="JSON.")] = False,
+    students: Annotated[bool, typer.Option("--students", help="CSV: one row per student and question instead of per answer kind.")] = False,
     out: Annotated[Optional[str], typer.Option("--out", help="Write to this file instead of stdout.")] = None,
 ) -> None:
     from tutor.errors import user_errors
@@ -86,7 +87,7 @@ def export(
             from tutor.errors import UserError
 
             raise UserError("--csv and --json: choose one")
-        run_export(session, "json" if json_out else "csv", out)
+        run_export(session, "json" if json_out else "csv", out, students)
 
     user_errors(run)()
 
