@@ -146,6 +146,16 @@ def build(name: str, overrides: Mapping[str, Any] | None = None) -> Trace:
     return module.build(**inputs)
 
 
+def draw_inputs(name: str, rng: np.random.Generator) -> dict[str, Any]:
+    """Fresh inputs for trace ``name``, drawn by the trace itself (its ``draw_inputs(rng)``).
+
+    Small integers or one-decimal numbers at the sizes of a worked example, valid for the
+    trace's ``INPUTS`` and keeping its fused check; practice traces and the diagnosis harness
+    use them so that a remembered answer is not a solved problem.
+    """
+    return _module(name).draw_inputs(rng)
+
+
 # Inputs on which a trace of _COMPILED draws heatmaps with the same titles, labels and shapes as
 # on its defaults, at a sliver of the work (their values differ): ``scaling``'s Monte Carlo
 # samples come before its heatmap's draws and do not size it.

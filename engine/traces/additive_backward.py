@@ -16,6 +16,7 @@ import numpy as np
 from engine.additive_attention import additive_attention, additive_attention_backward
 from engine.attention_backward import attention_backward
 from engine.trace import HeatmapData, InputSpec, Step, Trace, source_of
+from engine.traces import _draw
 from engine.traces._common import lines, n, p, sub
 from engine.traces._common import v as show
 
@@ -168,3 +169,16 @@ def build(tokens: list[str], query: np.ndarray, K: np.ndarray, V: np.ndarray, W_
                               list(tokens), [f"h{sub(a + 1)}" for a in range(vv.size)],
                               kind="scores")],
     )
+
+
+def draw_inputs(rng: np.random.Generator) -> dict:
+    """Fresh inputs: small-integer query, keys, values and dO; identity or half-step
+    projections and scoring vector."""
+    d = int(_draw.choice(rng, [2, 3]))
+    m = int(_draw.choice(rng, [2, 3]))
+    eye = np.eye(d)
+    return {"tokens": ["I", "love", "cats"][:m], "query": _draw.nonzero(rng, -1, 1, 1, d),
+            "K": _draw.nonzero(rng, -1, 1, 1, (m, d)), "V": _draw.nonzero(rng, -1, 1, 1, (m, 2)),
+            "W_q": eye if rng.random() < 0.4 else _draw.nonzero(rng, -1, 1, 0.5, (d, d)),
+            "W_k": eye if rng.random() < 0.4 else _draw.nonzero(rng, -1, 1, 0.5, (d, d)),
+            "v": _draw.nonzero(rng, -1, 1, 0.5, d), "dO": _draw.nonzero(rng, -1, 1, 1, 2)}

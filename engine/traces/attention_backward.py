@@ -17,6 +17,7 @@ import numpy as np
 from engine.attention import self_attention
 from engine.attention_backward import attention_backward
 from engine.trace import HeatmapData, InputSpec, Step, Trace, source_of
+from engine.traces import _draw, qkv
 from engine.traces._common import dot_terms, lines, n, p, sub, v
 
 INPUTS = [
@@ -176,3 +177,11 @@ def build(tokens: list[str], X: np.ndarray, W_Q: np.ndarray, W_K: np.ndarray, W_
                   HeatmapData("∂L/∂s: where the scores are pushed", dS, list(tokens),
                               list(tokens), kind="scores")],
     )
+
+
+def draw_inputs(rng: np.random.Generator) -> dict:
+    """Fresh inputs: small-integer embeddings and projections (as the qkv trace draws them)
+    and a 0/±1 upstream gradient."""
+    inputs = qkv.draw_inputs(rng)
+    inputs["dO"] = _draw.nonzero(rng, -1, 1, 1, (3, inputs["W_V"].shape[1]))
+    return inputs

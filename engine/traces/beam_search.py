@@ -23,6 +23,7 @@ import numpy as np
 
 from engine.decoding import beam_search, length_normalised_score, length_penalty_factor, top_candidates
 from engine.trace import InputSpec, Step, Trace, same_as_defaults, source_of
+from engine.traces import _draw
 from engine.traces._common import lines, n, v
 from engine.traces._lecture_table import TABLE_INPUTS, model_from
 from engine.traces.lecture_beam import lecture_beam_example
@@ -267,3 +268,21 @@ def _score_hypotheses(hypotheses: np.ndarray, length_penalty: str, alpha: float,
         summary=f"{len(probs)} finished hypotheses of lengths {v(lengths)} ranked by "
                 "Σ log P and by Σ log P / lp(L): your numbers instead of the search.",
     )
+
+
+def draw_inputs(rng: np.random.Generator) -> dict:
+    """Fresh inputs: a new one-decimal table searched with K = 1-3, or (one draw in three)
+    two or three finished hypotheses of different lengths, ranked with a length penalty."""
+    inputs = {"first": _draw.simplex(rng, 4, 0.1), "after_the": _draw.partial_simplex(rng, 2, 0.1),
+              "after_a": _draw.partial_simplex(rng, 2, 0.1), "beam_width": int(rng.integers(1, 4)),
+              "max_length": int(_draw.choice(rng, [2, 3])),
+              "length_penalty": str(_draw.choice(rng, ["none", "hf", "gnmt"])),
+              "alpha": float(_draw.choice(rng, [0.5, 1.0]))}
+    if rng.random() < 1 / 3:
+        k = int(_draw.choice(rng, [2, 3]))
+        lengths = sorted(rng.choice([2, 3, 4, 5], size=k, replace=False).tolist())
+        rows = np.zeros((k, lengths[-1]))
+        for i, L in enumerate(lengths):
+            rows[i, :L] = _draw.grid(rng, 0.3, 1.0, 0.1, L)
+        inputs.update(hypotheses=rows, length_penalty=str(_draw.choice(rng, ["hf", "gnmt"])))
+    return inputs

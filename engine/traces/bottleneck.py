@@ -15,6 +15,7 @@ import numpy as np
 
 from engine.rnn import rnn_encoder
 from engine.trace import Erratum, InputSpec, Step, Trace, same_as_defaults, source_of
+from engine.traces import _draw
 from engine.traces._common import lines, n, sub, v
 
 # The notes' review, clause by clause: complaints, praise, verdict.
@@ -171,3 +172,10 @@ def build(review: list[str], d_h: int, d_x: int, seed: int) -> Trace:
             kind="miscount", id="review-word-count",
         ))
     return trace
+
+
+def draw_inputs(rng: np.random.Generator) -> dict:
+    """Fresh inputs: the review (or its first words), a small context and a weight seed."""
+    T = int(rng.integers(5, len(_WORDS) + 1))
+    return {"review": _WORDS[:T], "d_h": int(_draw.choice(rng, [2, 3, 4, 8])),
+            "d_x": int(_draw.choice(rng, [2, 3, 4])), "seed": _draw.seed(rng)}

@@ -17,6 +17,7 @@ import numpy as np
 from engine.attention import attention
 from engine.rnn import rnn_encoder
 from engine.trace import Erratum, HeatmapData, InputSpec, Step, Trace, same_as_defaults, source_of
+from engine.traces import _draw
 from engine.traces._common import Draw, dot_terms, lines, n, sub, v
 
 TOKENS = ["India", "gained", "independence", "in", "1947", "Gandhi", "led", "the", "movement",
@@ -158,3 +159,18 @@ def build(tokens: list[str], K: np.ndarray, queries: np.ndarray, answer: list[st
                     "low; only the scores behind them can all be small.",
                 kind="claim", id="eos-uniform-and-low"))
     return trace
+
+
+def draw_inputs(rng: np.random.Generator) -> dict:
+    """Fresh inputs: a shorter passage, 0/1 features for keys, small-integer queries."""
+    m = int(rng.integers(4, 8))
+    tokens = TOKENS[:4] + ["1947", "<EOS>"] if m == 6 else TOKENS[:m - 1] + ["<EOS>"]
+    m = len(tokens)
+    K = np.zeros((m, 2))
+    if "1947" in tokens:
+        K[tokens.index("1947"), 0] = 1.0
+    K[1, 1] = 1.0  # "gained", a verb
+    K[int(rng.integers(0, m)), int(rng.integers(0, 2))] = 1.0
+    queries = np.vstack([_draw.nonzero(rng, 0, 3, 1, 2), np.zeros(2)])
+    return {"tokens": tokens, "K": K, "queries": queries, "answer": ["1947", "<EOS>"],
+            "d_h": int(_draw.choice(rng, [2, 3])), "seed": _draw.seed(rng)}

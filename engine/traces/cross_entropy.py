@@ -11,6 +11,7 @@ import numpy as np
 
 from engine.loss import cross_entropy, cross_entropy_grad
 from engine.trace import Erratum, InputSpec, Step, Trace, same_as_defaults, source_of
+from engine.traces import _draw
 from engine.traces._common import fixed, lines, n, sub, v, word_index
 
 INPUTS = [
@@ -117,3 +118,11 @@ def build(vocab: list[str], probs: np.ndarray, targets: list[str]) -> Trace:
                 "there is one state per token: cat, then <EOS>.",
             kind="miscount", id="training-encoder-states"))
     return trace
+
+
+def draw_inputs(rng: np.random.Generator) -> dict:
+    """Fresh inputs: 2-3 steps of one-decimal probabilities over three words, any targets."""
+    vocab = ["chat", "chien", "<EOS>"]
+    T = int(_draw.choice(rng, [2, 2, 3]))
+    return {"vocab": vocab, "probs": np.array([_draw.simplex(rng, 3, 0.1) for _ in range(T)]),
+            "targets": [vocab[int(i)] for i in rng.integers(0, 3, size=T)]}

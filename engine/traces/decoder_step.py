@@ -11,6 +11,7 @@ import numpy as np
 from engine.rnn import decoder_step
 from engine.softmax import softmax
 from engine.trace import InputSpec, Step, Trace, source_of
+from engine.traces import _draw
 from engine.traces._common import Draw, lines, n, one_hot, p, sub, v, word_index
 
 INPUTS = [
@@ -106,3 +107,11 @@ def build(C: np.ndarray, H_prev: np.ndarray, vocab: list[str], prev: str, seed: 
                 "context C into a new state, then scores every vocabulary word. C is the value "
                 "the notes print for \"cat sat mat\"; the weights are a seeded example.",
     )
+
+
+def draw_inputs(rng: np.random.Generator) -> dict:
+    """Fresh inputs: a one-decimal context and previous state, a previous word, a weight seed."""
+    vocab = ["le", "chat", "assis", "<eos>"]
+    return {"C": _draw.nonzero(rng, -0.5, 0.5, 0.1, 3), "H_prev": _draw.grid(rng, -0.5, 0.5, 0.1, 3),
+            "vocab": vocab, "prev": str(_draw.choice(rng, ["<start>"] + vocab[:3])),
+            "seed": _draw.seed(rng)}

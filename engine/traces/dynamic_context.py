@@ -14,6 +14,7 @@ from engine.pooling import attention_pool
 from engine.rnn import rnn_encoder
 from engine.softmax import softmax
 from engine.trace import Erratum, HeatmapData, InputSpec, Step, Trace, same_as_defaults, source_of
+from engine.traces import _draw
 from engine.traces._common import Draw, lines, n, sub, v
 
 INPUTS = [
@@ -141,3 +142,11 @@ def build(source: list[str], target: list[str], weights: np.ndarray, d_h: int, s
                 kind="inconsistency", id="ai-row-mismatch"),
         ]
     return trace
+
+
+def draw_inputs(rng: np.random.Generator) -> dict:
+    """Fresh inputs: one-decimal weights (rows sum to 1) and one-decimal encoder states."""
+    d_h = int(_draw.choice(rng, [2, 3]))
+    return {"source": ["my", "feet", "hurt"], "target": ["j'", "ai", "mal"],
+            "weights": np.array([_draw.simplex(rng, 3, 0.1) for _ in range(3)]),
+            "d_h": d_h, "seed": 4, "H": _draw.nonzero(rng, -0.9, 0.9, 0.1, (3, d_h))}

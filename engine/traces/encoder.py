@@ -13,6 +13,7 @@ import numpy as np
 
 from engine.rnn import rnn_encoder
 from engine.trace import Erratum, InputSpec, Step, Trace, same_as_defaults, source_of
+from engine.traces import _draw
 from engine.traces._common import lines, r, sub, v, vfixed
 
 INPUTS = [
@@ -141,3 +142,16 @@ def build(tokens: list[str], X: np.ndarray, W_HX: np.ndarray, W_HH: np.ndarray, 
                               f"that again gives {vfixed(r(W_HH @ np.array(_PRINTED[2][3], float), 2), 2)}: "
                               "rounding twice, not an error in the notes.")
     return trace
+
+
+def draw_inputs(rng: np.random.Generator) -> dict:
+    """Fresh inputs a student can run by hand: 2-3 words, a 2-3 unit state, one-decimal weights."""
+    T = int(_draw.choice(rng, [2, 3, 3]))
+    d_h = int(_draw.choice(rng, [2, 3]))
+    d_x = d_h + int(_draw.choice(rng, [0, 1]))
+    return {"tokens": ["cat", "sat", "mat"][:T],
+            "X": _draw.nonzero(rng, -0.5, 0.5, 0.1, (T, d_x)),
+            "W_HX": _draw.nonzero(rng, -1.0, 1.0, 0.5, (d_h, d_x)),
+            "W_HH": _draw.nonzero(rng, -0.5, 0.5, 0.1, (d_h, d_h)),
+            "b": _draw.grid(rng, -0.2, 0.2, 0.1, d_h),
+            "H0": np.zeros(d_h)}

@@ -14,6 +14,7 @@ import numpy as np
 
 from engine.loss import cross_entropy
 from engine.trace import InputSpec, Step, Trace, source_of
+from engine.traces import _draw
 from engine.traces._common import lines, n, word_index
 
 INPUTS = [
@@ -105,3 +106,24 @@ def build(target: list[str], vocab: list[str], fed: list[str], table: np.ndarray
         summary="A decoder whose next word depends only on the word fed: teacher forcing feeds "
                 "the reference, free running its own argmax.",
     )
+
+
+def draw_inputs(rng: np.random.Generator) -> dict:
+    """Fresh inputs: a new table (probabilities in steps of 0.05) whose free run stays in it.
+
+    The start row's best word is "the" or "a" and their rows' best word is "cat" or "dog",
+    so whatever free running feeds has a row; each row has a single best word.
+    """
+    vocab = ["the", "a", "cat", "dog", "sat", "ran"]
+    fed = ["<s>", "the", "a", "cat", "dog"]
+    best = {"<s>": ("the", "a"), "the": ("cat", "dog"), "a": ("cat", "dog"),
+            "cat": ("sat", "ran"), "dog": ("sat", "ran")}
+    table = np.zeros((len(fed), len(vocab)))
+    for r, word in enumerate(fed):
+        while True:
+            row = _draw.simplex(rng, len(vocab), 0.05)
+            top = np.flatnonzero(row == row.max())
+            if top.size == 1 and vocab[int(top[0])] in best[word]:
+                break
+        table[r] = row
+    return {"target": ["the", "cat", "sat"], "vocab": vocab, "fed": fed, "table": table}

@@ -15,6 +15,7 @@ import numpy as np
 
 from engine.decoding import beam_search, greedy_decode
 from engine.trace import InputSpec, Step, Trace, same_as_defaults, source_of
+from engine.traces import _draw
 from engine.traces._common import lines, n, p
 from engine.traces._lecture_table import FIRST, TABLE_INPUTS, log_row, model_from
 from engine.traces.lecture_beam import lecture_beam_example
@@ -138,3 +139,10 @@ def build(first: np.ndarray, after_the: np.ndarray, after_a: np.ndarray, beam_wi
             "the conclusion that \"a dog\" scores higher (see the erratum).",
         ))
     return trace
+
+
+def draw_inputs(rng: np.random.Generator) -> dict:
+    """Fresh inputs: one-decimal first-word probabilities and continuations, K = 2 (or 1, 3)."""
+    return {"first": _draw.simplex(rng, 4, 0.1), "after_the": _draw.partial_simplex(rng, 2, 0.1),
+            "after_a": _draw.partial_simplex(rng, 2, 0.1),
+            "beam_width": int(_draw.choice(rng, [2, 2, 2, 1, 3]))}

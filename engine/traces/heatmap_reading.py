@@ -11,6 +11,7 @@ import numpy as np
 
 from engine.softmax import softmax
 from engine.trace import Erratum, HeatmapData, InputSpec, Step, Trace, same_as_defaults, source_of
+from engine.traces import _draw
 from engine.traces._common import lines, n, v
 
 INPUTS = [
@@ -171,3 +172,11 @@ def build(source: list[str], target: list[str], rows: list[str], weights: np.nda
                 kind="wording", id="french-aux"),
         ]
     return trace
+
+
+def draw_inputs(rng: np.random.Generator) -> dict:
+    """Fresh inputs: the notes' words with new weights (rows in steps of 0.05 summing to 1)."""
+    target = ["j'", "ai", "mal", "au", "pieds"]
+    return {"source": ["my", "feet", "hurt"], "target": target, "rows": target[1:],
+            "weights": np.array([_draw.simplex(rng, 3, 0.05) for _ in range(4)]),
+            "missing_rows": _draw.simplex(rng, 3, 0.1)[None, :]}

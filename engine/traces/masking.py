@@ -15,6 +15,7 @@ import numpy as np
 from engine.attention import attention, self_attention
 from engine.masks import causal_mask, padding_mask
 from engine.trace import HeatmapData, InputSpec, Step, Trace, source_of
+from engine.traces import _draw
 from engine.traces._common import Draw, lines, n, v
 
 INPUTS = [
@@ -128,3 +129,12 @@ def build(tokens: list[str], length: int, causal: bool, d_k: int, seed: int,
                    "Seeded embeddings and projections."),
         heatmaps=[HeatmapData("Masked self-attention weights", A, list(tokens), list(tokens))],
     )
+
+
+def draw_inputs(rng: np.random.Generator) -> dict:
+    """Fresh inputs: 4-5 tokens with some padding, causal or not, half-step scores."""
+    m = int(rng.integers(4, 6))
+    length = int(rng.integers(2, m))
+    tokens = ["the", "cat", "sat", "down"][:length] + ["<pad>"] * (m - length)
+    return {"tokens": tokens, "length": length, "causal": bool(rng.random() < 0.5), "d_k": 2,
+            "seed": _draw.seed(rng), "scores": _draw.grid(rng, -1, 2, 0.5, (m, m))}

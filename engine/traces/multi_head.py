@@ -13,6 +13,7 @@ import numpy as np
 
 from engine.attention import multi_head_attention
 from engine.trace import HeatmapData, InputSpec, Step, Trace, source_of
+from engine.traces import _draw
 from engine.traces._common import Draw, lines, n, sub, v
 
 INPUTS = [
@@ -86,3 +87,10 @@ def build(tokens: list[str], d_model: int, heads: int, seed: int) -> Trace:
         heatmaps=[HeatmapData(f"Head {h + 1} weights", weights[h], list(tokens), list(tokens))
                   for h in range(heads)],
     )
+
+
+def draw_inputs(rng: np.random.Generator) -> dict:
+    """Fresh inputs: a width of 4 or 6 split into a dividing number of heads, a new seed."""
+    d_model = int(_draw.choice(rng, [4, 4, 6]))
+    heads = int(_draw.choice(rng, [h for h in (1, 2, 3) if d_model % h == 0]))
+    return {"tokens": ["I", "love", "cats"], "d_model": d_model, "heads": heads, "seed": _draw.seed(rng)}

@@ -11,8 +11,11 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
 from engine.costs import layer_costs, multi_head_cost
 from engine.trace import InputSpec, Step, Trace, source_of
+from engine.traces import _draw
 from engine.traces._common import lines
 
 INPUTS = [
@@ -141,3 +144,11 @@ def build(n: int, d_model: int, heads: int, d_k: int | None, kernel: int) -> Tra
                 "positions, and how self-attention compares with recurrent and convolutional "
                 "layers (Vaswani et al., 2017, Table 1).",
     )
+
+
+def draw_inputs(rng: np.random.Generator) -> dict:
+    """Fresh inputs: round lengths and widths, a dividing number of heads."""
+    return {"n": int(_draw.choice(rng, [10, 20, 50, 100, 200, 500, 1000])),
+            "d_model": int(_draw.choice(rng, [64, 128, 256, 512])),
+            "heads": int(_draw.choice(rng, [2, 4, 8])), "d_k": None,
+            "kernel": int(_draw.choice(rng, [3, 5]))}

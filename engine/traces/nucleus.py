@@ -12,6 +12,7 @@ import numpy as np
 
 from engine.decoding import TOP_P_EPS, filtered_probs, sample_token
 from engine.trace import HeatmapData, InputSpec, Step, Trace, source_of
+from engine.traces import _draw
 from engine.traces._common import lines, n
 from engine.traces.top_k import check_distribution, draw
 
@@ -93,3 +94,10 @@ def build(words: list[str], probs: np.ndarray, p: float, seed: int) -> Trace:
         heatmaps=[HeatmapData("Before and after top-p", np.vstack([probs, renorm]),
                               ["P", f"top-p {n(p)}"], list(words))],
     )
+
+
+def draw_inputs(rng: np.random.Generator) -> dict:
+    """Fresh inputs: 4-5 probabilities in steps of 0.05 and a one-decimal threshold p."""
+    V = int(rng.integers(4, 6))
+    return {"words": ["the", "a", "an", "some", "this"][:V], "probs": _draw.simplex(rng, V, 0.05),
+            "p": float(_draw.grid(rng, 0.5, 0.9, 0.1)), "seed": _draw.seed(rng)}

@@ -10,6 +10,7 @@ import numpy as np
 from engine.pooling import attention_pool, max_pool, mean_pool
 from engine.softmax import softmax
 from engine.trace import Erratum, HeatmapData, InputSpec, Step, Trace, same_as_defaults, source_of
+from engine.traces import _draw
 from engine.traces._common import lines, n, p, v
 
 INPUTS = [
@@ -113,3 +114,12 @@ def build(values: np.ndarray, weights: np.ndarray) -> Trace:
                 "is multiplied by a huge value, so it still supplies over half of the output.",
             kind="claim", id="pooling-sense-check"))
     return trace
+
+
+def draw_inputs(rng: np.random.Generator) -> dict:
+    """Fresh inputs: 4-5 small readings, often one spike, weights in steps of 0.05."""
+    m = int(rng.integers(4, 6))
+    values = _draw.grid(rng, 1, 12, 1, m)
+    if rng.random() < 0.6:
+        values[int(rng.integers(m))] = float(_draw.choice(rng, [40, 50, 80, 100]))
+    return {"values": values, "weights": _draw.simplex(rng, m, 0.05)}

@@ -12,6 +12,7 @@ import numpy as np
 
 from engine.positional import sinusoidal_encoding
 from engine.trace import InputSpec, Step, Trace, source_of
+from engine.traces import _draw
 from engine.traces._common import lines, n, v
 
 INPUTS = [
@@ -81,3 +82,9 @@ def build(n_positions: int, d_model: int, base: float) -> Trace:
         source=source_of(INPUTS, inputs, "built"),
         summary=f"The fixed sine/cosine table for {n_positions} positions and width {d_model}.",
     )
+
+
+def draw_inputs(rng: np.random.Generator) -> dict:
+    """Fresh inputs: 2-5 positions, an even width 2-6, base 100 or 10000."""
+    return {"n_positions": int(rng.integers(2, 6)), "d_model": int(_draw.choice(rng, [2, 4, 6])),
+            "base": float(_draw.choice(rng, [100.0, 10000.0]))}

@@ -14,6 +14,7 @@ import numpy as np
 
 from engine.attention import self_attention
 from engine.trace import Erratum, HeatmapData, InputSpec, Step, Trace, same_as_defaults, source_of
+from engine.traces import _draw
 from engine.traces._common import dot_terms, exp_shift, lines, n, sub, v
 
 INPUTS = [
@@ -163,3 +164,14 @@ def build(tokens: list[str], X: np.ndarray, W_Q: np.ndarray, W_K: np.ndarray, W_
                           f"{n(scores[0])} the values are {ex[0]:.3f} and {ex.sum():.3f}. "
                           "Either way the first weight is 0.47, not the printed 0.64.")
     return trace
+
+
+def draw_inputs(rng: np.random.Generator) -> dict:
+    """Fresh inputs: embeddings and projections of small integers (-1, 0, 1, 2), d_k = 2 or 3,
+    d_v = 2 or d_k, d = d_k or d_k + 1, and a random asking word."""
+    d_k = int(_draw.choice(rng, [2, 3]))
+    d = d_k + int(_draw.choice(rng, [0, 1]))
+    d_v = int(_draw.choice(rng, [2, d_k, d]))
+    return {"tokens": ["I", "love", "cats"], "X": _draw.nonzero(rng, -1, 2, 1, (3, d)),
+            "W_Q": _draw.nonzero(rng, -1, 1, 1, (d, d_k)), "W_K": _draw.nonzero(rng, -1, 1, 1, (d, d_k)),
+            "W_V": _draw.nonzero(rng, -1, 1, 1, (d, d_v)), "position": int(rng.integers(1, 4))}

@@ -16,6 +16,7 @@ import numpy as np
 from engine.scoring import dot_product_variance, dot_scores, scaled_dot_scores
 from engine.softmax import softmax
 from engine.trace import HeatmapData, InputSpec, Step, Trace, source_of
+from engine.traces import _draw
 from engine.traces._common import lines, n, sub, v
 
 INPUTS = [
@@ -148,3 +149,12 @@ def build(dims: np.ndarray, samples: int, d_big: int, n_keys: int, seed: int, va
                               [f"K{sub(j + 1)}" for j in range(n_keys)])],
     )
     return trace
+
+
+def draw_inputs(rng: np.random.Generator) -> dict:
+    """Fresh inputs: three key sizes, 100 samples, simple variances, a saturation demo."""
+    dims = sorted(rng.choice([1, 2, 4, 8, 16, 32, 64], size=3, replace=False).tolist())
+    return {"dims": [float(d) for d in dims], "samples": 100,
+            "d_big": int(_draw.choice(rng, [16, 64, 100])), "n_keys": int(rng.integers(3, 7)),
+            "seed": _draw.seed(rng), "var_q": float(_draw.choice(rng, [0.5, 1.0, 2.0, 4.0])),
+            "var_k": float(_draw.choice(rng, [0.5, 1.0, 2.0]))}

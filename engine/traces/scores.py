@@ -14,6 +14,7 @@ import numpy as np
 from engine.attention import attention
 from engine.scoring import scaled_dot_scores
 from engine.trace import HeatmapData, InputSpec, Step, Trace, same_as_defaults, source_of
+from engine.traces import _draw
 from engine.traces._common import dot_terms, exp_shift, fixed, lines, n, p, sub, v
 
 _K = [[0.3, 0.8], [0.9, 0.1], [-0.4, 0.6]]
@@ -136,3 +137,11 @@ def build(Q: np.ndarray, K: np.ndarray, V: np.ndarray | None) -> Trace:
     if not values_given:
         trace.steps[-1].note += " The notes give no value vectors, so here V is a copy of K."
     return trace
+
+
+def draw_inputs(rng: np.random.Generator) -> dict:
+    """Fresh inputs: a one-decimal query, 3 keys and 3 values, d_k = 2 or 3."""
+    d_k = int(_draw.choice(rng, [2, 2, 3]))
+    m = int(_draw.choice(rng, [3, 3, 4]))
+    return {"Q": _draw.nonzero(rng, -1, 1, 0.1, d_k), "K": _draw.grid(rng, -1, 1, 0.1, (m, d_k)),
+            "V": _draw.grid(rng, -1, 1, 0.1, (m, int(_draw.choice(rng, [2, d_k]))))}

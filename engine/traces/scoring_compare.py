@@ -12,6 +12,7 @@ import numpy as np
 
 from engine.scoring import additive_scores, dot_scores, scaled_dot_scores
 from engine.trace import Erratum, InputSpec, Step, Trace, same_as_defaults, source_of
+from engine.traces import _draw
 from engine.traces._common import dot_terms, n, r
 from engine.traces._common import v as show
 
@@ -126,3 +127,13 @@ def build(Q: np.ndarray, K: np.ndarray, W_Q: np.ndarray, W_K: np.ndarray, v: np.
                     kind="arithmetic", id="scoring-compare-printed-values"))
         steps[-1].note += " Every number the notes print here checks out."
     return trace
+
+
+def draw_inputs(rng: np.random.Generator) -> dict:
+    """Fresh inputs: small-integer vectors of width 2 or 3, identity or half-step projections."""
+    d = int(_draw.choice(rng, [2, 3, 3]))
+    eye = np.eye(d)
+    W_Q = eye if rng.random() < 0.3 else _draw.nonzero(rng, -1, 1, 0.5, (d, d))
+    W_K = eye if rng.random() < 0.3 else _draw.nonzero(rng, -1, 1, 0.5, (d, d))
+    return {"Q": _draw.nonzero(rng, -1, 2, 1, d), "K": _draw.nonzero(rng, -1, 2, 1, d),
+            "W_Q": W_Q, "W_K": W_K, "v": _draw.nonzero(rng, -1, 1, 0.5, d)}

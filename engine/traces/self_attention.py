@@ -12,7 +12,7 @@ import numpy as np
 
 from engine.attention import self_attention
 from engine.trace import Erratum, HeatmapData, InputSpec, Step, Trace, same_as_defaults, source_of
-from engine.traces import qkv
+from engine.traces import _draw, qkv
 from engine.traces._common import lines, n, sub, v
 
 INPUTS = [spec for spec in qkv.INPUTS if spec.name != "position"]
@@ -101,3 +101,10 @@ def build(tokens: list[str], X: np.ndarray, W_Q: np.ndarray, W_K: np.ndarray,
             why="Same slip as in the qkv trace: e^0.577 / (e^0.577 + 2) = 0.471, not 0.64.",
             kind="arithmetic", id="qkv-weights"))
     return trace
+
+
+def draw_inputs(rng: np.random.Generator) -> dict:
+    """Fresh inputs as the qkv trace draws them (every position asks)."""
+    inputs = qkv.draw_inputs(rng)
+    del inputs["position"]
+    return inputs

@@ -17,6 +17,7 @@ from engine.scoring import dot_scores, scaled_dot_scores
 from engine.softmax import softmax
 from engine.softmax_backward import softmax_backward, softmax_jacobian
 from engine.trace import HeatmapData, InputSpec, Step, Trace, source_of
+from engine.traces import _draw
 from engine.traces._common import Draw, dot_terms, lines, n, p, sub, v
 
 INPUTS = [
@@ -156,3 +157,11 @@ def build(tokens: list[str], query: np.ndarray, K: np.ndarray, grad: np.ndarray,
                   HeatmapData("Jacobian ∂α/∂s (rows α, columns s)", J, list(tokens), list(tokens),
                               kind="scores")],
     )
+
+
+def draw_inputs(rng: np.random.Generator) -> dict:
+    """Fresh inputs: a small-integer query and keys, a 0/±1 upstream gradient, a new seed."""
+    d_k = int(_draw.choice(rng, [2, 3]))
+    return {"tokens": ["I", "love", "cats"], "query": _draw.nonzero(rng, -1, 2, 1, d_k),
+            "K": _draw.nonzero(rng, -1, 1, 1, (3, d_k)), "grad": _draw.nonzero(rng, -1, 1, 1, 3),
+            "d_k_big": int(_draw.choice(rng, [16, 64])), "seed": _draw.seed(rng)}

@@ -22,6 +22,7 @@ import numpy as np
 from engine.loss import cross_entropy
 from engine.rnn import decoder_step
 from engine.trace import Erratum, InputSpec, Step, Trace, same_as_defaults, source_of
+from engine.traces import _draw
 from engine.traces._common import Draw, lines, n, one_hot, v, word_index
 
 INPUTS = [
@@ -288,3 +289,10 @@ def build(target: list[str], vocab: list[str], d_h: int, seed: int, train_steps:
             kind="miscount", id="tf-vocabulary-size",
         ))
     return trace
+
+
+def draw_inputs(rng: np.random.Generator) -> dict:
+    """Fresh inputs: the notes' story with another seed, size, number of updates and rate."""
+    return {"target": ["The", "cat", "sat"], "vocab": ["The", "A", "cat", "dog", "sat", "ran", "feline"],
+            "d_h": int(_draw.choice(rng, [3, 4])), "seed": _draw.seed(rng),
+            "train_steps": int(rng.integers(0, 11)), "lr": float(_draw.choice(rng, [0.1, 0.2, 0.5, 1.0]))}

@@ -13,6 +13,7 @@ import numpy as np
 from engine.decoding import apply_temperature
 from engine.softmax import softmax
 from engine.trace import HeatmapData, InputSpec, Step, Trace, source_of
+from engine.traces import _draw
 from engine.traces._common import lines, n, v
 
 INPUTS = [
@@ -71,3 +72,12 @@ def build(words: list[str], logits: np.ndarray, temperatures: np.ndarray) -> Tra
         heatmaps=[HeatmapData("softmax(z / T), one row per T", table,
                               [f"T={n(T)}" for T in temperatures], list(words))],
     )
+
+
+def draw_inputs(rng: np.random.Generator) -> dict:
+    """Fresh inputs: 3-4 half-step logits and one or two temperatures other than 1."""
+    V = int(_draw.choice(rng, [3, 4]))
+    temps = sorted(rng.choice([0.5, 2.0, 0.25, 4.0, 1.5], size=int(rng.integers(1, 3)),
+                              replace=False).tolist())
+    return {"words": ["the", "a", "an", "some"][:V], "logits": _draw.nonzero(rng, -1, 2, 0.5, V),
+            "temperatures": [float(t) for t in temps]}

@@ -11,6 +11,7 @@ import numpy as np
 
 from engine.decoding import filtered_probs, sample_token
 from engine.trace import Erratum, HeatmapData, InputSpec, Step, Trace, same_as_defaults, source_of
+from engine.traces import _draw
 from engine.traces._common import lines, n, ordinal
 
 INPUTS = [
@@ -111,3 +112,11 @@ def build(words: list[str], probs: np.ndarray, k: int, seed: int) -> Trace:
                 "pitfall list later says the two are different mechanisms.",
             kind="inconsistency", id="topk-is-beam"))
     return trace
+
+
+def draw_inputs(rng: np.random.Generator) -> dict:
+    """Fresh inputs: 4-5 probabilities on a 0.1 or 0.05 grid (ties happen), k below V."""
+    V = int(rng.integers(4, 6))
+    return {"words": ["the", "a", "an", "some", "this"][:V],
+            "probs": _draw.simplex(rng, V, 0.1 if V == 4 else 0.05),
+            "k": int(rng.integers(1, V)), "seed": _draw.seed(rng)}

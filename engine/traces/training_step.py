@@ -23,6 +23,7 @@ from engine.attention import cross_attention
 from engine.attention_backward import multi_head_attention_backward
 from engine.loss import cross_entropy, cross_entropy_grad
 from engine.trace import HeatmapData, InputSpec, Step, Trace, source_of
+from engine.traces import _draw
 from engine.traces._common import Draw, lines, n, sub, v, word_index
 
 INPUTS = [
@@ -204,3 +205,11 @@ def build(source: list[str], vocab: list[str], targets: list[str], d_h: int, lr:
         heatmaps=[HeatmapData("Attention during the forward pass", A, list(targets), list(source)),
                   HeatmapData("Attention after the update", A_new, list(targets), list(source))],
     )
+
+
+def draw_inputs(rng: np.random.Generator) -> dict:
+    """Fresh inputs: the notes' words with a new seed, size, learning rate and update rule."""
+    return {"source": ["cat", "<EOS>"], "vocab": ["chat", "chien", "<EOS>"],
+            "targets": ["chat", "<EOS>"], "d_h": int(_draw.choice(rng, [2, 3])),
+            "lr": float(_draw.choice(rng, [0.05, 0.1, 0.5])),
+            "optimizer": str(_draw.choice(rng, ["sgd", "sgd", "adam"])), "seed": _draw.seed(rng)}
