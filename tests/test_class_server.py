@@ -18,13 +18,16 @@ import class_fakes  # noqa: E402
 
 class_fakes.install()
 
+from engine.mistakes import MISTAKES  # noqa: E402
 from tutor.classroom.client import Memory, StudentClient  # noqa: E402
 from tutor.classroom.server import ClassServer, new_session  # noqa: E402
 from tutor.quiz.generators import generate  # noqa: E402
 from tutor.store import open_store  # noqa: E402
 from tutor.store import classes as saved  # noqa: E402
 
-FAMILY = "gen:scaled-dot-scores"
+FAMILY = "gen:self-attention-row"
+TOLERANCE = 0.01
+"""What the family's part states (\"anything within ±0.01 per entry counts\")."""
 
 
 async def until(cond, timeout: float = 20.0) -> None:
@@ -58,21 +61,42 @@ class Student:
         self.task.cancel()
 
 
+def _row(seed: int, scale: bool) -> list[float]:
+    """Token ``position``'s attention weights for one student's numbers, by hand:
+    softmax over j of (x W_Q)·(x_j W_K) / √d_k (or without the scale)."""
+    inputs = generate(FAMILY[4:], seed).trace_inputs
+    X, W_Q, W_K = (inputs[k].tolist() for k in ("X", "W_Q", "W_K"))
+    d_k = len(W_Q[0])
+
+    def times(row, W):
+        return [sum(row[i] * W[i][c] for i in range(len(row))) for c in range(len(W[0]))]
+
+    q = times(X[inputs["position"] - 1], W_Q)
+    scores = [sum(a * b for a, b in zip(q, times(x, W_K))) for x in X]
+    scores = [s / math.sqrt(d_k) for s in scores] if scale else scores
+    exps = [math.exp(s) for s in scores]
+    return [e / sum(exps) for e in exps]
+
+
 def scaled_scores(seed: int) -> list[float]:
-    """The right answer of the family for one student's seed, by hand: q·Kⱼ / √d_k."""
-    data = generate("scaled-dot-scores", seed).data
-    q, K = list(data["q"]), [list(r) for r in data["K"]]
-    return [sum(a * b for a, b in zip(q, row)) / math.sqrt(len(q)) for row in K]
+    """The right weights for one student's seed."""
+    return _row(seed, True)
 
 
 def dots(seed: int) -> list[float]:
-    data = generate("scaled-dot-scores", seed).data
-    q, K = list(data["q"]), [list(r) for r in data["K"]]
-    return [sum(a * b for a, b in zip(q, row)) for row in K]
+    """The weights of a student who forgot 1/√d_k."""
+    return _row(seed, False)
+
+
+def forgets_visibly(seed: int) -> bool:
+    """Whether the weights without the scale, typed to 6 decimals, fall outside the stated
+    tolerance (±0.01 per entry) of the right ones: on some numbers the scale hardly matters."""
+    return any(abs(float(f"{b:.6f}") - a) > TOLERANCE + 1e-9
+               for a, b in zip(scaled_scores(seed), dots(seed)))
 
 
 def typed(values: list[float]) -> str:
-    return ", ".join(f"{v:.3f}" for v in values)
+    return ", ".join(f"{v:.6f}" for v in values)
 
 
 @pytest.fixture
@@ -109,13 +133,15 @@ async def test_thirty_students_vote_discuss_revote_reveal(server, tmp_path):
     assert len(prompts) > 20, "each student has their own numbers"
 
     # vote 1: ten right, ten forget the scale, ten guess
+    visible = [forgets_visibly(seed_of(server, st)) for st in students]
     for i, st in enumerate(students):
         seed = seed_of(server, st)
         answer = [typed(scaled_scores(seed)), typed(dots(seed)), "9, 9, 9"][i // 10]
         assert await st.client.answer(answer)
     await until(lambda: all(len(s.acks()) == 1 for s in students))
     bars = {b.bucket: b.counts for b in server.room.bars()}
-    assert bars == {"right": (10, 0), "no-scale": (10, 0), "unknown": (10, 0)}
+    forgot = sum(visible[10:20])  # on a student's numbers the scale may change nothing
+    assert bars == {"right": (20 - forgot, 0), "no-scale": (forgot, 0), "unknown": (10, 0)}
 
     await server.set_state("closed")
     await server.set_state("discuss")
@@ -130,7 +156,9 @@ async def test_thirty_students_vote_discuss_revote_reveal(server, tmp_path):
         await st.client.answer(typed(scaled_scores(seed)) if i < 25 else typed(dots(seed)))
     await until(lambda: all(len(s.acks()) == 2 for s in students))
     bars = {b.bucket: b.counts for b in server.room.bars()}
-    assert bars == {"right": (10, 25), "no-scale": (10, 5), "unknown": (10, 0)}
+    still = sum(visible[25:])
+    assert bars == {"right": (20 - forgot, 30 - still), "no-scale": (forgot, still),
+                    "unknown": (10, 0)}
     assert [b.bucket for b in server.room.bars()] == ["right", "no-scale", "unknown"]
 
     await server.set_state("revealed")
@@ -138,10 +166,10 @@ async def test_thirty_students_vote_discuss_revote_reveal(server, tmp_path):
     for i, st in enumerate(students):
         reveal = st.last("reveal")
         assert reveal["yours"]["round"] == 2
-        assert reveal["yours"]["correct"] is (i < 25)
-        assert reveal["question_id"] == "gen:scaled-dot-scores"
-        if i >= 25:
-            assert reveal["yours"]["title"] == "1/√d_k left out"
+        assert reveal["yours"]["correct"] is (i < 25 or not visible[i])
+        assert reveal["question_id"] == FAMILY
+        if i >= 25 and visible[i]:
+            assert reveal["yours"]["title"] == MISTAKES["no-scale"].title
     rows = saved.answers(server.store, server.session.id, 1)
     assert len(rows) == 60 and {r.round for r in rows} == {1, 2}
     for st in students:
