@@ -6,36 +6,22 @@ from __future__ import annotations
 
 import asyncio
 import json
-import sys
-from pathlib import Path
-
 import pytest
 from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed, InvalidStatus
 
-sys.path.insert(0, str(Path(__file__).parent))
-import class_fakes  # noqa: E402
+from class_helpers import (FAMILY, Student, address, join, scaled_scores, seed_of, server, typed,
+                           until)
 
-class_fakes.install()
+from tutor.classroom import protocol
+from tutor.classroom.client import JoinError, Memory, StudentClient
+from tutor.classroom.server import ClassServer, new_session
+from tutor.store import open_store
+from tutor.store import classes as saved
 
-from test_class_server import (FAMILY, Student, address, join, scaled_scores, seed_of,  # noqa: E402
-                               typed, until)
-
-from tutor.classroom import protocol  # noqa: E402
-from tutor.classroom.client import JoinError, Memory, StudentClient  # noqa: E402
-from tutor.classroom.server import ClassServer, new_session  # noqa: E402
-from tutor.store import open_store  # noqa: E402
-from tutor.store import classes as saved  # noqa: E402
+__all__ = ["server"]  # the fixture
 
 
-@pytest.fixture
-async def server(tmp_path):
-    store = open_store(tmp_path / "host.sqlite3")
-    srv = ClassServer(store, new_session(store, "127.0.0.1", 0))
-    await srv.start()
-    yield srv
-    await srv.stop()
-    store.close()
 
 
 def ws_url(srv: ClassServer, key: str | None = None) -> str:
