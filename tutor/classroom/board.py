@@ -42,14 +42,14 @@ def histogram(snap: Snapshot, width: int = 76) -> Text:
                     "Pick a question on the left and press p to push it.", style="dim")
     total = [max(1, snap.answered[0]), max(1, snap.answered[1])]
     label_w = max(12, min(34, width - 30))
-    bar_w = max(4, (width - label_w - 14) // (2 if snap.round == 2 else 1))
+    bar_w = max(4, (width - label_w - 2) // (2 if snap.round == 2 else 1) - 11)
     out = Text()
-    head = f"{'':<{label_w}}  vote 1" + (" " * (bar_w + 2) + "vote 2" if snap.round == 2 else "")
+    head = f"{'':<{label_w}}  vote 1" + (" " * (bar_w + 5) + "vote 2" if snap.round == 2 else "")
     out.append(head.rstrip() + "\n", style="dim")
     for bar in snap.bars:
         out.append_text(_row(bar, label_w, bar_w, total, snap.round == 2))
-        if bar.why:
-            out.append_text(safe.text(f"   {_cut(bar.why, width - 3)}\n", "dim italic"))
+        if bar.why:  # the mistake behind a distractor, whole (it wraps)
+            out.append_text(safe.text(f"   {' '.join(bar.why.split())}\n", "dim italic"))
     return out
 
 
@@ -61,8 +61,8 @@ def _row(bar: Bar, label_w: int, bar_w: int, total: list[int], both: bool) -> Te
     for i in range(2 if both else 1):
         n = bar.counts[i]
         fill = round(bar_w * n / total[i])
-        parts += [(f" {n:>3} ", "bold"), (BLOCK * fill, "green" if bar.right else "red"),
-                  (" " * (bar_w - fill), "")]
+        parts += [(f" {n:>3} {round(100 * n / total[i]):>3}% ", "bold"),
+                  (BLOCK * fill, "green" if bar.right else "red"), (" " * (bar_w - fill), "")]
     parts.append(("\n", ""))
     return safe.assemble(*parts)
 

@@ -38,6 +38,7 @@ class HostApp(App[str]):
     #key { width: auto; height: 3; }
     #picker { width: 38%; min-width: 26; }
     #filter { height: 3; }
+    #sources { text-wrap: nowrap; text-overflow: ellipsis; }
     #board { padding: 0 1; }
     #status { height: auto; }
     #histogram { height: auto; }
@@ -96,13 +97,20 @@ class HostApp(App[str]):
 
     def _options(self, query: str) -> list[Option]:
         q = query.casefold().strip()
-        return [Option(safe.text(f"[{s.kind}] {s.title}", lines=False), id=s.ref)
-                for s in self.sources if not q or q in f"{s.ref} {s.title}".casefold()]
+        out = []
+        for s in self.sources:
+            if not q or q in f"{s.ref} {s.title}".casefold():
+                label = safe.text(f"[{s.kind}] {s.title}", lines=False)
+                label.no_wrap, label.overflow = True, "ellipsis"
+                out.append(Option(label, id=s.ref))
+        return out
 
     def on_input_changed(self, event: Input.Changed) -> None:
         listing = self.query_one("#sources", OptionList)
         listing.clear_options()
         listing.add_options(self._options(event.value))
+        if listing.option_count:
+            listing.highlighted = 0
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         self.query_one("#sources", OptionList).focus()

@@ -30,7 +30,8 @@ class JoinApp(App[str]):
     TITLE = "attn-tutor class"
     CSS = """
     #status { height: auto; padding: 0 1; background: $boost; }
-    #question { padding: 0 1; }
+    #question { height: 1fr; padding: 0 1; }
+    #bottom { height: auto; }
     #choices { height: auto; max-height: 8; }
     #answer { height: 3; }
     #received { height: auto; padding: 0 1; }
@@ -42,7 +43,8 @@ class JoinApp(App[str]):
         self.address, self.key = address, key
         self.name_given = name
         self.client: StudentClient | None = None
-        self.error = ""
+        self.sent: tuple[int, str] | None = None
+        """The last answer the class acknowledged (vote, text)."""
 
     def compose(self) -> ComposeResult:
         yield Static(id="status")
@@ -94,6 +96,8 @@ class JoinApp(App[str]):
             self._show_state()
         elif kind in ("ack", "invalid", "error"):
             lines = describe(event, None)
+            if kind == "ack" and not event.get("replay"):
+                self.sent = (int(event.get("round", 1)), str(event.get("text", "")))
             if lines:
                 self.query_one("#received", Static).update(safe.text(lines[0]))
         elif kind == "reveal":
@@ -122,9 +126,8 @@ class JoinApp(App[str]):
         choices.add_options([Option(safe.text(f"{chr(97 + i)}) {o}", lines=False), id=str(o))
                              for i, o in enumerate(options)])
         yours = event.get("yours")
-        self.query_one("#received", Static).update(
-            safe.text(f"Your answer (vote {yours.get('round')}): {yours.get('text')}")
-            if isinstance(yours, dict) else "")
+        self.sent = ((int(yours.get("round", 1)), str(yours.get("text", "")))
+                     if isinstance(yours, dict) else None)
         self._show_state()
 
     def _show_state(self) -> None:
@@ -134,16 +137,25 @@ class JoinApp(App[str]):
         if q is None:
             self._status("Waiting for the next question…")
             self.query_one("#prompt", Static).update("")
-            box.disabled, choices.display = True, False
+            self.query_one("#feedback", Static).update("")
+            self.query_one("#received", Static).update("")
+            self.sent = None
+            box.display, choices.display = False, False
             return
         lines = describe({"type": "state", "state": q.get("state"), "round": q.get("round")}, q)
         self._status(f"Question {q.get('q')} · " + (lines[0] if lines else str(q.get("state"))))
         is_open = q.get("state") == "open"
         choice = q.get("kind") == "choice"
         choices.display = choice
-        box.display = not choice
-        box.disabled = not is_open
-        choices.disabled = not is_open
+        box.display = not choice and is_open
+        box.disabled = choices.disabled = not is_open
+        received = self.query_one("#received", Static)
+        if self.sent is not None:
+            round_, text = self.sent
+            more = " You may change it until voting closes." if is_open and round_ == q.get("round") else ""
+            received.update(safe.text(f"Your answer (vote {round_}): {text}.{more}"))
+        else:
+            received.update("")
         if is_open:
             (choices if choice else box).focus()
 
@@ -151,8 +163,10 @@ class JoinApp(App[str]):
         lines = describe(event, None)
         self.query_one("#feedback", Static).update(safe.text("\n".join(lines)))
         self._status(f"Question {event.get('q')} · the answer is revealed")
-        self.query_one("#answer", Input).disabled = True
+        self.query_one("#answer", Input).display = False
         self.query_one("#choices", OptionList).disabled = True
+        self.query_one("#received", Static).update("")
+        self.query_one("#feedback", Static).scroll_visible(animate=False, top=True)
 
     # ---------------------------------------------------------------- answering
 

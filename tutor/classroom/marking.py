@@ -50,6 +50,8 @@ class Mark:
     title: str = ""
     feedback: str = ""
     hint: str = ""
+    named: bool = False
+    """A catalogued mistake (or pair) was recognised: ``title`` names it."""
 
     @classmethod
     def invalid(cls, hint: str) -> Mark:
@@ -102,7 +104,7 @@ def diagnose(trace: str, inputs: Mapping[str, Any] | None, name: str, values: Se
         return _right()
     if check.diagnoses:
         top = check.diagnoses[0]
-        return Mark(True, False, "+".join(top.ids), top.title, top.explanation)
+        return Mark(True, False, "+".join(top.ids), top.title, top.explanation, named=True)
     if check.imprecise:
         return Mark(True, False, IMPRECISE, BUCKET_TITLES[IMPRECISE],
                     "Your value is right at the digits you typed; give more of them.")

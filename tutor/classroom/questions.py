@@ -27,7 +27,7 @@ import numpy as np
 from engine import traces
 from tutor.classroom import marking
 from tutor.classroom.marking import Mark
-from tutor.content import LESSON_IDS
+from tutor.content import LESSON_IDS, get_lesson
 from tutor.exam.marking import how_to_answer
 from tutor.exam.model import by_id as exam_by_id
 from tutor.exam.model import load_questions
@@ -109,7 +109,7 @@ def trace_sources() -> list[Source]:
     for info in traces.list_traces():
         try:
             names = marking.checkable(info.name)
-        except (ValueError, KeyError, AttributeError):
+        except Exception:  # noqa: BLE001 - a trace the catalogue cannot check is not offered
             continue
         for name in names:
             out.append(Source(f"trace:{info.name}:{name}",
@@ -166,7 +166,7 @@ def ask(ref: str, seed: int) -> Asked:
 
 def _ask_bank(ref: str) -> Asked:
     q = bank_by_id(load_bank())[ref.split(":", 1)[1]]
-    view: dict[str, Any] = {"title": q.section, "prompt": q.prompt, "kind": "text",
+    view: dict[str, Any] = {"title": _lesson_title(q.section), "prompt": q.prompt, "kind": "text",
                             "options": [], "instructions": q.instructions}
     why: tuple[str, ...] = ()
     right = None
@@ -256,6 +256,14 @@ def _shape_words(shape: tuple[int, ...]) -> str:
     if len(shape) == 1:
         return f" ({shape[0]} numbers)"
     return f" (a {' × '.join(map(str, shape))} matrix)"
+
+
+@functools.lru_cache(maxsize=None)
+def _lesson_title(lesson_id: str) -> str:
+    try:
+        return get_lesson(lesson_id).title
+    except LookupError:
+        return lesson_id
 
 
 def _one_line(text: str, limit: int = 70) -> str:

@@ -317,13 +317,15 @@ class ClassServer:
         assert cur is not None
         student = self.room.students[token]
         asked = ask(cur.ref, student.seed)
-        mine = self.room.vote_of(token)
         yours = None
-        if mine is not None:
-            mark = asked.mark(mine[1].response)
-            yours = {"round": mine[0], "text": mine[1].response, "correct": mark.correct,
-                     "title": mark.title if not mark.correct else "",
-                     "feedback": mark.feedback}
+        for r in (1, 2):  # the last vote decides; the first is shown beside it
+            vote = cur.votes[r].get(token)
+            if vote is None:
+                continue
+            mark = asked.mark(vote.response)
+            mine = {"round": r, "text": vote.response, "correct": mark.correct,
+                    "title": mark.title if mark.named else "", "feedback": mark.feedback}
+            yours = {**mine, "first": yours} if yours is not None else mine
         return message("reveal", q=cur.number, answer=asked.answer_text,
                        explanation=list(asked.explanation), yours=yours,
                        question_id=asked.question_id, topic=asked.topic, variant=student.seed)

@@ -40,20 +40,29 @@ def describe(event: Event, question: Event | None) -> list[str]:
     if kind == "error":
         return [f"The class says: {event.get('message')}"]
     if kind == "reveal":
-        lines = ["", f"The answer: {event.get('answer')}"]
-        lines += [f"  {line}" for line in event.get("explanation") or []]
+        lines = [""]
         yours = event.get("yours")
         if isinstance(yours, dict):
-            verdict = "right" if yours.get("correct") else "not right"
-            lines.append(f"You answered {yours.get('text')} (vote {yours.get('round')}): {verdict}.")
-            if yours.get("title"):
-                lines.append(f"  The mistake: {yours['title']}.")
-            if yours.get("feedback"):
-                lines.append(f"  {yours['feedback']}")
+            lines += _verdict(yours)
+            first = yours.get("first")
+            if isinstance(first, dict):
+                lines += ["Your first vote:"] + [f"  {line}" for line in _verdict(first)]
         else:
             lines.append("You did not answer this one.")
+        lines.append(f"The answer: {event.get('answer')}")
+        lines += [f"  {line}" for line in event.get("explanation") or []]
         return lines
     return []
+
+
+def _verdict(vote: Event) -> list[str]:
+    verdict = "right" if vote.get("correct") else "not right"
+    lines = [f"You answered {vote.get('text')} (vote {vote.get('round')}): {verdict}."]
+    if vote.get("title"):
+        lines.append(f"  The mistake: {vote['title']}.")
+    if vote.get("feedback"):
+        lines.append(f"  {vote['feedback']}")
+    return lines
 
 
 def _state_lines(event: Event, question: Event | None = None) -> list[str]:
