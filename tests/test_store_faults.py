@@ -23,7 +23,7 @@ from tutor.quiz.bank import Question
 from tutor.quiz.modes import Item
 from tutor.quiz.plain import LineReader, make_out, run_lines
 from tutor.quiz.session import QuizSession
-from tutor.store import StoreError, core, faults, open_store, opening
+from tutor.store import SCHEMA_VERSION, StoreError, core, faults, open_store, opening
 
 T0 = datetime(2026, 3, 2, 12, 0, tzinfo=timezone.utc)
 STAMP = "2026-03-02T12:00:00.000000+00:00"
@@ -310,7 +310,7 @@ def test_lost_tables_are_created_again_and_the_rest_is_kept(tmp_path, monkeypatc
     con.execute("DROP TABLE cards")  # drops its index too
     con.execute("DROP TABLE lesson_opens")
     con.commit()
-    assert con.execute("PRAGMA user_version").fetchone()[0] == 2
+    assert con.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
     con.close()
     with open_store(path) as s:
         [warning] = s.warnings
