@@ -99,7 +99,7 @@ class HostApp(App[str]):
         q = query.casefold().strip()
         out = []
         for s in self.sources:
-            if not q or q in f"{s.ref} {s.title}".casefold():
+            if not q or q in f"{s.ref} {s.title} {s.words} {s.topic}".casefold():
                 label = safe.text(f"[{s.kind}] {s.title}", lines=False)
                 label.no_wrap, label.overflow = True, "ellipsis"
                 out.append(Option(label, id=s.ref))

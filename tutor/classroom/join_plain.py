@@ -17,6 +17,8 @@ from tutor.classroom.words import describe
 from tutor.render.safe import clean
 
 QUIT = (":quit", ":q")
+SETTLE = 5.0
+"""Seconds the line mode waits, at the end of its input, for its last answer to be received."""
 
 
 def run_plain(address: str, key: str, name: str | None) -> None:
@@ -57,7 +59,10 @@ async def _follow(address: str, key: str, name: str) -> None:
                 running.result()  # JoinError: the class refused us
                 return
             line = getting.result()
-            if line is None or line.strip() in QUIT:
+            if line is None:  # end of input (answers piped in): leave once they are through
+                await _settle(client, running)
+                break
+            if line.strip() in QUIT:
                 break
             text = line.strip()
             if not text:
@@ -70,3 +75,15 @@ async def _follow(address: str, key: str, name: str) -> None:
     finally:
         await client.stop()
         running.cancel()
+    if running.done() and not running.cancelled() and running.exception() is not None:
+        raise running.exception()  # the class refused us while we were leaving
+
+
+async def _settle(client: StudentClient, running: asyncio.Task, timeout: float = SETTLE) -> None:
+    """Wait until the client has joined and its last answer is acknowledged (or refused)."""
+    loop = asyncio.get_running_loop()
+    end = loop.time() + timeout
+    while loop.time() < end and not running.done():
+        if client.ws is not None and client.token and client.pending is None:
+            return
+        await asyncio.sleep(0.05)

@@ -50,6 +50,8 @@ class Source:
     ref: str
     title: str
     topic: str
+    words: str = field(default="", compare=False)
+    """Everything the picker's filter searches (the whole prompt of a bank item)."""
 
     @property
     def kind(self) -> str:
@@ -91,7 +93,7 @@ class Asked:
 
 def quick_sources() -> list[Source]:
     """Bank items, generated families and exam parts (no engine work to list them)."""
-    out = [Source(f"bank:{q.id}", _one_line(q.prompt), q.section)
+    out = [Source(f"bank:{q.id}", _one_line(q.prompt), q.section, q.prompt)
            for q in load_bank() if q.kind != "free"]
     out += [Source(f"gen:{f.id}", f.title + " (numbers per student)", f.section)
             for f in FAMILIES.values()]
