@@ -17,6 +17,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from engine.mistakes.catalogue import MISTAKES
 from tutor.content import (
     LESSON_IDS,
     ContentError,
@@ -44,6 +45,7 @@ REFERENCE = re.compile(r"erratum `([a-z0-9]+(?:-[a-z0-9]+)*)`")
 """How lesson text names an entry: erratum `qkv-weights`."""
 
 _ID = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
+_CHECK = re.compile(r"^[a-z0-9-]+ \S+=\S.*$")
 
 _SCHEMA = {
     "id": (_STR, True),
@@ -57,6 +59,8 @@ _SCHEMA = {
     "traces": (_STRS, False),
     "lessons": (_STRS, True),
     "false_claims": (_STRS, False),
+    "mistake": (_STR, False),
+    "mistake_check": (_STR, False),
 }
 
 
@@ -75,6 +79,11 @@ class NotesErratum:
     part: str = ""
     traces: tuple[str, ...] = ()
     false_claims: tuple[str, ...] = ()
+    mistake: str = ""
+    """The catalogued mistake (``engine.mistakes``) that produces the printed number, if one does."""
+    mistake_check: str = ""
+    """``TRACE VALUE=NUMBERS``: the value and the printed numbers that mistake reproduces on
+    the notes' inputs (``tests/test_mistakes_errata.py`` runs it)."""
 
     @property
     def is_error(self) -> bool:
@@ -108,6 +117,16 @@ def load_errata(root: Path | None = None) -> tuple[NotesErratum, ...]:
             except re.error as exc:
                 raise ContentError(f"{here}: field 'false_claims' has {pattern!r}: not a regular "
                                    f"expression ({exc})") from None
+        if "mistake" in table:
+            if table["mistake"] not in MISTAKES:
+                raise ContentError(f"{here}: field 'mistake' {table['mistake']!r}; expected an id "
+                                   "of engine.mistakes.catalogue")
+            if not _CHECK.match(table.get("mistake_check", "")):
+                raise ContentError(f"{here}: field 'mistake_check'; expected 'TRACE VALUE=NUMBERS' "
+                                   "naming what the mistake reproduces")
+            # the why-text shown after a quiz answer names the slip
+            table = {**table, "summary": f"{table['summary']} In the mistake catalogue: "
+                                         f"{MISTAKES[table['mistake']].title} ({table['mistake']})."}
         out.append(NotesErratum(
             **{k: v for k, v in table.items() if k not in ("lessons", "traces", "false_claims")},
             lessons=tuple(table["lessons"]),
@@ -140,8 +159,9 @@ def errata_document(root: Path | None = None) -> str:
            "softmax weights: scores go into the softmax, weights come out.", ""]
     for e in sorted((e for e in entries if e.is_error), key=lambda e: e.section):
         where = f"§{e.section}" + "".join(f"; `attn-tutor trace {t}`" for t in e.traces)
+        slip = f" The slip: {MISTAKES[e.mistake].title}." if e.mistake else ""
         out.append(f"- `{e.id}` ({where}). The notes: {_line(e.printed)}. Correct: "
-                   f"{_line(e.correct)}.")
+                   f"{_line(e.correct)}.{slip}")
     notes = [e for e in entries if e.kind == "rounding"]
     if notes:
         out += ["", "**Not errors: rounding.** These printed digits differ from exact arithmetic "

@@ -7,87 +7,44 @@ mistake built in and names the mistake that gives the student's number, on any i
 * :mod:`engine.mistakes.computations` — one module per trace: its arithmetic written once,
   each slip behind a switch (:class:`~engine.mistakes.slips.Slips`).
 * :mod:`engine.mistakes.diagnosis` — the matching rule, :func:`diagnose`, :func:`follow_up`.
+* :mod:`engine.mistakes.api` — :func:`checkable`, :func:`run_with`, :func:`mistakes_for`,
+  :func:`draw_inputs`, :func:`value_key`.
+* :mod:`engine.mistakes.students` — simulated students that measure the diagnosis.
 
-Engine layer: NumPy and engine functions only, nothing from ``tutor/``, no I/O.
+The names below load on first use, so ``engine.mistakes.catalogue`` alone (the records, for a
+content loader) imports neither NumPy nor the traces. Engine layer: NumPy and engine
+functions only, nothing from ``tutor/``, no I/O.
 """
 
 from __future__ import annotations
 
-import functools
-from collections.abc import Mapping, Sequence
-from typing import Any
+import importlib
 
-import numpy as np
+_EXPORTS = {
+    "MISTAKES": "engine.mistakes.catalogue",
+    "Mistake": "engine.mistakes.catalogue",
+    "Diagnosis": "engine.mistakes.diagnosis",
+    "Check": "engine.mistakes.diagnosis",
+    "diagnose": "engine.mistakes.diagnosis",
+    "follow_up": "engine.mistakes.diagnosis",
+    "checkable": "engine.mistakes.api",
+    "run_with": "engine.mistakes.api",
+    "mistakes_for": "engine.mistakes.api",
+    "draw_inputs": "engine.mistakes.api",
+    "computations": "engine.mistakes.api",
+    "applies_to": "engine.mistakes.api",
+    "value_key": "engine.mistakes.api",
+}
 
-from engine.mistakes import registry
-from engine.mistakes.catalogue import MISTAKES, Mistake
-from engine.mistakes.diagnosis import Check, Diagnosis, diagnose, follow_up
-from engine.traces import draw_inputs as _draw_trace_inputs
-
-__all__ = ["MISTAKES", "Mistake", "Diagnosis", "Check", "diagnose", "checkable", "run_with",
-           "mistakes_for", "follow_up", "computations", "draw_inputs", "applies_to"]
-
-
-def computations() -> list[str]:
-    """Every name :func:`diagnose` accepts: the 28 traces, then any extra computations."""
-    return registry.names()
-
-
-def checkable(trace: str, inputs: Mapping[str, Any] | None = None) -> dict[str, tuple[int, ...]]:
-    """The value names of ``trace`` that can be checked (the names its ``--json`` steps and
-    result use; a name that differs from step to step carries ``@STEP``), each with its
-    shape on these inputs."""
-    values, _ = registry.run(trace, inputs)
-    return {k: v.shape for k, v in values.items()}
+__all__ = list(_EXPORTS)
 
 
-def run_with(trace: str, inputs: Mapping[str, Any] | None, ids: Sequence[str]) -> dict[str, np.ndarray]:
-    """Every checkable value of ``trace`` on ``inputs`` (None = the notes' defaults) computed
-    with the mistakes ``ids`` built in (``()`` = the right computation, which agrees with the
-    trace's own values)."""
-    values, _ = registry.run(trace, inputs, tuple(ids))
-    return values
+def __getattr__(name: str):
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'engine.mistakes' has no attribute {name!r}")
+    return getattr(importlib.import_module(module), name)
 
 
-def draw_inputs(trace: str, rng: np.random.Generator) -> dict[str, Any]:
-    """Fresh inputs for ``trace`` (or an extra computation), drawn by its own drawer."""
-    module = registry.computation(trace).module
-    own = getattr(module, "draw_inputs", None)
-    return own(rng) if own else _draw_trace_inputs(trace, rng)
-
-
-_PROBE_DRAWS = 6
-
-
-@functools.cache
-def _changes(trace: str) -> dict[str, frozenset[str]]:
-    """For each declared mistake, the value names it changes on the defaults or on a few
-    seeded draws (a mistake can only show where its number differs from the right one)."""
-    comp = registry.computation(trace)
-    rng = np.random.default_rng(20240)
-    problems = [None] + [draw_inputs(trace, rng) for _ in range(_PROBE_DRAWS)]
-    out: dict[str, set[str]] = {m: set() for m in comp.mistakes}
-    for problem in problems:
-        right, _ = registry.run(trace, problem)
-        for m in comp.mistakes:
-            wrong, _ = registry.run(trace, problem, (m,))
-            for k, x in right.items():
-                y = wrong.get(k)
-                if y is not None and (y.shape != x.shape or not np.allclose(
-                        x, y, rtol=1e-9, atol=1e-9, equal_nan=True)):
-                    out[m].add(k.split("@")[0])
-    return {m: frozenset(v) for m, v in out.items()}
-
-
-def mistakes_for(trace: str, name: str) -> list[Mistake]:
-    """The catalogued mistakes that change value ``name`` of ``trace`` (on its defaults or on
-    drawn inputs), in catalogue order."""
-    key = registry.canonical(name.split("@")[0])
-    changes = _changes(trace)
-    return [m for m in MISTAKES.values()
-            if m.id in changes and any(registry.canonical(k) == key for k in changes[m.id])]
-
-
-def applies_to(mistake: str) -> list[str]:
-    """The computations that declare ``mistake``."""
-    return [name for name in registry.names() if mistake in registry.computation(name).mistakes]
+def __dir__() -> list[str]:
+    return sorted(list(globals()) + __all__)

@@ -128,9 +128,9 @@ def nll_rows(P: np.ndarray, ids, s: Slips) -> np.ndarray:
     ids = np.asarray(ids, dtype=np.int64)
     rows = np.arange(P.shape[0])
     against = s.on("loss-against-prediction")
-    log_slip = any([s.on(k) for k in LOG_SLIPS])
+    slip = any([s.on(k) for k in LOG_SLIPS + ("rounded-intermediates",)]) or against
     picked = P[rows, np.argmax(P, axis=1)] if against else P[rows, ids]
-    if not (against or log_slip):
+    if not slip:
         with np.errstate(divide="ignore"):
             return np.asarray(cross_entropy(np.log(P), ids, reduction="none"), dtype=np.float64)
     return s.r(-log(picked, s))
@@ -140,8 +140,8 @@ def total(losses: np.ndarray, s: Slips) -> float:
     """Σ_t L_t, or the mean under ``ce-mean-not-sum``."""
     s.fact(T=int(np.size(losses)))
     if s.on("ce-mean-not-sum"):
-        return float(np.mean(losses))
-    return float(np.sum(losses))
+        return float(s.r(np.mean(losses)))
+    return float(s.r(np.sum(losses)))
 
 
 def transpose_if_square(W: np.ndarray, s: Slips) -> np.ndarray:

@@ -36,8 +36,8 @@ _F, _W, _P = "Formal statement", "Worked example", "Pitfalls"
 _RECORDS = (
     # ---------------------------------------------------------------- scores and softmax
     Mistake("no-scale", "1/√d_k left out", 8, "scoring", _F,
-            "{value} is what you get from the raw dot products q·k: divide every score by "
-            "√d_k = √{d_k} ≈ {sqrt_dk} before the softmax."),
+            "{value} is what the raw dot products give: divide each q·k by √d_k = √{d_k} "
+            "≈ {sqrt_dk}."),
     Mistake("rounded-intermediates", "Intermediates rounded to 2 decimals", 5, "qkv", _W,
             "{value} is what you get when every intermediate (scores, exponentials, sums) is "
             "rounded to two decimals before the next step; keep four decimals until the end "

@@ -22,10 +22,11 @@ The order of a diagnosis:
    ``follow_up`` inputs on which they differ;
 4. **unknown** — nothing matches (``diagnoses == ()``).
 
-A number typed with fewer than two significant digits ("1", "0.5") is too coarse to tell a
-slip from a guess: it matches a mistake only when the mistake gives exactly that number, and
-such an exact match is named even where the right value rounds to it (1 for q·k = 1 when the
-scaled score is 0.577).
+A number typed with fewer than two significant digits and fewer than two decimals ("1",
+"0.5") is too coarse to tell a slip from a guess: it matches a mistake only when the mistake
+gives exactly that number, and such an exact match is named even where the right value
+rounds to it (1 for q·k = 1 when the scaled score is 0.577). "Correct" without a tolerance
+needs two significant digits in the largest entry typed.
 """
 
 from __future__ import annotations
@@ -102,7 +103,8 @@ def _near(g: np.ndarray, x: np.ndarray, dec: np.ndarray | None) -> np.ndarray:
         return out
     unit = 10.0 ** (-dec[finite].astype(float))
     rounded = np.abs(gf - xf) <= 0.5 * unit + hair
-    cut = (np.abs(gf) <= np.abs(xf) + hair) & (np.abs(xf - gf) < unit - hair) & (gf * xf >= 0)
+    with np.errstate(invalid="ignore"):
+        cut = (np.abs(gf) <= np.abs(xf) + hair) & (np.abs(xf - gf) < unit - hair) & (gf * xf >= 0)
     out[finite] = rounded | cut
     return out
 
@@ -124,13 +126,34 @@ def significant(v: np.ndarray, dec: np.ndarray | None) -> np.ndarray:
         return np.full(v.size, 99)
     out = np.empty(v.size, np.int64)
     for i, (x, d) in enumerate(zip(v, dec)):
-        if x == 0:
+        if not math.isfinite(x):
+            out[i] = 99
+        elif x == 0:
             out[i] = 0
         elif x >= 1:
             out[i] = len(str(int(x))) + int(d)
         else:
-            out[i] = int(d) - int(math.floor(-math.log10(x) + 1e-12))
+            out[i] = int(d) - (math.ceil(-math.log10(x) - 1e-12) - 1)  # zeros after the point
     return out
+
+
+def _precise_enough(g: np.ndarray, dec: np.ndarray | None, exact: np.ndarray) -> bool:
+    """At least two significant digits in the largest inexact entry typed: "0.5" is too
+    coarse for 0.4711, while [0.85, 0.05, 0.01] is a weight vector typed to two decimals."""
+    if dec is None or exact.all():
+        return True
+    loose = ~exact
+    sig = significant(g, dec)[loose]
+    return bool(sig[int(np.argmax(np.abs(g.ravel()[loose])))] >= MIN_SIGNIFICANT)
+
+
+def _coarse(g: np.ndarray, dec: np.ndarray | None, exact: np.ndarray) -> np.ndarray:
+    """Entries typed too roughly to stand for a rounded number ("1", "0.5", "3": under two
+    significant digits and under two decimals) that are not exactly the right value: such an
+    entry matches a mistake only when the mistake gives exactly that number."""
+    if dec is None:
+        return np.zeros(g.size, bool)
+    return (significant(g, dec) < MIN_SIGNIFICANT) & (dec < 2) & ~exact
 
 
 # --------------------------------------------------------------------------- diagnosis
@@ -178,19 +201,19 @@ def diagnose(trace: str, inputs: Mapping[str, Any] | None, name: str, given: Arr
     g = g.reshape(expected.shape)
     dec = _decimals(decimals, g.size)
     typed_right = bool(_near(g, expected, dec).all())
-    if tolerance is not None:
-        tol = float(tolerance)
-        correct = bool(np.all(np.abs(g - expected) <= tol + HAIR * np.maximum(1.0, np.abs(expected))
-                              | (g == expected)))
-    else:
-        exact = np.abs(g - expected).ravel() <= HAIR * np.maximum(1.0, np.abs(expected.ravel()))
-        rounded = _near(g, expected, dec) if dec is None else (
-            np.abs(g - expected).ravel() <= 0.5 * 10.0 ** (-dec.astype(float)) + HAIR)
-        enough = significant(g, dec) >= MIN_SIGNIFICANT
-        correct = bool(np.all(exact | (rounded & enough)))
+    with np.errstate(invalid="ignore"):
+        gap = np.abs(g - expected).ravel()  # NaN where both are the same infinity
+        size = np.where(np.isfinite(expected), np.abs(expected), 0.0).ravel()
+        hair = HAIR * np.maximum(1.0, size)
+        exact = (g == expected).ravel() | (gap <= hair)
+        if tolerance is not None:
+            correct = bool(np.all(exact | (gap <= float(tolerance) + hair)))
+        else:
+            rounded = exact if dec is None else gap <= 0.5 * 10.0 ** (-dec.astype(float)) + HAIR
+            correct = bool(np.all(exact | rounded)) and _precise_enough(g, dec, exact)
     if correct:
         return Check(trace, key, g, expected, True, False, (), None)
-    coarse = significant(g, dec) < MIN_SIGNIFICANT
+    coarse = _coarse(g, dec, exact)
     if typed_right and not coarse.any():
         return Check(trace, key, g, expected, False, True, (), None)
     found = _matches(comp, inp, key, g, dec, coarse, [(m,) for m in comp.mistakes])

@@ -8,7 +8,10 @@ Each module holds
 * ``compute(inputs, s)`` — every checkable value of the trace from its (checked) inputs, with
   the mistakes of ``s`` (:class:`~engine.mistakes.slips.Slips`) built in. The keys are the
   names the trace's ``--json`` steps and result use; a name that several steps use for
-  different numbers is qualified with its step (``pre-activation@2``).
+  different numbers is qualified with its step (``pre-activation@2``);
+* optionally ``EXTRAS`` — intermediates the trace writes out in its working without listing
+  them as values (qkv's e^score and Σ), ``NOT_CHECKED`` — numeric trace values it leaves out,
+  and for a computation that is not a trace, ``INPUTS`` and ``draw_inputs(rng)``.
 
 With no slip on, ``compute`` must give the trace's own numbers (``tests/test_mistakes.py``
 holds every trace to that on its defaults and on drawn inputs).
@@ -19,6 +22,7 @@ from __future__ import annotations
 import functools
 import importlib
 import unicodedata
+from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from types import ModuleType
@@ -31,7 +35,7 @@ from engine.mistakes.slips import Slips
 from engine.trace import coerce_inputs
 from engine.traces import REGISTRY, get_info, input_specs
 
-EXTRA: dict[str, str] = {}
+EXTRA: dict[str, str] = {"sequence-loss": "cross-entropy", "padded-pool": "pooling"}
 """Computations that are not traces (name → the trace that shows the nearest worked example)."""
 
 
@@ -85,10 +89,58 @@ def run(name: str, inputs: Mapping[str, Any] | None, ids: Sequence[str] = (),
     """
     comp = computation(name)
     inp = dict(inputs) if checked else checked_inputs(name, inputs)
+    key = (name, _digest(inp), frozenset(ids))
+    hit = _CACHE.get(key)
+    if hit is not None:
+        _CACHE.move_to_end(key)
+        return hit
     slips = Slips(ids)
     with np.errstate(all="ignore"):
         raw = comp.module.compute(inp, slips)
-    return {k: np.asarray(v, dtype=np.float64) for k, v in raw.items()}, slips
+    values = _keys({k: np.asarray(v, dtype=np.float64) for k, v in raw.items()})
+    for v in values.values():
+        v.flags.writeable = False  # shared through the cache: nobody may change them
+    _CACHE[key] = (values, slips)
+    if len(_CACHE) > _CACHE_SIZE:
+        _CACHE.popitem(last=False)
+    return values, slips
+
+
+_CACHE: OrderedDict = OrderedDict()
+_CACHE_SIZE = 512
+"""Recent runs: a diagnosis, its follow-up and the harness ask for the same runs again."""
+
+
+def _digest(inp: Mapping[str, Any]) -> tuple:
+    """A hashable fingerprint of checked inputs (arrays by shape and bytes)."""
+    out = []
+    for k in sorted(inp):
+        v = inp[k]
+        if isinstance(v, np.ndarray):
+            out.append((k, v.shape, v.dtype.str, v.tobytes()))
+        elif isinstance(v, list):
+            out.append((k, tuple(v)))
+        else:
+            out.append((k, v))
+    return tuple(out)
+
+
+def _keys(values: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    """``name@STEP`` keys stay only where one name has several different values; a name that
+    only one step uses, or that every step gives the same number, is the bare name."""
+    groups: dict[str, list[str]] = {}
+    for k in values:
+        if "@" in k:
+            groups.setdefault(k.split("@")[0], []).append(k)
+    out = dict(values)
+    for base, keys in groups.items():
+        first = values[keys[0]]
+        if len(keys) == 1 or all(values[k].shape == first.shape and np.allclose(
+                values[k], first, rtol=1e-12, atol=0, equal_nan=True) for k in keys):
+            for k in keys:
+                del out[k]
+            out.setdefault(base, first)
+    return out
 
 
 def canonical(name: str) -> str:

@@ -12,7 +12,8 @@ from typing import Annotated, Optional
 import typer
 
 NAME = "trace"
-HELP = "Step through a worked example number by number (--plain, --json, --markdown, --set)."
+HELP = ("Step through a worked example number by number (--plain, --json, --markdown, --set), "
+        "or check your own numbers (--check).")
 
 FORMATS = ("plain", "json", "markdown")
 
@@ -42,6 +43,12 @@ def command(
         "--inputs", help="List the inputs this trace accepts, with their defaults.")] = False,
     schema: Annotated[bool, typer.Option(
         "--schema", help="Print the schema of --json (Markdown) and exit.")] = False,
+    # --check: the student's own numbers, marked and diagnosed (tutor/render/check.py)
+    checks: Annotated[Optional[list[str]], typer.Option(
+        "--check", metavar="VALUE=NUMBERS",
+        help="Check your own number(s) for a value of the trace, e.g. weights=0.47,0.26,0.26: "
+             "correct, or which catalogued mistake gives them. Repeatable; with --json, as JSON.",
+        show_default=False)] = None,
 ) -> None:
     from tutor.errors import user_errors
 
@@ -51,6 +58,10 @@ def command(
         typer.echo(json_schema(NAME), nl=False)
         return
 
+    if checks:
+        user_errors(run_checks)(name, checks, plain=plain, as_json=as_json, markdown=markdown,
+                                sets=sets, file=file, output=output)
+        return
     user_errors(run)(name, plain=plain, as_json=as_json, markdown=markdown, step=step, sets=sets,
                      file=file, output=output, inputs=inputs)
 
@@ -125,6 +136,53 @@ def run(name: str | None, *, plain: bool = False, as_json: bool = False, markdow
         _print_rich_step(trace, step)
     else:
         show_interactive(trace, overrides)
+
+
+def run_checks(name: str | None, checks: list[str], *, plain: bool = False, as_json: bool = False,
+               markdown: bool = False, sets: list[str] | None = None, file: Path | None = None,
+               output: Path | None = None) -> None:
+    """``--check VALUE=NUMBERS``: mark each value and name the mistake behind a wrong one.
+
+    A wrong number is a normal result (exit 0); a check that cannot be read (no ``=``, not a
+    number, an unknown value, the wrong count) is a :class:`UserError` (exit 2).
+    """
+    from tutor.errors import UserError
+
+    if name is None:
+        raise UserError("name a trace to check numbers against, e.g. "
+                        "attn-tutor trace qkv --check weights=0.47,0.26,0.26")
+    if markdown:
+        raise UserError("--check prints text or --json, not --markdown")
+    if plain and as_json:
+        raise UserError("choose one of --plain and --json, not both")
+    from engine.traces import list_traces
+
+    from tutor.inputs import gather_inputs
+    from tutor.launch import interpret_if_small
+    from tutor.names import resolve
+    from tutor.typed import parse_check
+
+    name = resolve(name, [t.name for t in list_traces()], "trace",
+                   "Run `attn-tutor trace` to list them.")
+    overrides = gather_inputs(sets, file)
+    interpret_if_small(name, overrides)  # a check builds nothing big: no numba to load
+    from engine.mistakes import diagnose
+
+    from tutor.render.check import checks_json, checks_renderable, checks_text
+
+    results = []
+    for spec in checks:
+        try:
+            value, numbers, decimals = parse_check(spec)
+            results.append(diagnose(name, overrides, value, numbers, decimals=decimals))
+        except ValueError as exc:
+            raise UserError(str(exc)) from None
+    if as_json or _format_from_suffix(output) == "json":
+        _emit(checks_json(results, name, overrides), output)
+    elif plain or output is not None or not _on_terminal():
+        _emit(checks_text(results, name, overrides), output)
+    else:
+        _console().print(checks_renderable(results, name, overrides))
 
 
 def show_interactive(trace, overrides: dict) -> None:

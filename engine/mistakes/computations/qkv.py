@@ -7,12 +7,14 @@ import numpy as np
 from engine.mistakes import _ops
 from engine.mistakes.slips import Slips
 from engine.scoring import dot_scores
-from engine.traces._common import sub
+from engine.traces._common import exp_shift, sub
 
 TRACE = "qkv"
 MISTAKES = ("no-scale", "scale-by-dk", "scale-by-dmodel", "rounded-intermediates", "no-exp",
             "no-normalise", "softmax-term-dropped", "zero-score-zero-weight", "weights-times-keys",
             "values-not-projected", "transposed-weight")
+EXTRAS = ("exp_scores", "Z")
+"""Intermediates the trace writes out (e^score, Σ) without listing them as values."""
 PAIRS = (("no-scale", "rounded-intermediates"), ("scale-by-dk", "rounded-intermediates"),
          ("no-scale", "no-exp"), ("no-scale", "no-normalise"), ("no-scale", "softmax-term-dropped"),
          ("softmax-term-dropped", "rounded-intermediates"), ("no-exp", "rounded-intermediates"),
@@ -45,5 +47,7 @@ def compute(inp: dict, s: Slips) -> dict:
                          f"from 1 to {X.shape[0]}")
     out = attend(X, W_Q, W_K, W_V, [i], s)
     q = out["Q"][i]
-    return {"W_Q": W_Q, "W_K": W_K, "W_V": W_V, f"Q{sub(i + 1)}": q, "query": q, "K": out["K"],
+    scores = out["S"][0]
+    exps = s.r(np.exp(scores - exp_shift(scores)))
+    return {"exp_scores": exps, "Z": s.r(float(np.sum(exps))),"W_Q": W_Q, "W_K": W_K, "W_V": W_V, f"Q{sub(i + 1)}": q, "query": q, "K": out["K"],
             "V": out["V"], "scores": out["S"][0], "weights": out["A"][0], "output": out["Z"][0]}
