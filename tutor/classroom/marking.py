@@ -12,7 +12,6 @@ them) or ``unknown``.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -25,15 +24,13 @@ from tutor.exam.paper import ExamPart
 from tutor.quiz import marking as quiz_marking
 from tutor.quiz.bank import Question
 from tutor.quiz.generators import Part
+from tutor.typed import EXACT_DECIMALS, read_typed
 
 RIGHT = "right"
 UNKNOWN = "unknown"
 IMPRECISE = "imprecise"
 BUCKET_TITLES = {RIGHT: "right", UNKNOWN: "wrong, no known mistake",
                  IMPRECISE: "right, but too few digits"}
-
-_DECIMAL = re.compile(r"^[-+−]?(\d*)\.?(\d*)$")
-
 
 @dataclass(frozen=True)
 class Mark:
@@ -68,23 +65,17 @@ def _unknown(feedback: str = "") -> Mark:
 
 # --------------------------------------------------------------------------- numbers
 
-def decimals_of(token: str) -> int:
-    """Digits typed after the point (``0.47`` → 2, ``3`` → 0); a fraction or root is exact
-    (12)."""
-    found = _DECIMAL.match(token.strip().lstrip("≈~").strip())
-    return len(found.group(2)) if found and (found.group(1) or found.group(2)) else 12
-
-
 def read_values(text: str) -> tuple[list[float], list[int]] | str:
-    """Numbers typed as a list (or one number) and the decimals of each; a hint when not."""
-    read = quiz_marking.read_numbers(text)
-    bad = next((t for t, v in read if v is None), None)
+    """Numbers typed as a list (or one number) and the decimals typed in each (an exact form
+    such as ``3/4`` counts as :data:`~tutor.typed.EXACT_DECIMALS`); a hint when not numbers."""
+    read = read_typed(text)
     if not read:
         return "Type a number."
+    bad = next((t for t, v, _ in read if v is None), None)
     if bad is not None:
-        hint = quiz_marking.number_hint(bad) if len(read) == 1 else f"{bad[:20]} is not a number."
-        return hint
-    return [float(v) for _, v in read], [decimals_of(t) for t, _ in read]
+        return quiz_marking.number_hint(bad) if len(read) == 1 else f"{bad[:20]} is not a number."
+    return ([float(v) for _, v, _ in read],
+            [EXACT_DECIMALS if d is None else d for _, _, d in read])
 
 
 def diagnose(trace: str, inputs: Mapping[str, Any] | None, name: str, values: Sequence[float],
