@@ -30,6 +30,8 @@ async def test_thirty_students_vote_discuss_revote_reveal(server, tmp_path):
         answer = [typed(scaled_scores(seed)), typed(dots(seed)), "9, 9, 9"][i // 10]
         assert await st.client.answer(answer)
     await until(lambda: all(len(s.acks()) == 1 for s in students))
+    # a wrong number is counted at once, then moved to its mistake when diagnosed
+    await until(lambda: "diagnosing" not in {b.bucket for b in server.room.bars()})
     bars = {b.bucket: b.counts for b in server.room.bars()}
     forgot = sum(visible[10:20])  # on a student's numbers the scale may change nothing
     assert bars == {"right": (20 - forgot, 0), "no-scale": (forgot, 0), "unknown": (10, 0)}
@@ -46,6 +48,7 @@ async def test_thirty_students_vote_discuss_revote_reveal(server, tmp_path):
         seed = seed_of(server, st)
         await st.client.answer(typed(scaled_scores(seed)) if i < 25 else typed(dots(seed)))
     await until(lambda: all(len(s.acks()) == 2 for s in students))
+    await until(lambda: "diagnosing" not in {b.bucket for b in server.room.bars()})
     bars = {b.bucket: b.counts for b in server.room.bars()}
     still = sum(visible[25:])
     assert bars == {"right": (20 - forgot, 30 - still), "no-scale": (forgot, still),
@@ -63,6 +66,9 @@ async def test_thirty_students_vote_discuss_revote_reveal(server, tmp_path):
             assert reveal["yours"]["title"] == MISTAKES["no-scale"].title
     rows = saved.answers(server.store, server.session.id, 1)
     assert len(rows) == 60 and {r.round for r in rows} == {1, 2}
+    stored = {b: [sum(1 for r in rows if r.round == v and r.bucket == b) for v in (1, 2)]
+              for b in ("right", "no-scale", "unknown")}
+    assert stored == {k: list(v) for k, v in bars.items()}, "the store has the diagnoses too"
     for st in students:
         await st.stop()
 

@@ -29,8 +29,11 @@ from tutor.typed import EXACT_DECIMALS, read_typed
 RIGHT = "right"
 UNKNOWN = "unknown"
 IMPRECISE = "imprecise"
+DIAGNOSING = "diagnosing"
+"""A wrong number whose diagnosis has not run yet (``diagnose=False``): counted at once, moved
+to its mistake's bucket when the diagnosis comes back."""
 BUCKET_TITLES = {RIGHT: "right", UNKNOWN: "wrong, no known mistake",
-                 IMPRECISE: "right, but too few digits"}
+                 IMPRECISE: "right, but too few digits", DIAGNOSING: "wrong (diagnosing…)"}
 
 @dataclass(frozen=True)
 class Mark:
@@ -61,6 +64,10 @@ def _right(feedback: str = "") -> Mark:
 
 def _unknown(feedback: str = "") -> Mark:
     return Mark(True, False, UNKNOWN, BUCKET_TITLES[UNKNOWN], feedback)
+
+
+def _later() -> Mark:
+    return Mark(True, False, DIAGNOSING, BUCKET_TITLES[DIAGNOSING])
 
 
 # --------------------------------------------------------------------------- numbers
@@ -126,9 +133,11 @@ def choice_index(question: Question, text: str) -> int | None:
 
 
 def mark_bank(question: Question, text: str,
-              diagnosis: tuple[str, str, tuple[int, ...]] | None = None) -> Mark:
+              diagnosis: tuple[str, str, tuple[int, ...]] | None = None,
+              diagnose_now: bool = True) -> Mark:
     """A bank question: the quiz's verdict; multiple choice and true/false counted per
-    option; a numeric fill diagnosed when ``diagnosis`` (trace, value, shape) is known."""
+    option; a numeric fill diagnosed when ``diagnosis`` (trace, value, shape) is known (or
+    left :data:`DIAGNOSING` when not ``diagnose_now``)."""
     verdict = quiz_marking.check_answer(question, text)
     if not verdict.valid:
         return Mark.invalid(verdict.hint or question.instructions)
@@ -143,6 +152,8 @@ def mark_bank(question: Question, text: str,
         return Mark(True, bool(verdict.correct), "a" if said else "b", "true" if said else "false")
     if verdict.correct:
         return _right()
+    if diagnosis is not None and not diagnose_now:
+        return _later()
     if diagnosis is not None:
         read = read_values(text)
         if not isinstance(read, str):
@@ -154,9 +165,10 @@ def mark_bank(question: Question, text: str,
 
 
 def mark_part(part: Part, text: str, trace: str = "", inputs: Mapping[str, Any] | None = None,
-              found: tuple[str, tuple[int, ...]] | None = None) -> Mark:
+              found: tuple[str, tuple[int, ...]] | None = None, diagnose_now: bool = True) -> Mark:
     """A part of a generated problem: the quiz's verdict, then the diagnosis of a wrong
-    number on the problem's own trace inputs (``found``: the value name and shape)."""
+    number on the problem's own trace inputs (``found``: the value name and shape; left
+    :data:`DIAGNOSING` when not ``diagnose_now``)."""
     verdict = part.check(text)
     if not verdict.valid:
         return Mark.invalid(verdict.hint or part.instructions)
@@ -165,6 +177,8 @@ def mark_part(part: Part, text: str, trace: str = "", inputs: Mapping[str, Any] 
         return Mark(True, bool(verdict.correct), quiz_marking.LETTERS[i], part.options[i])
     if verdict.correct:
         return _right()
+    if part.kind in ("number", "vector") and trace and not diagnose_now:
+        return _later()
     if found is not None and part.kind in ("number", "vector"):
         read = read_values(text)
         if not isinstance(read, str):

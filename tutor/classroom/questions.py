@@ -79,14 +79,20 @@ class Asked:
     view: dict[str, Any]
     answer_text: str
     explanation: tuple[str, ...]
-    marker: Callable[[str], Mark] = field(repr=False)
+    marker: Callable[[str, bool], Mark] = field(repr=False)
     options_why: tuple[str, ...] = ()
     right_option: int | None = None
     """For a choice: the index of the right option."""
 
     def mark(self, text: str) -> Mark:
-        """Mark ``text`` (already cleaned of control characters)."""
-        return self.marker(text)
+        """Mark and diagnose ``text`` (already cleaned of control characters)."""
+        return self.marker(text, True)
+
+    def quick(self, text: str) -> Mark:
+        """Mark ``text`` without the diagnosis of a wrong number (its bucket is
+        :data:`~tutor.classroom.marking.DIAGNOSING` until :meth:`mark` runs); a practice-trace
+        step is marked by the diagnosis itself, so it is marked in full here too."""
+        return self.marker(text, False)
 
 
 # --------------------------------------------------------------------------- the picker
@@ -181,7 +187,7 @@ def _ask_bank(ref: str) -> Asked:
         right = 0 if q.answer else 1
     diagnosis = _bank_diagnosis(q.id) if q.is_numeric else None
     return Asked(ref, 0, q.id, q.section, view, q.answer_text, (q.explanation,),
-                 lambda text: marking.mark_bank(q, text, diagnosis), why, right)
+                 lambda text, now: marking.mark_bank(q, text, diagnosis, now), why, right)
 
 
 @functools.lru_cache(maxsize=256)
@@ -208,7 +214,9 @@ def _ask_gen(ref: str, seed: int) -> Asked:
             "instructions": part.instructions}
     found: list[Any] = []  # the trace value behind the part, looked up on first wrong answer
 
-    def mark(text: str) -> Mark:
+    def mark(text: str, now: bool) -> Mark:
+        if not now:
+            return marking.mark_part(part, text, problem.trace, diagnose_now=False)
         if not found:
             found.append(marking.value_name(problem.trace, problem.trace_inputs, part.answer)
                          if part.kind in ("number", "vector") else None)
@@ -229,7 +237,7 @@ def _ask_paper(ref: str, seed: int) -> Asked:
     answer = part.step.answer if part.step else 0.0
     shown = vec(answer) if isinstance(answer, tuple) else num(answer)
     return Asked(ref, seed, f"{xq}({letter})", question.spec.section, view, shown,
-                 part.model_answer, lambda text: marking.mark_exam_part(part, text))
+                 part.model_answer, lambda text, now: marking.mark_exam_part(part, text))
 
 
 def _ask_trace(ref: str, seed: int) -> Asked:
@@ -249,7 +257,7 @@ def _ask_trace(ref: str, seed: int) -> Asked:
     command = TraceLink(name, inputs).command
     return Asked(ref, seed, f"trace:{name}:{value}", LESSON_IDS[info.section - 1], view, shown,
                  ("Replay it step by step: " + command,),
-                 lambda text: marking.mark_trace(name, inputs, value, shape, text))
+                 lambda text, now: marking.mark_trace(name, inputs, value, shape, text))
 
 
 def _shape_words(shape: tuple[int, ...]) -> str:

@@ -32,7 +32,7 @@ from websockets.exceptions import ConnectionClosed
 from websockets.http11 import Request, Response
 
 from tutor.classroom import protocol
-from tutor.classroom.marking import Mark
+from tutor.classroom.marking import BUCKET_TITLES, DIAGNOSING, UNKNOWN, Mark
 from tutor.classroom.protocol import ProtocolError, message
 from tutor.classroom.questions import Asked, ask, source
 from tutor.classroom.room import Current, Room, Vote
@@ -90,6 +90,8 @@ class ClassServer:
         self._server: Server | None = None
         self._queue: asyncio.Queue[_Pending] | None = None
         self._writer: asyncio.Task | None = None
+        self._diagnoser: asyncio.Task | None = None
+        self._diagnoses: asyncio.Queue[tuple[saved.ClassAnswer, str, int]] = asyncio.Queue()
         self.port = session.port
         self._resume()
 
@@ -99,6 +101,7 @@ class ClassServer:
         """Bind and serve on the running loop (``OSError`` when the port cannot be bound)."""
         self._queue = asyncio.Queue()
         self._writer = asyncio.create_task(self._write_answers())
+        self._diagnoser = asyncio.create_task(self._diagnose_answers())
         self._server = await serve(
             self._handle, self.session.host, self.session.port,
             process_request=self._check_request, max_size=protocol.MAX_MESSAGE,
@@ -112,8 +115,9 @@ class ClassServer:
         if self._server is not None:
             self._server.close()
             await self._server.wait_closed()
-        if self._writer is not None:
-            self._writer.cancel()
+        for task in (self._writer, self._diagnoser):
+            if task is not None:
+                task.cancel()
 
     def _resume(self) -> None:
         """Reload a session the host left without ending it: students, the open question
@@ -132,6 +136,8 @@ class ClassServer:
         for a in saved.answers(self.store, self.session.id, last.number):
             mark = _stored_mark(a)
             self.room.record(a.student, a.round, Vote(a.response, mark, a.seconds, 0))
+            if a.bucket == DIAGNOSING and a.student in self.room.students:
+                self._diagnoses.put_nowait((a, last.ref, self.room.students[a.student].seed))
 
     @staticmethod
     def _asked_or_none(ref: str, seed: int) -> Asked | None:
@@ -243,8 +249,8 @@ class ClassServer:
                                   message="this vote is not open"))
             return
         text = protocol.clean_answer(msg["text"])
-        asked = await asyncio.to_thread(ask, cur.ref, student.seed)
-        mark = await asyncio.to_thread(asked.mark, text)
+        ref = cur.ref
+        mark = await asyncio.to_thread(lambda: ask(ref, student.seed).quick(text))
         if not mark.valid:
             await ws.send(message("invalid", q=q, round=round_, seq=seq, hint=mark.hint))
             return
@@ -262,6 +268,31 @@ class ClassServer:
         self.room.record(token, round_, Vote(text, mark, seconds, seq))
         self.room.tell("answer", (token,))
         await ws.send(message("ack", q=q, round=round_, seq=seq, text=text))
+        if mark.bucket == DIAGNOSING:
+            self._diagnoses.put_nowait((row, ref, student.seed))
+
+    async def _diagnose_answers(self) -> None:
+        """Diagnose the wrong numbers counted as :data:`DIAGNOSING`, one at a time, off the
+        loop; each moves to its mistake's bucket on the board and in the store."""
+        while True:
+            row, ref, seed = await self._diagnoses.get()
+            try:
+                mark = await asyncio.to_thread(lambda: ask(ref, seed).mark(row.response))
+            except Exception:  # noqa: BLE001 - a failed diagnosis leaves the answer counted wrong
+                mark = Mark(True, False, UNKNOWN, BUCKET_TITLES[UNKNOWN])
+            done = saved.ClassAnswer(row.session_id, row.number, row.round, row.student,
+                                     row.response, mark.correct, mark.bucket, mark.title,
+                                     row.seconds, row.answered_at)
+            try:
+                await asyncio.to_thread(saved.update_mark, self.store, done)
+            except StoreError:
+                pass  # the row keeps "diagnosing"; a restart diagnoses it again
+            cur = self.room.current
+            vote = cur.votes[row.round].get(row.student) if cur and cur.number == row.number else None
+            if vote is not None and vote.response == row.response and vote.mark.bucket == DIAGNOSING:
+                self.room.record(row.student, row.round, Vote(vote.response, mark, vote.seconds,
+                                                              vote.seq))
+                self.room.tell("diagnosed", (row.student,))
 
     async def _save(self, row: saved.ClassAnswer) -> None:
         assert self._queue is not None, "start() first"

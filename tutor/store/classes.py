@@ -165,6 +165,15 @@ def save_answers(store: Store, answers: Iterable[ClassAnswer]) -> None:
                          " VALUES (?,?,?,?,?,?,?,?,?,?)", rows)
 
 
+def update_mark(store: Store, a: ClassAnswer) -> None:
+    """Put the diagnosis of an answer in its row (a later answer that replaced it is left)."""
+    with store._write() as conn:
+        conn.execute("UPDATE class_answers SET correct = ?, bucket = ?, title = ? WHERE"
+                     " session_id = ? AND number = ? AND round = ? AND student = ? AND"
+                     " response = ?", (int(a.correct), a.bucket, a.title, a.session_id, a.number,
+                                       a.round, a.student, a.response))
+
+
 def answers(store: Store, session_id: str, number: int | None = None) -> list[ClassAnswer]:
     """A session's answers (one question's, if ``number``), in the order they were given."""
     sql = "SELECT * FROM class_answers WHERE session_id = ?"
