@@ -119,6 +119,8 @@ def run_host(host: str, port: int, *, new: bool = False, cap: int = DEFAULT_CAP)
                   f"{session.started_at:%H:%M}); --new starts another", file=sys.stderr)
         print(f"Students join with: attn-tutor class join {address} {session.key}", flush=True)
         result = HostApp(server, address).run()
+        if result and result.startswith("error: "):
+            raise UserError(result.removeprefix("error: "))
         if result == "ended":
             saved.end_session(store, session.id)
             print(f"Class {session.id} ended. Export it with: attn-tutor class export "

@@ -82,7 +82,11 @@ class HostApp(App[str]):
         yield Footer(compact=True)
 
     async def on_mount(self) -> None:
-        await self.server.start()
+        try:
+            await self.server.start()
+        except OSError as exc:  # the port was taken between the check and now
+            self.exit(f"error: cannot host the class: {exc.strerror or exc}")
+            return
         self.set_interval(REFRESH, self._refresh_if_dirty)
         self.set_interval(1.0, self._tick)
         self.query_one("#sources", OptionList).focus()
@@ -91,7 +95,7 @@ class HostApp(App[str]):
         self._draw()
 
     async def on_unmount(self) -> None:
-        await self.server.stop()
+        await self.server.stop()  # students' clients see the connection close
 
     # ---------------------------------------------------------------- the picker
 

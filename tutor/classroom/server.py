@@ -49,6 +49,8 @@ STRIKES = 50
 HELLO_TIMEOUT = 10.0
 PING_INTERVAL = 20.0
 PING_TIMEOUT = 20.0
+DIAGNOSIS_YIELD = 1.0
+"""Longest a diagnosis waits for the answers in flight to be acknowledged first."""
 CLOSE_TIMEOUT = 2.0
 """Seconds a closing client gets to answer the close (a flooding one may never)."""
 
@@ -91,6 +93,8 @@ class ClassServer:
         self._queue: asyncio.Queue[_Pending] | None = None
         self._writer: asyncio.Task | None = None
         self._diagnoser: asyncio.Task | None = None
+        self._busy = 0
+        """Answers being marked and saved now: the diagnoses wait for them."""
         self._diagnoses: asyncio.Queue[tuple[saved.ClassAnswer, str, int]] = asyncio.Queue()
         self.port = session.port
         self._resume()
@@ -238,6 +242,13 @@ class ClassServer:
                 return
 
     async def _answer(self, ws: ServerConnection, token: str, msg: dict[str, Any]) -> None:
+        self._busy += 1
+        try:
+            await self._take_answer(ws, token, msg)
+        finally:
+            self._busy -= 1
+
+    async def _take_answer(self, ws: ServerConnection, token: str, msg: dict[str, Any]) -> None:
         student = self.room.students[token]
         cur = self.room.current
         q, round_, seq = msg["q"], msg["round"], msg["seq"]
@@ -276,6 +287,10 @@ class ClassServer:
         loop; each moves to its mistake's bucket on the board and in the store."""
         while True:
             row, ref, seed = await self._diagnoses.get()
+            waited = 0.0
+            while self._busy and waited < DIAGNOSIS_YIELD:  # answers waiting for their ack
+                await asyncio.sleep(0.01)  # go first: the diagnosis holds the GIL for ~20-50 ms
+                waited += 0.01
             try:
                 mark = await asyncio.to_thread(lambda: ask(ref, seed).mark(row.response))
             except Exception:  # noqa: BLE001 - a failed diagnosis leaves the answer counted wrong
