@@ -59,9 +59,10 @@ async def test_the_host_screen_runs_a_question_with_a_student(tmp_path):
         assert all(word in footer(app) for word in ("n next", "q end class"))
         await pilot.press("n")
         await wait_for(pilot, lambda: student.client.question is None)
-        await student.stop()
         await pilot.press("q", "q")
+        await until(lambda: student.task.done())  # told the class ended: no reconnecting
     assert app.return_value == "ended"
+    assert student.last("ended") is not None and not student.task.exception()
     store.close()
 
 

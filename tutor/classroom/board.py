@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from rich.text import Text
 
+from tutor.classroom.questions import PER_STUDENT
 from tutor.classroom.room import Bar, Snapshot
 from tutor.render import safe
 
@@ -30,7 +31,8 @@ def status(snap: Snapshot) -> Text:
     if snap.state == "waiting":
         return safe.assemble((f"{people} · ", ""), (words, "dim"))
     answered = f"answered {snap.answered[0]}" + (f" | {snap.answered[1]}" if snap.round == 2 else "")
-    return safe.assemble((f"Q{snap.number} ", "bold"), (snap.title, "bold"),
+    own = " (numbers per student)" if snap.ref.split(":", 1)[0] in PER_STUDENT else ""
+    return safe.assemble((f"Q{snap.number} ", "bold"), (snap.title, "bold"), (own, "dim"),
                          (f"\n{words} · {people} · {answered} · {clock(snap.seconds)}", ""))
 
 
@@ -41,8 +43,9 @@ def histogram(snap: Snapshot, width: int = 76) -> Text:
         return Text("No answers yet." if snap.state != "waiting" else
                     "Pick a question on the left and press p to push it.", style="dim")
     total = [max(1, snap.answered[0]), max(1, snap.answered[1])]
-    label_w = max(12, min(34, width - 30))
-    bar_w = max(4, (width - label_w - 2) // (2 if snap.round == 2 else 1) - 11)
+    votes = 2 if snap.round == 2 else 1
+    label_w = max(12, min(34, width - 2 - votes * (11 + 10)))  # leave each vote a bar of 10+
+    bar_w = max(4, (width - label_w - 2) // votes - 11)
     out = Text()
     head = f"{'':<{label_w}}  vote 1" + (" " * (bar_w + 5) + "vote 2" if snap.round == 2 else "")
     out.append(head.rstrip() + "\n", style="dim")

@@ -151,6 +151,10 @@ class StudentClient:
                 self.memory.save(self.token, self.seq)
                 self.on_event({**event, "type": "connected"})
                 continue
+            if kind == "ended":  # the instructor ended the class: no reconnecting
+                self._stop = True
+                self.on_event(event)
+                return
             if kind == "error" and event.get("code") == "version":
                 raise JoinError(f"the class speaks another protocol version: {event.get('message')}")
             if kind == "question":

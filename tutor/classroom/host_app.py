@@ -1,7 +1,9 @@
 """The instructor's screen (Textual), with the class server on the app's own event loop.
 
 Top: the join command and the session key in large digits (for a projector). Left: the
-questions to push (type to filter). Right: the board — status line and the two-vote
+questions to push — ``[bank]`` items are the same for everyone; ``[gen]`` problems,
+``[paper]`` parts and ``[trace]`` steps give each student their own numbers (``/`` filters,
+Enter or Esc goes back to the list). Right: the board — status line and the two-vote
 histogram (:mod:`tutor.classroom.board`), redrawn at most every 0.1 s while answers arrive.
 Keys: ``p`` push, ``c`` close voting, ``d`` discuss, ``r`` reopen (second vote), ``v``
 reveal, ``n`` next, ``/`` filter, ``q`` end the class (pressed twice). A key that does
@@ -119,6 +121,10 @@ class HostApp(App[str]):
     def on_input_submitted(self, event: Input.Submitted) -> None:
         self.query_one("#sources", OptionList).focus()
 
+    def key_escape(self) -> None:
+        """Esc in the filter: back to the list (its keys work again)."""
+        self.query_one("#sources", OptionList).focus()
+
     @work(thread=True, exclusive=True, group="traces")
     def _load_traces(self) -> None:
         found = trace_sources()  # builds every trace once: off the screen's loop
@@ -207,10 +213,11 @@ class HostApp(App[str]):
     def action_filter(self) -> None:
         self.query_one("#filter", Input).focus()
 
-    def action_end(self) -> None:
+    async def action_end(self) -> None:
         now = time.monotonic()
         if now - self._quit_asked > 3:
             self._quit_asked = now
             self.notify("Press q again to end the class (students are disconnected).")
             return
+        await self.server.end()
         self.exit("ended")

@@ -103,6 +103,10 @@ class JoinApp(App[str]):
         elif kind == "reveal":
             self._show_reveal(event)
             self._keep(event)
+        elif kind == "ended":
+            self._status("The instructor has ended the class. Ctrl+Q leaves.")
+            self.query_one("#answer", Input).display = False
+            self.query_one("#choices", OptionList).display = False
 
     @work(thread=True, group="store")
     def _keep(self, event: Event) -> None:

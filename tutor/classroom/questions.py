@@ -101,13 +101,12 @@ def quick_sources() -> list[Source]:
     """Bank items, generated families and exam parts (no engine work to list them)."""
     out = [Source(f"bank:{q.id}", _one_line(q.prompt), q.section, q.prompt)
            for q in load_bank() if q.kind != "free"]
-    out += [Source(f"gen:{f.id}", f.title + " (numbers per student)", f.section)
-            for f in FAMILIES.values()]
+    out += [Source(f"gen:{f.id}", f.title, f.section) for f in FAMILIES.values()]
     for spec in load_questions():
         for p in spec.parts:
             if p.kind == "numeric":
-                out.append(Source(f"paper:{spec.id}:{p.letter}",
-                                  f"{spec.title} ({p.letter}) (numbers per student)", spec.section))
+                out.append(Source(f"paper:{spec.id}:{p.letter}", f"{spec.title} ({p.letter})",
+                                  spec.section))
     return out
 
 
@@ -120,9 +119,8 @@ def trace_sources() -> list[Source]:
         except Exception:  # noqa: BLE001 - a trace the catalogue cannot check is not offered
             continue
         for name in names:
-            out.append(Source(f"trace:{info.name}:{name}",
-                              f"{info.title}: {name} (numbers per student)",
-                              LESSON_IDS[info.section - 1]))
+            out.append(Source(f"trace:{info.name}:{name}", f"{name} in {info.title}",
+                              LESSON_IDS[info.section - 1], info.name))
     return out
 
 

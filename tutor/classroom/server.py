@@ -115,6 +115,12 @@ class ClassServer:
         if self.port != self.session.port:  # port 0: a restart must find the same one
             await asyncio.to_thread(saved.set_port, self.store, self.session.id, self.port)
 
+    async def end(self) -> None:
+        """End the class: every student is told (their clients stop trying to reconnect)."""
+        broadcast(list(self.connections.values()), message("ended"))
+        for ws in list(self.connections.values()):
+            await ws.close(1000, "the class has ended")
+
     async def stop(self) -> None:
         if self._server is not None:
             self._server.close()

@@ -15,6 +15,8 @@ def describe(event: Event, question: Event | None) -> list[str]:
         return ["Connecting…"] if event.get("attempt", 0) == 0 else []
     if kind == "disconnected":
         return ["Connection lost; trying again…"]
+    if kind == "ended":
+        return ["", "The instructor has ended the class."]
     if kind == "connected":
         who = event.get("name") or "anonymous"
         return [f"Joined the class as {who}. Wait for the instructor's question."]
