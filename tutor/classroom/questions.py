@@ -36,7 +36,7 @@ from tutor.inputs import TraceLink, format_value
 from tutor.quiz.bank import by_id as bank_by_id
 from tutor.quiz.bank import load_bank
 from tutor.quiz.generators import FAMILIES, generate
-from tutor.quiz.generators._base import num, vec
+from tutor.quiz.generators._base import mat, num, vec
 from tutor.quiz.marking import LETTERS
 
 KINDS = ("bank", "gen", "paper", "trace")
@@ -244,7 +244,7 @@ def _ask_trace(ref: str, seed: int) -> Asked:
     inputs = traces.draw_inputs(name, np.random.default_rng(seed))
     shape = tuple(marking.checkable(name, inputs)[value])
     right = marking.expected(name, inputs, value)
-    lines = "\n".join(f"  {k} = {format_value(v)}" for k, v in inputs.items())
+    lines = "\n".join(f"  {k} = {_shown(v)}" for k, v in inputs.items())
     size = int(np.prod(shape)) if shape else 1
     how = ("Type one number." if not shape else
            f"Type {size} numbers separated by commas, row by row.")
@@ -256,6 +256,13 @@ def _ask_trace(ref: str, seed: int) -> Asked:
     return Asked(ref, seed, f"trace:{name}:{value}", LESSON_IDS[info.section - 1], view, shown,
                  ("Replay it step by step: " + command,),
                  lambda text, now: marking.mark_trace(name, inputs, value, shape, text))
+
+
+def _shown(value: Any) -> str:
+    """An input as the worked examples print it: ``[1, 0; 0, 1]`` for a matrix."""
+    if isinstance(value, np.ndarray) and value.dtype.kind in "iuf" and 1 <= value.ndim <= 2:
+        return mat(value.tolist()) if value.ndim == 2 else vec(value.tolist())
+    return format_value(value)
 
 
 def _shape_words(shape: tuple[int, ...]) -> str:
