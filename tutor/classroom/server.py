@@ -12,8 +12,9 @@ the instructor's store (:mod:`tutor.store.classes`) and applies the rules of
   client's messages are rate-limited (:class:`Bucket`) and a client that keeps breaking the
   rules is closed (1008); a client can only say hello, answer and leave;
 * names and answers are cleaned of terminal control before anything keeps or shows them;
-* an answer is marked and diagnosed off the loop (a thread), saved in a batch with the other
-  answers that arrived meanwhile, and acknowledged only once its batch is committed.
+* an answer is marked off the loop (a thread), saved in a batch with the other answers that
+  arrived meanwhile, and acknowledged only once its batch is committed; a wrong number is
+  diagnosed behind the ack (:mod:`tutor.classroom.saving`).
 """
 
 from __future__ import annotations
@@ -23,7 +24,6 @@ import http
 import secrets
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
@@ -32,10 +32,11 @@ from websockets.exceptions import ConnectionClosed
 from websockets.http11 import Request, Response
 
 from tutor.classroom import protocol
-from tutor.classroom.marking import BUCKET_TITLES, DIAGNOSING, UNKNOWN, Mark
+from tutor.classroom.marking import DIAGNOSING, Mark
 from tutor.classroom.protocol import ProtocolError, message
 from tutor.classroom.questions import Asked, ask, source
 from tutor.classroom.room import Current, Room, Vote
+from tutor.classroom.saving import AnswerSaver, Diagnoser
 from tutor.store import Store, StoreError
 from tutor.store import classes as saved
 
@@ -49,8 +50,6 @@ STRIKES = 50
 HELLO_TIMEOUT = 10.0
 PING_INTERVAL = 20.0
 PING_TIMEOUT = 20.0
-DIAGNOSIS_YIELD = 1.0
-"""Longest a diagnosis waits for the answers in flight to be acknowledged first."""
 CLOSE_TIMEOUT = 2.0
 """Seconds a closing client gets to answer the close (a flooding one may never)."""
 
@@ -73,12 +72,6 @@ class Bucket:
         return False
 
 
-@dataclass
-class _Pending:
-    answer: saved.ClassAnswer
-    done: asyncio.Future
-
-
 class ClassServer:
     """The room on the network; see the module docstring."""
 
@@ -90,12 +83,8 @@ class ClassServer:
         self.connections: dict[str, ServerConnection] = {}
         self._anonymous: set[ServerConnection] = set()
         self._server: Server | None = None
-        self._queue: asyncio.Queue[_Pending] | None = None
-        self._writer: asyncio.Task | None = None
-        self._diagnoser: asyncio.Task | None = None
-        self._busy = 0
-        """Answers being marked and saved now: the diagnoses wait for them."""
-        self._diagnoses: asyncio.Queue[tuple[saved.ClassAnswer, str, int]] = asyncio.Queue()
+        self.saver = AnswerSaver(store)
+        self.diagnoser = Diagnoser(store, self.room, self.saver)
         self.port = session.port
         self._resume()
 
@@ -103,9 +92,8 @@ class ClassServer:
 
     async def start(self) -> None:
         """Bind and serve on the running loop (``OSError`` when the port cannot be bound)."""
-        self._queue = asyncio.Queue()
-        self._writer = asyncio.create_task(self._write_answers())
-        self._diagnoser = asyncio.create_task(self._diagnose_answers())
+        self.saver.start()
+        self.diagnoser.start()
         self._server = await serve(
             self._handle, self.session.host, self.session.port,
             process_request=self._check_request, max_size=protocol.MAX_MESSAGE,
@@ -125,9 +113,8 @@ class ClassServer:
         if self._server is not None:
             self._server.close()
             await self._server.wait_closed()
-        for task in (self._writer, self._diagnoser):
-            if task is not None:
-                task.cancel()
+        self.saver.stop()
+        self.diagnoser.stop()
 
     def _resume(self) -> None:
         """Reload a session the host left without ending it: students, the open question
@@ -147,7 +134,7 @@ class ClassServer:
             mark = _stored_mark(a)
             self.room.record(a.student, a.round, Vote(a.response, mark, a.seconds, 0))
             if a.bucket == DIAGNOSING and a.student in self.room.students:
-                self._diagnoses.put_nowait((a, last.ref, self.room.students[a.student].seed))
+                self.diagnoser.put(a, last.ref, self.room.students[a.student].seed)
 
     @staticmethod
     def _asked_or_none(ref: str, seed: int) -> Asked | None:
@@ -248,11 +235,11 @@ class ClassServer:
                 return
 
     async def _answer(self, ws: ServerConnection, token: str, msg: dict[str, Any]) -> None:
-        self._busy += 1
+        self.saver.busy += 1
         try:
             await self._take_answer(ws, token, msg)
         finally:
-            self._busy -= 1
+            self.saver.busy -= 1
 
     async def _take_answer(self, ws: ServerConnection, token: str, msg: dict[str, Any]) -> None:
         student = self.room.students[token]
@@ -276,7 +263,7 @@ class ClassServer:
         row = saved.ClassAnswer(self.session.id, q, round_, token, text, mark.correct,
                                 mark.bucket, mark.title, seconds, self.store.now())
         try:
-            await self._save(row)
+            await self.saver.save(row)
         except StoreError as exc:
             student.last_seq = seq - 1  # not kept: the client may send it again
             await ws.send(message("error", code="not-saved", q=q, round=round_, seq=seq,
@@ -286,58 +273,7 @@ class ClassServer:
         self.room.tell("answer", (token,))
         await ws.send(message("ack", q=q, round=round_, seq=seq, text=text))
         if mark.bucket == DIAGNOSING:
-            self._diagnoses.put_nowait((row, ref, student.seed))
-
-    async def _diagnose_answers(self) -> None:
-        """Diagnose the wrong numbers counted as :data:`DIAGNOSING`, one at a time, off the
-        loop; each moves to its mistake's bucket on the board and in the store."""
-        while True:
-            row, ref, seed = await self._diagnoses.get()
-            waited = 0.0
-            while self._busy and waited < DIAGNOSIS_YIELD:  # answers waiting for their ack
-                await asyncio.sleep(0.01)  # go first: the diagnosis holds the GIL for ~20-50 ms
-                waited += 0.01
-            try:
-                mark = await asyncio.to_thread(lambda: ask(ref, seed).mark(row.response))
-            except Exception:  # noqa: BLE001 - a failed diagnosis leaves the answer counted wrong
-                mark = Mark(True, False, UNKNOWN, BUCKET_TITLES[UNKNOWN])
-            done = saved.ClassAnswer(row.session_id, row.number, row.round, row.student,
-                                     row.response, mark.correct, mark.bucket, mark.title,
-                                     row.seconds, row.answered_at)
-            try:
-                await asyncio.to_thread(saved.update_mark, self.store, done)
-            except StoreError:
-                pass  # the row keeps "diagnosing"; a restart diagnoses it again
-            cur = self.room.current
-            vote = cur.votes[row.round].get(row.student) if cur and cur.number == row.number else None
-            if vote is not None and vote.response == row.response and vote.mark.bucket == DIAGNOSING:
-                self.room.record(row.student, row.round, Vote(vote.response, mark, vote.seconds,
-                                                              vote.seq))
-                self.room.tell("diagnosed", (row.student,))
-
-    async def _save(self, row: saved.ClassAnswer) -> None:
-        assert self._queue is not None, "start() first"
-        done = asyncio.get_running_loop().create_future()
-        await self._queue.put(_Pending(row, done))
-        await done
-
-    async def _write_answers(self) -> None:
-        """Save the answers that arrived together in one transaction, then release them."""
-        assert self._queue is not None
-        while True:
-            batch = [await self._queue.get()]
-            while not self._queue.empty():
-                batch.append(self._queue.get_nowait())
-            try:
-                await asyncio.to_thread(saved.save_answers, self.store, [p.answer for p in batch])
-            except StoreError as exc:
-                for p in batch:
-                    if not p.done.done():
-                        p.done.set_exception(exc)
-                continue
-            for p in batch:
-                if not p.done.done():
-                    p.done.set_result(None)
+            self.diagnoser.put(row, ref, student.seed)
 
     # ---------------------------------------------------------------- to the students
 
