@@ -177,3 +177,27 @@ def test_a_wrong_key_is_one_line(tmp_path):
     assert done.returncode == 2
     assert done.stderr.strip() == ("attn-tutor: error: the class refused the key: check the key "
                                    "the instructor shows")
+
+
+def test_a_host_that_stopped_without_ending_resumes_its_session(tmp_path):
+    from tutor.classroom.host import check_port, open_session, shown_address
+
+    store = open_store(tmp_path / "progress.sqlite3")
+    first, resumed = open_session(store, "127.0.0.1", 0, new=False)
+    assert not resumed and first.port != 0, "port 0 becomes a fixed free port, kept for restarts"
+    again, resumed = open_session(store, "127.0.0.1", 0, new=False)
+    assert resumed and (again.id, again.key, again.port) == (first.id, first.key, first.port)
+    fresh, resumed = open_session(store, "127.0.0.1", 0, new=True)
+    assert not resumed and fresh.key != first.key
+    assert saved.session(store, first.id).status == "ended", "--new ends the class left running"
+    store.close()
+    assert shown_address("127.0.0.1", 8765) == "127.0.0.1:8765"
+    assert not shown_address("0.0.0.0", 8765).startswith("0.0.0.0")
+    import socket
+
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        with pytest.raises(Exception, match=f"port {port} is in use"):
+            check_port("127.0.0.1", port)

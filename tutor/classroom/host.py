@@ -74,10 +74,10 @@ def check_port(host: str, port: int) -> None:
 
 def open_session(store: Store, host: str, port: int, new: bool) -> tuple[saved.ClassSession, bool]:
     """The session to host and whether it was resumed."""
-    running = None if new else saved.running_session(store)
-    if running is not None and running.host == host:
+    running = saved.running_session(store)
+    if running is not None and running.host == host and not new:
         return running, True
-    if running is not None:
+    if running is not None:  # --new, or another interface: the old class is over
         saved.end_session(store, running.id)
     return new_session(store, host, port or free_port(host)), False
 
