@@ -2,8 +2,9 @@
 
 Every call the class server makes into the quiz's marking (:mod:`tutor.quiz.marking`,
 :meth:`tutor.quiz.generators.Part.check`), the exam papers' parsing and tolerance
-(:mod:`tutor.exam.marking`) and the mistake catalogue (:mod:`engine.mistakes`) goes through
-this module, so when those rules move only this file follows them. It returns one small
+(:mod:`tutor.exam.marking`), the number formats of answers and the mistake catalogue
+(:mod:`engine.mistakes`) goes through this module, so when those rules move only this file
+follows them. It returns one small
 record, :class:`Mark`: valid or not (with a hint), right or wrong, and the *bucket* the
 instructor's histogram counts the answer in — ``right``, a catalogued mistake (its id or two
 ids joined by ``+``, with its title), ``imprecise`` (right at the digits typed, but too few of
@@ -24,7 +25,25 @@ from tutor.exam.paper import ExamPart
 from tutor.quiz import marking as quiz_marking
 from tutor.quiz.bank import Question
 from tutor.quiz.generators import Part
+from tutor.quiz.generators._base import mat, num, vec
 from tutor.typed import EXACT_DECIMALS, read_typed
+
+LETTERS = quiz_marking.LETTERS
+"""Labels of multiple-choice options (``a`` …): a choice is counted under its letter."""
+
+
+def show_number(x: float) -> str:
+    """A number as the quiz writes an answer (``0.4621``)."""
+    return num(x)
+
+
+def show_vector(xs: Sequence[float]) -> str:
+    return vec(xs)
+
+
+def show_matrix(rows: Sequence[Sequence[float]]) -> str:
+    return mat(rows)
+
 
 RIGHT = "right"
 UNKNOWN = "unknown"
@@ -143,7 +162,7 @@ def mark_bank(question: Question, text: str,
         return Mark.invalid(verdict.hint or question.instructions)
     if question.kind == "mcq":
         i = choice_index(question, text)
-        letter = quiz_marking.LETTERS[i] if i is not None else "?"
+        letter = LETTERS[i] if i is not None else "?"
         title = question.choices[i] if i is not None else ""
         return Mark(True, bool(verdict.correct), letter, title,
                     "" if verdict.correct else (verdict.why_wrong or ""))
@@ -174,7 +193,7 @@ def mark_part(part: Part, text: str, trace: str = "", inputs: Mapping[str, Any] 
         return Mark.invalid(verdict.hint or part.instructions)
     if part.kind == "choice":  # counted per option, as a bank question's
         i = _part_choice(part, text)
-        return Mark(True, bool(verdict.correct), quiz_marking.LETTERS[i], part.options[i])
+        return Mark(True, bool(verdict.correct), LETTERS[i], part.options[i])
     if verdict.correct:
         return _right()
     if part.kind in ("number", "vector") and trace and not diagnose_now:

@@ -26,7 +26,10 @@ import numpy as np
 
 from engine import traces
 from tutor.classroom import marking
-from tutor.classroom.marking import Mark
+from tutor.classroom.marking import LETTERS, Mark
+from tutor.classroom.marking import show_matrix as mat
+from tutor.classroom.marking import show_number as num
+from tutor.classroom.marking import show_vector as vec
 from tutor.content import LESSON_IDS, get_lesson
 from tutor.exam.marking import how_to_answer
 from tutor.exam.model import by_id as exam_by_id
@@ -36,8 +39,6 @@ from tutor.inputs import TraceLink, format_value
 from tutor.quiz.bank import by_id as bank_by_id
 from tutor.quiz.bank import load_bank
 from tutor.quiz.generators import FAMILIES, generate
-from tutor.quiz.generators._base import mat, num, vec
-from tutor.quiz.marking import LETTERS
 
 KINDS = ("bank", "gen", "paper", "trace")
 PER_STUDENT = ("gen", "paper", "trace")

@@ -19,9 +19,8 @@ import zlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from tutor.classroom.marking import BUCKET_TITLES, IMPRECISE, RIGHT, UNKNOWN, Mark
+from tutor.classroom.marking import BUCKET_TITLES, IMPRECISE, LETTERS, RIGHT, UNKNOWN, Mark
 from tutor.classroom.questions import Asked
-from tutor.quiz.marking import LETTERS
 
 ANONYMOUS = "anonymous"
 

@@ -5,7 +5,6 @@ Returns plain strings; each front end cleans them on the way to the terminal."""
 from __future__ import annotations
 
 from tutor.classroom.client import Event
-from tutor.quiz.marking import LETTERS
 
 
 def describe(event: Event, question: Event | None) -> list[str]:
@@ -23,7 +22,7 @@ def describe(event: Event, question: Event | None) -> list[str]:
     if kind == "question":
         lines = ["", f"Question {event.get('q')}: {event.get('title', '')}", str(event.get("prompt", ""))]
         for i, option in enumerate(event.get("options") or []):
-            lines.append(f"  {LETTERS[i] if i < len(LETTERS) else i + 1}) {option}")
+            lines.append(f"  {chr(ord('a') + i)}) {option}")
         lines.append(str(event.get("instructions", "")))
         lines += _state_lines(event)
         yours = event.get("yours")
