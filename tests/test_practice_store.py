@@ -1,4 +1,4 @@
-"""Practice in the progress store: migration 3, each answer its own row, levels, the FSRS
+"""Practice in the progress store: migration 4, each answer its own row, levels, the FSRS
 item of a trace, a malformed row skipped by readers and set aside by `check`."""
 
 from __future__ import annotations

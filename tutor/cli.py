@@ -14,8 +14,8 @@ from typing import Annotated
 import typer
 
 from tutor import __version__
-from tutor.commands import (check, export, heatmap, lab, lesson, paper, plan, quiz, serve, sheet,
-                            stats, trace)
+from tutor.commands import (check, class_command, export, heatmap, lab, lesson, paper, plan, quiz,
+                            serve, sheet, stats, trace)
 
 HELP = """attn-tutor: learn attention mechanisms in the terminal.
 
@@ -62,7 +62,8 @@ def root(
             typer.echo(ctx.get_help())
 
 
-for _module in (lesson, trace, quiz, paper, heatmap, lab, stats, sheet, plan, export, check, serve):
+for _module in (lesson, trace, quiz, paper, heatmap, lab, stats, sheet, plan, export, check, serve,
+                class_command):
     if hasattr(_module, "app"):  # a command with subcommands of its own (``lab``)
         app.add_typer(_module.app, name=_module.NAME, help=_module.HELP)
     else:

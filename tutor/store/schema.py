@@ -119,6 +119,51 @@ MIGRATIONS: tuple[str, ...] = (
         updated_at TEXT    NOT NULL
     );
     """,
+    # 5: class mode, the instructor's side (tutor/store/classes.py): sessions, who joined,
+    #    the questions pushed and every vote's answer, so a restarted host resumes
+    """
+    CREATE TABLE class_sessions (
+        id          TEXT PRIMARY KEY,               -- short id the export command takes
+        key         TEXT    NOT NULL,               -- the join key (students reconnect with it)
+        seed        INTEGER NOT NULL,               -- students' seeds derive from it
+        host        TEXT    NOT NULL,
+        port        INTEGER NOT NULL,
+        started_at  TEXT    NOT NULL,
+        ended_at    TEXT,
+        status      TEXT    NOT NULL DEFAULT 'running'   -- running | ended
+    );
+    CREATE TABLE class_students (
+        session_id  TEXT    NOT NULL REFERENCES class_sessions(id),
+        student     TEXT    NOT NULL,               -- the token the server gave the client
+        name        TEXT    NOT NULL DEFAULT '',    -- as given ('' = anonymous)
+        seed        INTEGER NOT NULL,
+        joined_at   TEXT    NOT NULL,
+        PRIMARY KEY (session_id, student)
+    );
+    CREATE TABLE class_questions (
+        session_id  TEXT    NOT NULL REFERENCES class_sessions(id),
+        number      INTEGER NOT NULL,               -- 1, 2, ... in push order
+        ref         TEXT    NOT NULL,               -- bank:ID | gen:FAMILY | paper:XQ:L | trace:NAME:VALUE
+        title       TEXT    NOT NULL,
+        state       TEXT    NOT NULL,               -- open | closed | discuss | revealed | done
+        round       INTEGER NOT NULL DEFAULT 1,     -- 1 = first vote, 2 = second vote
+        pushed_at   TEXT    NOT NULL,
+        PRIMARY KEY (session_id, number)
+    );
+    CREATE TABLE class_answers (
+        session_id  TEXT    NOT NULL REFERENCES class_sessions(id),
+        number      INTEGER NOT NULL,
+        round       INTEGER NOT NULL,
+        student     TEXT    NOT NULL,
+        response    TEXT    NOT NULL,
+        correct     INTEGER NOT NULL,
+        bucket      TEXT    NOT NULL,               -- right | unknown | imprecise | a mistake id | an option
+        title       TEXT    NOT NULL DEFAULT '',
+        seconds     REAL,                           -- from the vote opening to this answer
+        answered_at TEXT    NOT NULL,
+        PRIMARY KEY (session_id, number, round, student)
+    );
+    """,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 
