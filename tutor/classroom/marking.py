@@ -20,15 +20,19 @@ from typing import Any
 import numpy as np
 
 from engine import mistakes
-from tutor.exam.marking import AnswerError, parse_answer
+from tutor import marking as rules
+from tutor.exam.marking import parse_answer
 from tutor.exam.paper import ExamPart
+from tutor.marking import AnswerError
 from tutor.quiz import marking as quiz_marking
 from tutor.quiz.bank import Question
 from tutor.quiz.generators import Part
-from tutor.quiz.generators._base import mat, num, vec
+from tutor.render.numbers import matrix as mat
+from tutor.render.numbers import number as num
+from tutor.render.numbers import vector as vec
 from tutor.typed import EXACT_DECIMALS, read_typed
 
-LETTERS = quiz_marking.LETTERS
+LETTERS = rules.LETTERS
 """Labels of multiple-choice options (``a`` …): a choice is counted under its letter."""
 
 
@@ -99,7 +103,7 @@ def read_values(text: str) -> tuple[list[float], list[int]] | str:
         return "Type a number."
     bad = next((t for t, v, _ in read if v is None), None)
     if bad is not None:
-        return quiz_marking.number_hint(bad) if len(read) == 1 else f"{bad[:20]} is not a number."
+        return rules.number_hint(bad) if len(read) == 1 else f"{bad[:20]} is not a number."
     return ([float(v) for _, v, _ in read],
             [EXACT_DECIMALS if d is None else d for _, _, d in read])
 
@@ -147,7 +151,7 @@ def value_name(trace: str, inputs: Mapping[str, Any] | None, answer: Any) -> tup
 
 def choice_index(question: Question, text: str) -> int | None:
     """The 0-based option a multiple-choice answer picks (None when it picks none)."""
-    got = quiz_marking._choice_index(text, question)  # the quiz's own reading of a pick
+    got = quiz_marking.choice_index(text, question)  # the quiz's own reading of a pick
     return got if isinstance(got, int) else None
 
 
@@ -227,7 +231,7 @@ def mark_exam_part(part: ExamPart, text: str) -> Mark:
     assert step is not None, "only numeric parts are asked in class"
     got = value if isinstance(value, tuple) else (value,)
     want = step.answer if isinstance(step.answer, tuple) else (step.answer,)
-    ok = all(quiz_marking.within(g, w, step.tolerance) for g, w in zip(got, want))
+    ok = all(rules.within(g, w, step.tolerance) for g, w in zip(got, want))
     return _right() if ok else _unknown()
 
 

@@ -35,7 +35,7 @@ _TRUE = {"t", "true", "y", "yes"}
 _FALSE = {"f", "false", "n", "no"}
 
 
-def _choice_index(text: str, q: Question) -> int | None | str:
+def choice_index(text: str, q: Question) -> int | None | str:
     """0-based index, None if unreadable, or "range" if a number/letter outside the choices."""
     s = unify(text).strip().strip("().:;").strip()
     if s.startswith("option "):
@@ -73,7 +73,7 @@ def check_answer(question: Question, text: str) -> Verdict:
 
     if q.kind == "mcq":
         n = len(q.choices)
-        got = _choice_index(text, q)
+        got = choice_index(text, q)
         if got == "range":
             return Verdict.invalid(f"Choose {LETTERS[0]}–{LETTERS[n - 1]} (or 1–{n}).")
         if got is None:
