@@ -269,14 +269,14 @@ def ref_query_design(d, parts):
         return w, sum(w[j] * V[j] for j in range(3))
 
     w, out = output(q)
-    _close(parts[0].answer, w)
-    _close(parts[1].answer, out)
+    _close(parts[1].answer, w)
+    _close(parts[2].answer, out)
     # the limit, by scaling the query up: the choice names the vector it approaches
     _, far = output(200 * q)
     named = {f"V{a + 1}": V[a], f"(V{a + 1} + V{b + 1}) / 2": (V[a] + V[b]) / 2,
              "(V1 + V2 + V3) / 3": V.mean(axis=0)}
-    _close(far, named[parts[2].answer], tol=1e-6)
-    assert parts[2].answer == (f"V{a + 1}" if d["design"] == "one" else f"(V{a + 1} + V{b + 1}) / 2")
+    _close(far, named[parts[0].answer], tol=1e-6)
+    assert parts[0].answer == (f"V{a + 1}" if d["design"] == "one" else f"(V{a + 1} + V{b + 1}) / 2")
 
 
 REFERENCES = {name[4:].replace("_", "-"): fn for name, fn in globals().items()
@@ -497,7 +497,7 @@ TRACE_AGREES = {
     "additive-backward": lambda r, d: [(0, r["d_scores"]), (1, r["dv"]), (2, r["dq"])],
     "distance-scores": lambda r, d: [(0, r["scores"]), (1, r["weights"]),
                                      (2, f"K{int(np.argmax(r['dot_weights'])) + 1}")],
-    "query-design": lambda r, d: [(0, r["weights"]), (1, r["context"])],
+    "query-design": lambda r, d: [(1, r["weights"]), (2, r["context"])],
     "multi-head-cost": lambda r, d: [(0, r["quadratic_flops"]), (1, r["flops"]),
                                      (2, ("self-attention", "recurrent")[
                                          int(r["operations"][0] > r["operations"][1])])],

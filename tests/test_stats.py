@@ -79,7 +79,7 @@ def test_compute(tmp_path):
     pooling = topics["pooling"]
     assert pooling["graded"] == 0 and pooling["accuracy"] is None and pooling["answers"] == 1
     assert topics["decoding"]["accuracy"] is None and topics["decoding"]["mastery"] == 0
-    assert topics["qkv"]["questions"] == 0 and topics["qkv"]["mastery"] is None
+    assert topics["transformer"]["questions"] == 0 and topics["transformer"]["mastery"] is None
     # mastery: mean retrievability, unseen items 0, and so are items whose latest graded answer
     # is wrong — a (practice, day -2) and b (the mock, day -1) both are, so scoring has none
     assert scoring["mastery"] == 0

@@ -36,7 +36,7 @@ def test_listing_as_json():
     data = json.loads(run("--json").stdout)
     assert sorted(d["name"] for d in data) == sorted(REGISTRY)
     assert [d["section"] for d in data] == sorted(d["section"] for d in data)  # lecture order
-    assert len(data) == 28 and set(data[0]) == {"name", "section", "title", "description"}
+    assert len(data) == 29 and set(data[0]) == {"name", "section", "title", "description"}
 
 
 @pytest.mark.parametrize("name", list(REGISTRY))

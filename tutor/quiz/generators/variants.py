@@ -90,10 +90,10 @@ def make_query_design(rng: np.random.Generator) -> dict:
                 + "\n".join(f"  {keys[j]} = {vec(K[j])},  V{j + 1} = {vec(V[j])}" for j in range(3))
                 + f"\nTo {goal}, take {built} = {vec(q)}. Scores are q·K_j / √2."),
         parts=(
-            Part.vector("(a) The attention weights over K1, K2, K3?", w[0], tolerance=0.01),
-            Part.vector("(b) The output Σ_j α_j V_j?", out[0], tolerance=0.02),
-            Part("(c) Multiply q by ever larger numbers. What does the output approach?", "choice",
+            Part("(a) Multiply q by ever larger numbers. What does the output approach?", "choice",
                  limits[0] if design == "one" else limits[1], options=limits),
+            Part.vector("(b) For this q: the attention weights over K1, K2, K3?", w[0], tolerance=0.01),
+            Part.vector("(c) And the output Σ_j α_j V_j?", out[0], tolerance=0.02),
         ),
         solution=(
             f"scores = q · K_j / √2 = {vec(q @ K.T / np.sqrt(2))}",
