@@ -19,12 +19,10 @@ from typing import Any
 import numpy as np
 
 from engine.trace import fmt
+from tutor.marking import number_hint, unify
 from tutor.practice.content import Ask
-# The tutor's one set of rules for typed answers (number reading, choice letters, the command
-# words :hint/:skip/:quit): the practice wing takes them from here only.
-from tutor.quiz.marking import LETTERS, number_hint, squash, unify  # noqa: F401
-from tutor.quiz.session import COMMANDS_HELP, command_word  # noqa: F401
 from tutor.typed import EXACT_DECIMALS, read_typed
+
 
 def is_words(value: Any) -> bool:
     """A value of words (a list of hypotheses, a sampled word), not numbers."""

@@ -9,7 +9,7 @@ from tutor.inputs import trace_command
 from tutor.practice.answers import Mark
 from tutor.practice.levels import MAX_ATTEMPTS
 from tutor.practice.session import Blank, Feedback, PracticeSession, Prompt, Summary, Task
-from tutor.practice.answers import LETTERS
+from tutor.marking import LETTERS
 
 Line = tuple[str, str]
 

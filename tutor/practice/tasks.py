@@ -7,7 +7,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from tutor.practice.answers import LETTERS, Mark, instructions, squash
+from tutor.marking import LETTERS, squash
+from tutor.practice.answers import Mark, instructions
 from tutor.practice.content import Ask, StepPlan
 from tutor.practice.levels import Outcome
 

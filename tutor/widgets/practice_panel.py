@@ -17,7 +17,7 @@ from textual.widgets import Input, Static
 from tutor.practice import report
 from tutor.practice.session import PracticeSession
 from tutor.practice.tasks import PracticeStart
-from tutor.practice.answers import command_word
+from tutor.marking import command_word
 from tutor.render.safe import text
 
 MARKS = {"bold green": "✓ ", "bold red": "✗ "}
