@@ -4,7 +4,7 @@ answer per line in, plain text (scripts, screen readers), like ``quiz --plain``.
 The trace is printed step by step; a blank step reads ``?`` where the student computes,
 and its worked numbers follow once the blank is done. Anything that is not a value of the
 blank's shape (not a number, the wrong count) gets a one-line hint and is asked again. The
-quiz's command words (:data:`tutor.quiz.session.COMMAND_WORDS`: ``:hint``, ``:skip``,
+quiz's command words (:data:`tutor.marking.COMMAND_WORDS`: ``:hint``, ``:skip``,
 ``:quit``) work at every prompt; end of input stops too, with every answer so far saved.
 """
 
