@@ -288,3 +288,15 @@ def test_one_row_or_one_entry_can_be_checked():
     assert [d.ids for d in check.diagnoses] == [("softmax-term-dropped",)]
     with pytest.raises(ValueError, match="count from 1"):
         diagnose("self-attention", None, "A[4]", [1, 2, 3])
+
+
+def test_a_whole_number_among_decimals_is_read_at_the_answers_precision():
+    # attention-backward row 2: ∂L/∂s = α ⊙ (dα − α·dα) with α = (e, 1, 1)/(e + 2) and
+    # dα = (1, 0, 0): the entries 2 and 3 are −α₁α₂ = −0.1246, not 0
+    e = math.exp(1 / math.sqrt(3))
+    a = np.array([e, 1, 1]) / (e + 2)
+    check = diagnose("attention-backward", None, "d_scores_2", [0.249, 0, 0], decimals=[3, 0, 0])
+    assert not check.correct and not check.imprecise
+    np.testing.assert_allclose(check.expected, a * (np.array([1, 0, 0]) - a[0]))
+    # without the cross terms the Jacobian gives α₁(1 − α₁) and zeros
+    assert [d.ids for d in check.diagnoses] == [("softmax-grad-diagonal",)]

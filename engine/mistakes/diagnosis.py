@@ -89,13 +89,15 @@ class Check:
 # --------------------------------------------------------------------------- matching
 
 def _decimals(decimals: int | Sequence[int] | None, size: int) -> np.ndarray | None:
+    """Decimals per entry. A whole number typed among decimals ("0.249, 0, 0") is read at
+    the answer's precision (0.000): the student wrote the 0 to the same precision."""
     if decimals is None:
         return None
     d = np.broadcast_to(np.asarray(decimals, dtype=np.int64), (size,)) if np.ndim(decimals) == 0 \
         else np.asarray(decimals, dtype=np.int64).ravel()
     if d.size != size:
         raise ValueError(f"decimals: got {d.size} counts for {size} numbers")
-    return d
+    return np.where(d == 0, d.max(), d)
 
 
 def _near(g: np.ndarray, x: np.ndarray, dec: np.ndarray | None, cut_from: int = 0) -> np.ndarray:
