@@ -76,6 +76,12 @@ _RECORDS = (
     Mistake("scale-by-dmodel", "√d_model instead of the head's √d_k", 6, "self-attention", _F,
             "{value} divides by √{d_model} ≈ {sqrt_dmodel}, the model width; a head scales by "
             "its own key width, √{d_k} ≈ {sqrt_dk}."),
+    Mistake("distance-not-squared", "Distance used without squaring", 8, "scoring", _F,
+            "{value} comes from −‖q − k‖, the plain distance; the score is minus the squared "
+            "distance, Σ (q_c − k_c)², e.g. {sq_first} for the first key, not {dist_first}."),
+    Mistake("distance-sign-dropped", "Minus sign of −‖q − k‖² dropped", 8, "scoring", _F,
+            "{value} scores keys by +‖q − k‖², so the farthest key wins; the score is minus "
+            "the squared distance, so the nearest key gets the largest weight."),
     # ---------------------------------------------------------------- masks
     Mistake("mask-zero", "Masked score set to 0, not −∞", 8, "scoring", _F,
             "{value} gives masked positions a score of 0, so e^0 = 1 still buys them weight; "

@@ -18,6 +18,7 @@ from engine.pooling import attention_pool
 from engine.scoring import distance_scores, dot_scores
 from engine.softmax import softmax
 from engine.trace import HeatmapData, InputSpec, Step, Trace, source_of
+from engine.traces import _draw
 from engine.traces._common import dot_terms, exp_shift, lines, n, p, sub, v
 
 INPUTS = [
@@ -151,3 +152,11 @@ def build(Q: np.ndarray, K: np.ndarray, V: np.ndarray | None, scale: float) -> T
         heatmaps=[HeatmapData("Distance vs dot-product weights",
                               np.vstack([weights, dot_weights]), ["distance", "dot"], keys)],
     )
+
+
+def draw_inputs(rng: np.random.Generator) -> dict:
+    """Fresh inputs: a one-decimal query and 3-4 keys in 2 dimensions, V a copy of K, scale 1
+    (or ½, an RBF of width 1)."""
+    m = int(_draw.choice(rng, [3, 3, 4]))
+    return {"Q": _draw.nonzero(rng, -1, 1, 0.1, 2), "K": _draw.grid(rng, -1, 1, 0.1, (m, 2)),
+            "V": None, "scale": float(_draw.choice(rng, [1.0, 1.0, 0.5]))}
