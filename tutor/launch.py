@@ -93,6 +93,7 @@ def worked_examples_only(argv: list[str], command: Any = None) -> bool:
         return _small_trace(p.get("name"), (), None)
     opens_tutor = (not (p.get("plain") or p.get("as_json") or p.get("markdown"))
                    and p.get("output") is None and p.get("step") is None
+                   and not p.get("checks")
                    and _stdout_is_terminal())
     return not opens_tutor and _small_trace(p.get("name"), p.get("sets"), p.get("file"))
 
@@ -107,11 +108,6 @@ def choose_kernels(argv: list[str], command: Any = None) -> bool:
         os.environ[KERNELS_VARIABLE] = "python"
         return True
     return False
-
-
-def interpret_if_small(name: str, overrides: dict) -> None:
-    """Nothing: the console script chose the kernels at start (:func:`choose_kernels`). Kept
-    for ``tutor/commands/trace.py``, which still calls it."""
 
 
 def main() -> None:

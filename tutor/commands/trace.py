@@ -117,13 +117,11 @@ def run(name: str | None, *, plain: bool = False, as_json: bool = False, markdow
 
     from engine.traces import build, input_specs, list_traces
 
-    from tutor.launch import interpret_if_small
     from tutor.names import resolve
 
     name = resolve(name, [t.name for t in list_traces()], "trace",
                    "Run `attn-tutor trace` to list them.")
     if inputs:
-        interpret_if_small(name, {})
         from tutor.render.catalog import inputs_text
 
         _emit(inputs_text(name, input_specs(name), fmt), output)
@@ -133,8 +131,6 @@ def run(name: str | None, *, plain: bool = False, as_json: bool = False, markdow
 
     overrides = gather_inputs(sets, file)
     on_terminal = _on_terminal()
-    if not (fmt is None and output is None and step is None and on_terminal):
-        interpret_if_small(name, overrides)  # not for the TUI: its lab needs compiled kernels
     trace = build(name, overrides)
     if step is not None and not 1 <= step <= len(trace.steps):
         raise UserError(f"--step {step}: trace {name} has {len(trace.steps)} steps; "
@@ -195,9 +191,7 @@ def run_practice(name: str | None, *, practice: bool, level: int | None, seed: i
 
         run_app(StartAt("trace", name, practice=PracticeStart(level, seed)))
         return
-    from tutor.launch import interpret_if_small
 
-    interpret_if_small(name, {})  # worked-example sized: no numba to load
     from tutor.practice.plain import run_lines
     from tutor.practice.session import PracticeSession
     from tutor.quiz.plain import LineReader, make_out
@@ -240,14 +234,12 @@ def run_checks(name: str | None, checks: list[str], *, plain: bool = False, as_j
     from engine.traces import list_traces
 
     from tutor.inputs import gather_inputs
-    from tutor.launch import interpret_if_small
     from tutor.names import resolve
     from tutor.typed import parse_check
 
     name = resolve(name, [t.name for t in list_traces()], "trace",
                    "Run `attn-tutor trace` to list them.")
     overrides = gather_inputs(sets, file)
-    interpret_if_small(name, overrides)  # a check builds nothing big: no numba to load
     from engine.mistakes import diagnose
 
     from tutor.render.check import checks_json, checks_renderable, checks_text
