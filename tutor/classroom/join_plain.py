@@ -14,9 +14,9 @@ import threading
 from tutor.classroom.client import Event, StudentClient, choice_text, keep_review
 from tutor.classroom.protocol import clean_name
 from tutor.classroom.words import describe
+from tutor.marking import command_word
 from tutor.render.safe import clean
 
-QUIT = (":quit", ":q")
 SETTLE = 5.0
 """Seconds the line mode waits, at the end of its input, for its last answer to be received."""
 
@@ -62,7 +62,7 @@ async def _follow(address: str, key: str, name: str) -> None:
             if line is None:  # end of input (answers piped in): leave once they are through
                 await _settle(client, running)
                 break
-            if line.strip() in QUIT:
+            if command_word(line) == "quit":
                 break
             text = line.strip()
             if not text:

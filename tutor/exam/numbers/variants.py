@@ -6,10 +6,19 @@ from __future__ import annotations
 
 import numpy as np
 
-from tutor.exam.numbers import Numbers, Step, as_tuple, maker, nonzero_grid, weighted_sum
-from tutor.quiz.generators._base import mat, num, vec
-from tutor.quiz.generators.attention import _SIMPLE_W, simplex
+from tutor.exam.numbers import (
+    Numbers,
+    Step,
+    as_tuple,
+    maker,
+    nonzero_grid,
+    weighted_sum,
+)
+from tutor.quiz.generators.attention import SIMPLE_W, simplex
 from tutor.quiz.generators.scoring import grid
+from tutor.render.numbers import matrix as mat
+from tutor.render.numbers import number as num
+from tutor.render.numbers import vector as vec
 
 
 def par(x: float) -> str:
@@ -31,7 +40,7 @@ def luong(rng: np.random.Generator) -> Numbers:
         if len({tuple(r) for r in H}) == 3 and np.all(np.any(H != 0, axis=1)):
             break
     while True:  # a W_a that changes the scores, so (a) and (b) differ
-        W = np.array(_SIMPLE_W[int(rng.integers(1, len(_SIMPLE_W)))])  # (2, 2), never I
+        W = np.array(SIMPLE_W[int(rng.integers(1, len(SIMPLE_W)))])  # (2, 2), never I
         dots = dot_scores(h, H)  # (3,)
         gen = general_scores(h, H, W)  # (3,) h_tᵀ W_a h̄_s
         if not np.allclose(dots, gen):

@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from tutor.quiz.generators._base import Part, num, vec
+from tutor.quiz.generators._base import Part
 from tutor.quiz.generators.scoring import grid, labels
+from tutor.render.numbers import number as num
+from tutor.render.numbers import vector as vec
 
 # Unit keys along the axes: every key has length 1, two different ones are either
 # perpendicular or opposite, so a designed query's scores are c, 0 or −c.
@@ -86,7 +88,7 @@ def make_query_design(rng: np.random.Generator) -> dict:
              else f"q = {num(c)}·({keys[a]} + {keys[b]})")
     limits = (f"V{a + 1}", f"(V{a + 1} + V{b + 1}) / 2", "(V1 + V2 + V3) / 3")
     return dict(
-        prompt=(f"Keys (d_k = 2, all of length 1) and values:\n"
+        prompt=("Keys (d_k = 2, all of length 1) and values:\n"
                 + "\n".join(f"  {keys[j]} = {vec(K[j])},  V{j + 1} = {vec(V[j])}" for j in range(3))
                 + f"\nTo {goal}, take {built} = {vec(q)}. Scores are q·K_j / √2."),
         parts=(
