@@ -8,14 +8,14 @@ from datetime import date, datetime, timedelta, timezone
 
 from typer.testing import CliRunner
 
-from engine.traces import build
+from engine.traces import REGISTRY, build
 from tutor.cli import app
 from tutor.exam.plan import EXAM_LESSONS, TracePractice, build_plan, plan_from_store
 from tutor.practice.content import load_plan
 from tutor.practice.levels import Outcome
 from tutor.practice.progress import compute
 from tutor.practice.session import Blank, PracticeSession
-from tutor.quiz.marking import LETTERS
+from tutor.marking import LETTERS
 from tutor.store import open_store
 from tutor.store import practice as stored
 
@@ -47,13 +47,13 @@ def test_stats_show_practice_by_trace_and_by_level():
     assert (qkv["level"], qkv["top"], qkv["stage"]) == (2, 4, "faded")
     assert (qkv["practices"], qkv["clean"]) == (2, 1)
     assert (qkv["blanks"], qkv["blanks_right"], qkv["prompts"], qkv["prompts_right"]) == (5, 4, 5, 5)
-    assert qkv["due"] is not None and data["practised"] == 1 and len(data["traces"]) == 28
+    assert qkv["due"] is not None and data["practised"] == 1 and len(data["traces"]) == len(REGISTRY)
     assert [(r["level"], r["blanks"], r["blanks_right"]) for r in data["by_level"]] == [(2, 2, 2), (3, 3, 2)]
     r = CliRunner().invoke(app, ["stats", "--json"])
     assert r.exit_code == 0, r.output
     assert json.loads(r.output)["practice"]["practised"] == 1
     text = CliRunner().invoke(app, ["stats"]).output
-    assert "Practice traces: 1 of 28 practised" in text and "qkv" in text and "2/4" in text
+    assert f"Practice traces: 1 of {len(REGISTRY)} practised" in text and "qkv" in text and "2/4" in text
 
 
 def _trace_tasks(plan):
@@ -108,5 +108,5 @@ def test_the_plan_from_the_store_counts_practice_cards_as_practice_not_reviews(t
     qkv = [t for _, t in _trace_tasks(plan) if t.trace == "qkv"]
     assert [t.command for t in qkv] == ["attn-tutor trace qkv --practice --level 4"]  # due again
     assert len({t.trace for _, t in _trace_tasks(plan)} | {t.trace for t in plan.unplaced
-                                                         if t.kind == "trace"}) == 28
+                                                         if t.kind == "trace"}) == len(REGISTRY)
     assert Outcome.CLEAN.rating == 3 and (now + timedelta(days=1)) > now

@@ -10,6 +10,7 @@ import math
 import pytest
 
 from engine.mistakes import MISTAKES
+from engine.traces import REGISTRY
 from tui_text import screen_text, until, widget_text
 from tutor.app import StartAt, make_app
 from tutor.practice.tasks import PracticeStart
@@ -97,9 +98,9 @@ async def test_practice_fits_80x24(size):
     app = make_app(StartAt("trace", "masking", practice=PracticeStart(level=3)), warm_up=False)
     async with app.run_test(size=size) as pilot:
         panel = await _practice(pilot, app, PracticeStart(level=3))
+        assert await until(pilot, lambda: "esc End practice" in screen_text(app).splitlines()[-1])
         text = screen_text(app)
         assert "mask[3] = ?" in text and "Type 5 flags" in text
-        assert "esc End practice" in text.splitlines()[-1]
         said = await _answer(pilot, panel, "1 1 0 0 0")
         text = screen_text(app)
         assert "✗ Not right" in text and "Try again" in text
@@ -117,7 +118,7 @@ async def test_the_stats_area_shows_practice():
         stored.record_step(app.store, session="s", trace="qkv", level=1, seed=None, step=7,
                            name="output", answer="0.4711, 0.2645", correct=True)
         await pilot.press("r")
-        assert await until(pilot, lambda: "Practice traces: 1 of 28 practised" in
+        assert await until(pilot, lambda: f"Practice traces: 1 of {len(REGISTRY)} practised" in
                            widget_text(app.screen.query_one("#stats-body")))
         body = widget_text(app.screen.query_one("#stats-body"))
         assert "qkv" in body and "2/4" in body and "1: 1/1 blanks" in body

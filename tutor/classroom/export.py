@@ -10,15 +10,14 @@ from __future__ import annotations
 
 import csv
 import io
-import os
 import sys
-import tempfile
 from pathlib import Path
 from typing import Any
 
+from tutor import atomic
 from tutor.classroom.room import ANONYMOUS
 from tutor.errors import UserError
-from tutor.render.safe import clean, json_dumps
+from tutor.render.safe import clean, json_dumps, shown_path
 from tutor.store import Store, open_store
 from tutor.store import classes as saved
 
@@ -104,15 +103,12 @@ def run_export(session_id: str, fmt: str, out: str | None, students: bool = Fals
         return
     path = Path(out)
     if path.is_dir():
-        raise UserError(f"--out {out[:60]}: is a folder; expected a file name")
+        raise UserError(f"--out {shown_path(out[:60])}: is a folder; expected a file name")
     try:
-        fd, tmp = tempfile.mkstemp(dir=path.parent if str(path.parent) else ".", prefix=".export-")
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as f:
-            f.write(text)
-        os.replace(tmp, path)
+        atomic.write_text(path, text)
     except OSError as exc:
-        raise UserError(f"--out {out[:60]}: cannot write ({exc.strerror or exc})") from None
-    print(f"attn-tutor: wrote {path}", file=sys.stderr)
+        raise UserError(f"--out {shown_path(out[:60])}: cannot write ({exc.strerror or exc})") from None
+    print(f"attn-tutor: wrote {shown_path(path)}", file=sys.stderr)
 
 
 def print_sessions() -> None:
