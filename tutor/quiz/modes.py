@@ -162,7 +162,11 @@ class Item:
         """The trace that works this item through: a problem's, on its own numbers."""
         if self.problem:
             return self.problem.trace_link
-        return TraceLink(self.question.trace) if self.question.trace else None
+        q = self.question
+        if not q.trace:
+            return None
+        same = q.computation is None  # the item's inputs are the trace's own
+        return TraceLink(q.trace, dict(q.inputs or {}) if same else {})
 
 
 @dataclass(frozen=True)
