@@ -165,6 +165,15 @@ class Summary:
     def unsaved(self) -> int:
         return sum(not r.saved for r in self.results)
 
+    def mistakes(self) -> list[tuple[Named, int]]:
+        """The catalogued mistakes named in this session's answers, each once with how many
+        times, commonest first."""
+        seen: dict[str, list] = {}
+        for r in self.results:
+            for n in r.diagnoses:
+                seen.setdefault(n.id, [n, 0])[1] += 1
+        return sorted(((n, k) for n, k in seen.values()), key=lambda t: -t[1])
+
     def exam_scores(self) -> dict[str, list[float]]:
         """Mock exams: ``{lesson id: [score, questions]}``, unanswered questions counted and a
         partly right problem adding the share of its parts (:attr:`exam_per_topic` keeps the
