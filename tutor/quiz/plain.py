@@ -265,6 +265,8 @@ def _show_feedback(fb: Feedback, out: Out) -> None:
             out.line(v.why_wrong, "yellow")
         if v.hint and not v.correct:
             out.line(f"Hint: {v.hint}", "yellow")
+    if fb.aim_line:
+        out.line(fb.aim_line, "bold cyan")
     for line in fb.explanation:
         out.line(line)
     if fb.trace_command:

@@ -42,7 +42,7 @@ from typing import TYPE_CHECKING
 
 from tutor.inputs import TraceLink
 from tutor.marking import Named, Verdict
-from tutor.quiz.modes import Ask, Item
+from tutor.quiz.modes import Aim, Ask, Item
 from tutor.quiz.ratings import RATINGS
 from tutor.store import StoreError
 
@@ -78,6 +78,23 @@ class Feedback:
     saved: bool = True
     error: str | None = None
     expired: bool = False
+    aim: Aim | None = None
+    """The mistake the item was aimed at (mistakes mode, part of weak spots)."""
+
+    @property
+    def aim_line(self) -> str:
+        """After an aimed item: what the mistake would have given, and what the answer shows."""
+        a = self.aim
+        if a is None or self.correct is None or not self.reveal:
+            return ""
+        where = f" in part ({chr(97 + a.part)})" if len(self.verdicts) > 1 else ""
+        v = self.verdicts[a.part] if a.part < len(self.verdicts) else None
+        if v is not None and v.correct:
+            return (f"Aimed at a mistake you have made, {a.title}: it gives {a.value}{where}; "
+                    "you did not make it this time.")
+        if v is not None and any(a.mistake in n.ids for n in v.diagnoses):
+            return f"Aimed at a mistake you have made, {a.title}{where}: it is still there."
+        return f"Aimed at a mistake you have made, {a.title}: it gives {a.value}{where}."
 
     @property
     def trace_command(self) -> str | None:
@@ -373,7 +390,7 @@ class QuizSession:
                         verdicts=tuple(self._verdicts), expected=expected,
                         explanation=item.explanation, key_points=item.key_points,
                         trace=item.trace_link, rating=rating, due=due,
-                        saved=saved, error=error)
+                        saved=saved, error=error, aim=item.aim)
 
     # ------------------------------------------------------------------ the end
 

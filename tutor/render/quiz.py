@@ -105,6 +105,8 @@ def feedback(fb: Any, answer: str | None = None) -> RenderableType:
             elif v.why_wrong:
                 parts.append(text(v.why_wrong, "yellow"))
     if fb.reveal:
+        if fb.aim_line:
+            parts += [Text(""), text(fb.aim_line, "bold cyan")]
         parts += [Text("")] + [text(line) for line in fb.explanation]
         if fb.trace is not None:
             parts += [Text(""), assemble(("t", "bold"), (" opens this worked example step by step"
