@@ -461,8 +461,8 @@ def test_every_wrong_choice_says_why_in_one_line(questions):
             continue
         assert len(q.why_wrong) == len(q.choices), q.id
         for i, line in enumerate(q.why_wrong):
-            if i == q.answer:
-                assert line == "", q.id
+            if i == q.answer or (q.choice_mistakes and q.choice_mistakes[i]):
+                assert line == "", q.id  # the catalogue says why (tests/test_quiz_links.py)
             else:
                 assert line and "\n" not in line and len(line) <= 160, (q.id, i)
                 assert line != q.explanation and line.rstrip(".") != q.choices[i], (q.id, i)
@@ -495,6 +495,9 @@ def test_a_wrong_choice_comes_with_its_own_reason(qmap):
         v = check_answer(q, "abcd"[i])
         if i == q.answer:
             assert v.correct and v.why_wrong is None
+        elif q.choice_mistakes[i]:  # 1/d_k is a catalogued mistake: the catalogue says why
+            assert not v.correct and v.why_wrong.startswith(f"Why not {'abcd'[i]}: Divided by d_k")
+            assert [n.id for n in v.diagnoses] == [q.choice_mistakes[i]]
         else:
             assert not v.correct and v.why_wrong == f"Why not {'abcd'[i]}: {q.why_wrong[i]}"
     assert len({check_answer(q, "abcd"[i]).why_wrong for i in range(4)} - {None}) == 3

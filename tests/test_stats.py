@@ -129,8 +129,8 @@ def test_cli_json_and_text(monkeypatch):
     assert r.exit_code == 0, r.output
     data = json.loads(r.output)
     assert set(data) == {"schema", "generated_at", "store", "due", "topics", "exam_topics",
-                         "mock_exams", "papers", "paper_topics", "daily", "lessons_opened",
-                         "practice"}
+                         "mock_exams", "papers", "paper_topics", "mistakes", "daily",
+                         "lessons_opened", "practice"}
     assert data["store"]["persistent"] is True and data["daily"]["goal"] == 1
     assert data["daily"]["days"][-1]["answers"] == 1
     r = CliRunner().invoke(app, ["stats"])

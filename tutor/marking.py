@@ -10,6 +10,10 @@ problems in the quiz, numeric parts of exam papers, in the line front ends and t
   of an answer at any prompt; :func:`command_word` recognises them.
 * :class:`Verdict` is what marking one answer says; :class:`AnswerError` is raised where a
   caller wants an exception instead (exam papers).
+* :class:`Link` says where a number the student types is computed (a computation of the
+  mistake catalogue, its inputs and the value); :class:`Named` is one catalogued mistake that
+  gives the student's number, as :func:`tutor.typed.diagnose` (the one door to the catalogue)
+  fills it in a verdict's ``diagnoses``.
 
 Numbers accepted: decimals (``0.47``, ``-1e-3``, ``.5``, ``−0.5``), digit groups
 (``25,600,000``, ``25 600 000``), fractions (``3/4``), roots (``√64``, ``sqrt(64)``), powers
@@ -25,8 +29,9 @@ from __future__ import annotations
 import math
 import re
 import unicodedata
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from tutor.limits import MAX_ANSWER, MAX_DIGITS, shorten
 from tutor.render.numbers import exact
@@ -40,6 +45,51 @@ class AnswerError(ValueError):
 
 
 @dataclass(frozen=True)
+class Link:
+    """Where the number a student types is computed: value ``value`` of the mistake
+    catalogue's computation ``computation`` (a trace, or an extra such as ``sequence-loss``)
+    on ``inputs`` (None: the notes' defaults). ``value`` may pick a row (``A[2]``) or one
+    entry (``J[1,2]``), counting from 1."""
+
+    computation: str
+    value: str
+    inputs: Mapping[str, Any] | None = None
+
+
+@dataclass(frozen=True)
+class Named:
+    """One catalogued mistake (or a pair, ids joined by ``+``) whose number is what the
+    student typed: what it is, the number it gives, why, and where to read and practise."""
+
+    id: str
+    title: str
+    value: str
+    """The number the mistake gives here, formatted."""
+    explanation: str
+    lesson: str
+    """The lesson id that teaches the right way (``scoring``)."""
+    heading: str
+    """The heading of that lesson's paragraph (``Formal statement``)."""
+    replay: str
+    """``attn-tutor trace …`` working the right way through, on the problem's numbers when
+    the computation is a trace."""
+    practice: str
+    """``attn-tutor trace … --practice``: the student does the steps."""
+    follow_up: str = ""
+    """When several mistakes give the same number: a trace command on inputs where they
+    differ (empty otherwise)."""
+
+    @property
+    def ids(self) -> tuple[str, ...]:
+        return tuple(self.id.split("+"))
+
+    @property
+    def read(self) -> str:
+        """``attn-tutor lesson scoring`` (the command that opens the lesson)."""
+        return f"attn-tutor lesson {self.lesson}"
+
+
+@dataclass(frozen=True)
 class Verdict:
     """The result of marking one answer.
 
@@ -48,8 +98,9 @@ class Verdict:
     ``reason``: one line to show after marking. ``expected``: the correct/model answer.
     ``why_wrong``: for a wrong multiple-choice pick, one line saying why that choice is wrong
     (``"Why not b: ..."``), to show with the reason. ``given``: the student's answer as the
-    marker read it (``0.5`` for ``1/2``), empty when not read. ``diagnoses``: what went wrong,
-    as the mistake catalogue names it (empty until a diagnosis is attached).
+    marker read it (``0.5`` for ``1/2``), empty when not read. ``diagnoses``: the catalogued
+    mistakes that give the student's wrong number (:func:`tutor.typed.diagnosed` attaches
+    them; empty for a right answer, a word answer, or a number no mistake explains).
     """
 
     valid: bool
@@ -59,7 +110,7 @@ class Verdict:
     expected: str = ""
     why_wrong: str | None = None
     given: str = ""
-    diagnoses: tuple[str, ...] = ()
+    diagnoses: tuple[Named, ...] = ()
 
     @classmethod
     def invalid(cls, hint: str) -> Verdict:

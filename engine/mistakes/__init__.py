@@ -8,7 +8,7 @@ mistake built in and names the mistake that gives the student's number, on any i
   each slip behind a switch (:class:`~engine.mistakes.slips.Slips`).
 * :mod:`engine.mistakes.diagnosis` — the matching rule, :func:`diagnose`, :func:`follow_up`.
 * :mod:`engine.mistakes.api` — :func:`checkable`, :func:`run_with`, :func:`mistakes_for`,
-  :func:`draw_inputs`, :func:`value_key`.
+  :func:`draw_inputs`, :func:`value_key`, :func:`value_of`.
 * :mod:`engine.mistakes.students` — simulated students that measure the diagnosis.
 
 The names below load on first use, so ``engine.mistakes.catalogue`` alone (the records, for a
@@ -34,6 +34,7 @@ _EXPORTS = {
     "computations": "engine.mistakes.api",
     "applies_to": "engine.mistakes.api",
     "value_key": "engine.mistakes.api",
+    "value_of": "engine.mistakes.api",
 }
 
 __all__ = list(_EXPORTS)

@@ -1,6 +1,7 @@
 """The public functions of :mod:`engine.mistakes` besides :func:`diagnose` and
-:func:`follow_up`: what can be checked, running a computation with mistakes built in, fresh
-inputs, and which mistakes change which value."""
+:func:`follow_up`: what can be checked, running a computation with mistakes built in (every
+value, or one value as a question names it), fresh inputs, and which mistakes change which
+value."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ import numpy as np
 
 from engine.mistakes import registry
 from engine.mistakes.catalogue import MISTAKES, Mistake
+from engine.mistakes.diagnosis import _pick, split_index
 from engine.traces import draw_inputs as _draw_trace_inputs
 
 
@@ -90,3 +92,15 @@ def value_key(trace: str, inputs: Mapping[str, Any] | None, name: str, step: int
         return name
     qualified = f"{name}@{step}"
     return qualified if qualified in keys else None
+
+
+def value_of(trace: str, inputs: Mapping[str, Any] | None, name: str,
+             ids: Sequence[str] = ()) -> np.ndarray:
+    """Value ``name`` of ``trace`` on ``inputs`` with the mistakes ``ids`` built in, named as
+    :func:`~engine.mistakes.diagnose` takes it (``Q2`` for ``Q₂``; ``A[2]`` one row,
+    ``J[1,2]`` one entry, counting from 1). ``ValueError`` (one line) when there is no such
+    value (or the mistakes leave that row or entry out)."""
+    values, _ = registry.run(trace, inputs, tuple(ids))
+    base, index = split_index(name)
+    key = registry.resolve(base, list(values), trace)
+    return np.array(_pick(values[key], index, key))

@@ -9,7 +9,9 @@ import typer
 NAME = "quiz"
 HELP = """Revise for the exam: spaced repetition, generated problems, mock exams.
 
-Modes: practice (a shuffled sample), review (cards due under FSRS, then unseen ones), weak (lowest recall / most missed first), retry (questions you last got wrong; a generated problem keeps its numbers), mock (N questions against the clock; saved to your history, schedule untouched).
+Modes: practice (a shuffled sample), review (cards due under FSRS, then unseen ones), weak (lowest recall / most missed first), retry (questions you last got wrong; a generated problem keeps its numbers), mock (N questions against the clock; saved to your history, schedule untouched), mistakes (problems aimed at the mistakes you have made: on their numbers the mistake and the right method give different answers, so a right answer shows it is gone; weak mode gives them a quarter of its questions).
+
+A wrong number the mistake catalogue explains is named (the mistake, the number it gives, the lesson paragraph and the trace) and kept: attn-tutor stats lists your recurring mistakes.
 
 --topic takes lesson ids (encoder-decoder ... training), section numbers 1-13 or exam topics (exam-scaled-dot ...); repeat it for several.
 
@@ -18,12 +20,12 @@ Modes: practice (a shuffled sample), review (cards due under FSRS, then unseen o
 
 
 def command(
-    mode: Annotated[str, typer.Option("--mode", "-m", help="practice, review, weak, retry or mock.",
+    mode: Annotated[str, typer.Option("--mode", "-m", help="practice, review, weak, retry, mock or mistakes.",
                                       metavar="MODE")] = "practice",
     topic: Annotated[list[str] | None, typer.Option(
         "--topic", "-t", metavar="TOPIC", help="Only these topics (lesson id, section number or exam topic); repeatable.")] = None,
     count: Annotated[int | None, typer.Option(
-        "--count", "-n", metavar="N", help="How many questions (default: 10; review 20; mock 12).")] = None,
+        "--count", "-n", metavar="N", help="How many questions (default: 10; review 20; mock 12; mistakes 8).")] = None,
     seed: Annotated[int | None, typer.Option(metavar="SEED", help="Seed for the choice of questions and the generated numbers.")] = None,
     time_limit: Annotated[float | None, typer.Option(
         "--time-limit", help="Minutes allowed (mock default: 2 per question).", metavar="MIN")] = None,

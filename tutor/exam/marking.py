@@ -14,6 +14,12 @@ Numeric rule, for a part worth ``marks``, of which ``method`` are method marks:
    correct value). The feedback says which earlier value it followed and the policy;
 3. otherwise nothing. A blank part earns nothing.
 
+A wrong number is diagnosed with the mistake catalogue (:func:`tutor.typed.diagnose_values`)
+on the step's ``link``: the feedback names the mistake whose number it is. When the part
+builds on earlier parts the student got wrong, it is diagnosed first on the step's
+``relink`` — the same computation on the student's own earlier values — so a later part
+done with a catalogued mistake from a wrong earlier value is named too.
+
 Text rule: each ticked point of the scheme earns one mark, up to the part's marks.
 
 Plain functions, no terminal: the CLI and the TUI both call :func:`mark_question`.
@@ -29,9 +35,10 @@ from typing import Literal
 from tutor.exam.numbers import Value
 from tutor.exam.paper import ExamPart, ExamQuestion
 from tutor.limits import shorten
-from tutor.marking import TYPE_A_NUMBER, AnswerError, all_within, read_number, read_vector
+from tutor.marking import TYPE_A_NUMBER, AnswerError, Named, all_within, read_number, read_vector
 from tutor.render.numbers import number
 from tutor.render.numbers import value as show
+from tutor.typed import decimals_of, diagnose_values, read_typed
 
 __all__ = ["AnswerError", "PartMark", "QuestionMark", "follow_through_rule", "how_to_answer",
            "mark_numeric", "mark_question", "mark_text", "parse_answer", "parse_ticks"]
@@ -52,6 +59,10 @@ class PartMark:
     feedback: str
     value: Value | None = None
     ticked: tuple[int, ...] = ()
+    diagnoses: tuple[Named, ...] = ()
+    """The catalogued mistakes whose number a wrong answer is."""
+    worked_from: str = ""
+    """When the diagnosis is on the student's own earlier values: which (``(a) = 0.5``)."""
 
 
 @dataclass(frozen=True)
@@ -118,13 +129,14 @@ def parse_answer(part: ExamPart, text: str) -> Value | None:
 
 
 def mark_numeric(part: ExamPart, value: Value | None,
-                 earlier: Mapping[str, tuple[Value | None, bool]]) -> PartMark:
+                 earlier: Mapping[str, tuple[Value | None, bool]], text: str = "") -> PartMark:
     """Mark a numeric part.
 
     Args:
         part: the part (with its step).
         value: the student's parsed value, or None when left blank.
         earlier: ``{letter: (student's value or None, was it right)}`` for earlier parts.
+        text: what the student typed (its digits say how precisely; empty: ``value`` exact).
     """
     step = part.step
     assert step is not None, "numeric parts have a step"
@@ -147,8 +159,36 @@ def mark_numeric(part: ExamPart, value: Value | None,
                                 f"Right for your rounded earlier values ({show(value)}); exact "
                                 f"working gives {want}.", value)
             return _follow_through(part, value, {u: used[u][0] for u in wrong}, want)
+    named, source = _diagnose(part, value, text, used)
     return PartMark(part.letter, 0, part.marks, "wrong", f"Not quite: you gave {show(value)}; "
-                    f"the answer is {want}.", value)
+                    f"the answer is {want}.", value, diagnoses=named, worked_from=source)
+
+
+def _diagnose(part: ExamPart, value: Value, text: str,
+              used: Mapping[str, tuple[Value | None, bool]]) -> tuple[tuple[Named, ...], str]:
+    """The mistakes whose number ``value`` is: on the student's own wrong earlier values
+    first (the step's ``relink``), then on the question's numbers (its ``link``)."""
+    step = part.step
+    assert step is not None
+    values = list(value) if isinstance(value, tuple) else [value]
+    read = read_typed(text) if text.strip() else []
+    decimals = decimals_of([d for _, _, d in read]) if len(read) == len(values) else None
+    wrong = {u: v for u, (v, ok) in used.items() if not ok and v is not None}
+    tries = []
+    if step.relink is not None and wrong and all(v is not None for v, _ in used.values()):
+        names = dict(zip(part.uses, step.uses))
+        try:
+            tries.append((step.relink({names[u]: v for u, (v, _) in used.items()}),
+                          ", ".join(f"({u}) = {show(v)}" for u, v in wrong.items())))
+        except (ValueError, TypeError, ZeroDivisionError, OverflowError):
+            pass
+    if step.link is not None:
+        tries.append((step.link, ""))
+    for link, source in tries:
+        found = diagnose_values(values, decimals, link, step.tolerance)
+        if found is not None and found.named and not found.correct:
+            return found.named, source
+    return (), ""
 
 
 def _follow_through(part: ExamPart, value: Value, wrong: Mapping[str, Value | None],
@@ -223,8 +263,9 @@ def mark_question(question: ExamQuestion, answers: Mapping[str, object]) -> Ques
         if part.kind == "text":
             marks.append(mark_text(part, given or ()))  # type: ignore[arg-type]
             continue
-        value = given if isinstance(given, (float, tuple)) or given is None else parse_answer(part, str(given))
-        m = mark_numeric(part, value, earlier)
+        text = "" if isinstance(given, (float, tuple)) or given is None else str(given)
+        value = given if text == "" else parse_answer(part, text)
+        m = mark_numeric(part, value, earlier, text)
         earlier[part.letter] = (value, m.status == "right")
         marks.append(m)
     return QuestionMark(question.id, question.spec.section, tuple(marks))

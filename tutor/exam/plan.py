@@ -11,6 +11,9 @@ Rules, in order of priority for each day up to the day before the exam:
    minute each, at most :data:`REVIEW_SHARE` of the day.
 2. **Unread lessons**, in lecture order (:data:`LESSON_MINUTES` each): the lecture's sections
    (:data:`EXAM_LESSONS`), which the exam covers; the Transformer lesson goes beyond the notes.
+   Then **recurring mistakes** (catalogued mistakes named at least twice in the student's
+   answers): one aimed quiz of :data:`MISTAKES_MINUTES` (``quiz --mode mistakes``) for every
+   :data:`MISTAKES_PER_SET` of them, the commonest first.
 3. **Weak topics** of those lessons (mastery below :data:`WEAK` or never practised), weakest first: a
    practice set of :data:`PRACTICE_MINUTES` for each.
 4. **Papers**: the unattempted structured questions, three to a timed paper of
@@ -43,6 +46,8 @@ PRACTICE_MINUTES = 15
 STUDY_MINUTES = 5
 TRACE_MINUTES = 10
 PAPER_MINUTES = 45
+MISTAKES_MINUTES = 10
+MISTAKES_PER_SET = 3
 REVIEW_SHARE = 0.4
 WEAK = 0.6
 MAX_DAYS = 366
@@ -54,7 +59,7 @@ class PlanError(ValueError):
 
 @dataclass(frozen=True)
 class Task:
-    kind: str  # review | lesson | practice | paper | mock | trace
+    kind: str  # review | lesson | mistakes | practice | paper | mock | trace
     title: str
     minutes: int
     command: str
@@ -106,6 +111,18 @@ def _papers(unattempted: Sequence[tuple[str, str]]) -> list[Task]:
     return out
 
 
+def _mistakes(recurring: Sequence[tuple[str, str]]) -> list[Task]:
+    """One aimed quiz for every :data:`MISTAKES_PER_SET` recurring mistakes."""
+    out = []
+    for i in range(0, len(recurring), MISTAKES_PER_SET):
+        group = recurring[i:i + MISTAKES_PER_SET]
+        n = len(group)
+        out.append(Task("mistakes", f"Aimed quiz on {n} recurring mistake{'s' * (n != 1)}: "
+                                    + "; ".join(t for t, _ in group), MISTAKES_MINUTES,
+                        "attn-tutor quiz --mode mistakes", tuple(dict.fromkeys(l for _, l in group))))
+    return out
+
+
 def _traces(practice: Mapping[str, TracePractice], exam: date) -> list[Task]:
     """The practice-trace tasks: each trace's remaining stages, study → faded → solve, all
     first stages (in lecture order) before any second."""
@@ -143,7 +160,8 @@ class TracePractice:
 def build_plan(exam: date, today: date, minutes_per_day: int, *, due: Iterable[date] = (),
                lessons_read: Iterable[str] = (), mastery: Mapping[str, float | None] | None = None,
                unattempted: Sequence[tuple[str, str]] = (),
-               practice: Mapping[str, TracePractice] | None = None) -> Plan:
+               practice: Mapping[str, TracePractice] | None = None,
+               mistakes: Sequence[tuple[str, str]] = ()) -> Plan:
     """The plan from plain inputs (see the module docstring).
 
     Args:
@@ -156,6 +174,7 @@ def build_plan(exam: date, today: date, minutes_per_day: int, *, due: Iterable[d
         unattempted: (question id, lesson id) of structured questions never sat.
         practice: trace name → its practice level, top level, lesson and FSRS due date, for
             the traces to practise (lecture order).
+        mistakes: (title, lesson id) of the student's recurring mistakes, commonest first.
 
     Raises:
         PlanError: for an exam not after today, more than a year away, or a budget outside
@@ -178,7 +197,8 @@ def build_plan(exam: date, today: date, minutes_per_day: int, *, due: Iterable[d
                   key=lambda l: (mastery.get(l) or 0.0, LESSON_IDS.index(l)))
     practice = [Task("practice", f"Practise {l} (mastery {round(100 * (mastery.get(l) or 0))}%)",
                      PRACTICE_MINUTES, f"attn-tutor quiz --topic {l}", (l,)) for l in weak]
-    queue = lessons + practice + _papers(unattempted) + _traces(dict(traces or {}), exam)
+    queue = (lessons + _mistakes(mistakes) + practice + _papers(unattempted)
+             + _traces(dict(traces or {}), exam))
     due_by_day: dict[date, int] = {}
     for d in due:
         key = max(d, today)
@@ -235,10 +255,12 @@ def plan_from_store(store, exam: date, today: date, minutes_per_day: int, *,
     from tutor.exam.model import load_questions
     from tutor.quiz.bank import load_bank
     from tutor.quiz.progress import compute
+    from tutor.quiz.recurring import recurring
     from tutor.store import local_day
     from tutor.store.practice import trace_of
 
-    data = compute(store, load_bank())
+    bank = load_bank()
+    data = compute(store, bank)
     done = set(attempted)
     return build_plan(
         exam, today, minutes_per_day,
@@ -247,6 +269,7 @@ def plan_from_store(store, exam: date, today: date, minutes_per_day: int, *,
         mastery={t["id"]: t["mastery"] if t["seen"] else None for t in data["topics"]},
         unattempted=[(q.id, q.section) for q in load_questions() if q.id not in done],
         practice=trace_practice(store),
+        mistakes=[(r.title, r.lesson) for r in recurring(store, bank) if r.recurring],
     )
 
 

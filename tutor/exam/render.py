@@ -10,6 +10,7 @@ from __future__ import annotations
 from tutor.exam.marking import PartMark, follow_through_rule, how_to_answer
 from tutor.exam.paper import ExamPart, ExamQuestion, Paper
 from tutor.exam.session import PaperResult
+from tutor.render import diagnosis
 from tutor.render.numbers import clock, percent
 
 FOLLOW_THROUGH = ("Numeric parts are marked as you go, with follow-through: a later part worked "
@@ -52,9 +53,13 @@ def scheme_lines(part: ExamPart) -> list[str]:
 
 def feedback_lines(part: ExamPart, mark: PartMark) -> list[str]:
     out = [f"({part.letter}) {mark.earned}/{mark.marks} — {mark.feedback}"]
+    if mark.diagnoses:  # the catalogued mistake whose number this is
+        if mark.worked_from:
+            out.append(f"  Worked from your own {mark.worked_from}:")
+        out += diagnosis.lines(mark.diagnoses, "  ")
     if part.kind == "numeric":
         out += ["  Working: " + line for line in part.model_answer]
-        if mark.status in ("wrong", "follow-through"):
+        if mark.status in ("wrong", "follow-through") and not mark.diagnoses:
             out += ["  Common mistakes: " + " ".join(part.spec.mistakes)]
     else:
         out += ["  Common mistakes: " + " ".join(part.spec.mistakes)]
@@ -73,6 +78,10 @@ def result_lines(result: PaperResult) -> list[str]:
         out.append(f"  Follow-through (error carried forward) earned {earned} mark"
                    f"{'s' * (earned != 1)} on {len(follow)} part{'s' * (len(follow) != 1)}.")
     out.append("  By topic: " + ", ".join(f"{t} {e}/{m}" for t, (e, m) in result.by_topic().items()))
+    named = {n.id: n for _, ms in result.marks for m in ms for n in m.diagnoses}
+    if named:
+        out.append("  Mistakes named: " + "; ".join(f"{n.title} (read {diagnosis.where(n)})"
+                                                   for n in named.values()))
     out.append("Saved to your progress (attn-tutor stats)." if result.saved else
                "Not saved: the progress store could not be written.")
     return out

@@ -105,7 +105,7 @@ class PaperRun:
         if part.kind == "numeric":
             text = "" if response is None else str(response)
             value = parse_answer(part, text)
-            mark = mark_numeric(part, value, self._values.setdefault(q.id, {}))
+            mark = mark_numeric(part, value, self._values.setdefault(q.id, {}), text)
             self._values[q.id][part.letter] = (value, mark.status == "right")
             saved = text
         else:
@@ -128,7 +128,8 @@ class PaperRun:
 
             self._save(lambda: record_part(
                 self.store, self.paper_id, q.id, part.letter, q.spec.section, variant=q.seed,
-                status=mark.status, earned=mark.earned, marks=mark.marks, response=response[:500]))
+                status=mark.status, earned=mark.earned, marks=mark.marks, response=response[:500],
+                diagnoses=[n.id for n in mark.diagnoses]))
 
     def _save(self, write: Callable[[], object]):
         from tutor.store import StoreError

@@ -21,6 +21,9 @@ passed) holds an array of tables named ``question`` and nothing else::
     trace = "scaling"                   # optional: a trace name (engine.traces.REGISTRY)
     hint = "..."                        # optional nudge shown on request or after a miss
     erratum = "qkv-weights"             # optional: id of the notes' erratum in lessons/errata.toml
+    value = "scores[1]"                 # optional (numeric fill, mcq): the value the answer is
+    inputs = { Q = [0.5, -0.2] }        #   of trace's computation on these inputs (default: the
+    computation = "sequence-loss"       #   notes'); computation overrides trace (an extra one)
 
 Per kind:
 
@@ -28,12 +31,18 @@ Per kind:
   right choice. The student sees the choices labelled a, b, c… (and may answer 1, 2, 3…).
   ``why_wrong`` is a table, written last in the item as ``[question.why_wrong]``, with one
   line per wrong choice keyed by its letter (``a = "..."``): why that choice is wrong, shown
-  when a student picks it. Every wrong choice needs one; the right one has none.
+  when a student picks it. Every wrong choice needs one; the right one has none — except a
+  choice that *is* a catalogued mistake: ``[question.choice_mistakes]`` maps its letter to
+  the mistake's id (``a = "scale-by-dk"``), and its why-wrong line comes from the catalogue,
+  filled with the numbers of the item's ``value`` (so the item needs one).
 * ``true_false``: ``answer`` = ``true`` or ``false`` (a TOML boolean). The prompt is a
   statement, usually a pitfall; the explanation says why it is true or false.
 * ``fill``: ``answer`` is a string (text answer) or a number (numeric answer).
   ``accept`` (optional) lists further strings that also count. A numeric answer needs
   ``tolerance`` (absolute, ≥ 0; shown to the student by :attr:`Question.instructions`).
+  With ``value`` (and ``trace`` or ``computation``, optionally ``inputs``) the answer is that
+  value of the mistake catalogue's computation, and a wrong number is diagnosed there
+  (``tests/test_quiz_links.py`` holds each answer to its computation).
 * ``free``: ``answer`` = the model answer the student compares with and grades themselves;
   ``key_points`` (optional) lists what a full answer mentions, for that self-grading.
 
@@ -71,9 +80,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from engine.mistakes.catalogue import MISTAKES  # the records only: no NumPy, no traces
 from tutor.content import EXAM_TOPICS, LESSON_IDS
 from tutor.content_schema import ContentError
-from tutor.marking import LETTERS, NUMBER_INSTRUCTIONS, squash, tolerance_text
+from tutor.marking import LETTERS, NUMBER_INSTRUCTIONS, Link, squash, tolerance_text
 from tutor.render.numbers import exact
 
 WHAT = "quiz bank"
@@ -89,10 +99,11 @@ Kind = Literal["mcq", "true_false", "fill", "free"]
 _ID = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 _COMMON = {"id", "kind", "section", "exam_topics", "difficulty", "prompt", "answer",
            "explanation", "trace", "hint", "erratum"}
+_LINK = {"value", "inputs", "computation"}
 _ALLOWED: dict[str, set[str]] = {
-    "mcq": _COMMON | {"choices", "why_wrong"},
+    "mcq": _COMMON | _LINK | {"choices", "why_wrong", "choice_mistakes"},
     "true_false": set(_COMMON),
-    "fill": _COMMON | {"accept", "tolerance"},
+    "fill": _COMMON | _LINK | {"accept", "tolerance"},
     "free": _COMMON | {"key_points"},
 }
 
@@ -119,9 +130,26 @@ class Question:
     erratum_id: str | None = None
     key_points: tuple[str, ...] = ()
     why_wrong: tuple[str, ...] = ()
-    """mcq only: one line per choice saying why it is wrong ("" for the right choice)."""
+    """mcq only: one line per choice saying why it is wrong ("" for the right choice and for
+    a choice whose line comes from the catalogue, :attr:`choice_mistakes`)."""
     source: str = field(default="", compare=False)
     """File name the item came from (for messages)."""
+    value: str | None = None
+    """The value of the item's computation the answer is (numeric fill, mcq), if any."""
+    inputs: dict[str, Any] | None = field(default=None, compare=False)
+    """The computation's inputs (None: the notes' defaults)."""
+    computation: str | None = None
+    """The mistake catalogue's computation, when it is not :attr:`trace`."""
+    choice_mistakes: tuple[str, ...] = ()
+    """mcq only: per choice, the catalogued mistake it is ("" for none)."""
+
+    @property
+    def link(self) -> Link | None:
+        """Where the answer is computed (and a wrong number diagnosed), or None."""
+        where = self.computation or self.trace
+        if self.value is None or where is None:
+            return None
+        return Link(where, self.value, self.inputs)
 
     @property
     def is_numeric(self) -> bool:
@@ -322,9 +350,11 @@ def _parse_item(file: str, index: int, raw: dict[str, Any], errors: list[str]) -
     trace = it.text("trace", required=False)
     if trace is not None and not _ID.match(trace):
         it.error("trace", "a trace name like 'scaling' (kebab-case)", trace)
+    value, inputs, computation = _link(it, kind, trace)
 
     choices: tuple[str, ...] = ()
     why_wrong: tuple[str, ...] = ()
+    choice_mistakes: tuple[str, ...] = ()
     accept: tuple[str, ...] = ()
     key_points: tuple[str, ...] = ()
     tolerance: float | None = None
@@ -346,7 +376,8 @@ def _parse_item(file: str, index: int, raw: dict[str, Any], errors: list[str]) -
         elif choices and not 0 <= answer < len(choices):
             it.error("answer", f"a 0-based index 0–{len(choices) - 1} into choices", answer)
         elif choices:
-            why_wrong = _why_wrong(it, choices, answer)
+            choice_mistakes = _choice_mistakes(it, choices, answer, value)
+            why_wrong = _why_wrong(it, choices, answer, choice_mistakes)
     elif kind == "true_false":
         if not isinstance(answer, bool):
             it.error("answer", _ANSWER_EXPECTED[kind], answer)
@@ -370,6 +401,8 @@ def _parse_item(file: str, index: int, raw: dict[str, Any], errors: list[str]) -
                          tol if "tolerance" in raw else "nothing (missing)")
             else:
                 tolerance = float(tol)
+        if value is not None and not isinstance(answer, float):
+            it.error("value", "a numeric answer (a computation's value is a number)", value)
     else:  # free
         if not isinstance(answer, str) or not answer.strip():
             it.error("answer", _ANSWER_EXPECTED[kind], answer)
@@ -384,26 +417,71 @@ def _parse_item(file: str, index: int, raw: dict[str, Any], errors: list[str]) -
         explanation=explanation, difficulty=difficulty,  # type: ignore[arg-type]
         exam_topics=tuple(topics), choices=choices, accept=accept, tolerance=tolerance,
         trace=trace, hint=hint, erratum=erratum, erratum_id=erratum_id, key_points=key_points,
-        why_wrong=why_wrong, source=file,
+        why_wrong=why_wrong, source=file, value=value, inputs=inputs, computation=computation,
+        choice_mistakes=choice_mistakes,
     )
 
 
-def _why_wrong(it: _Item, choices: tuple[str, ...], answer: int) -> tuple[str, ...]:
-    """The ``[question.why_wrong]`` table as one line per choice ("" for the right one)."""
-    raw = it.raw.get("why_wrong")
+def _link(it: _Item, kind: str, trace: str | None) -> tuple[str | None, dict | None, str | None]:
+    """``value``, ``inputs`` and ``computation``: where a numeric answer is computed."""
+    value = it.text("value", required=False)
+    computation = it.text("computation", required=False)
+    inputs = it.raw.get("inputs")
+    if computation is not None and not _ID.match(computation):
+        it.error("computation", "a computation name like 'sequence-loss' (kebab-case)", computation)
+    if inputs is not None and not isinstance(inputs, dict):
+        it.error("inputs", "a table of the computation's inputs", inputs)
+        inputs = None
+    if value is None and (inputs is not None or computation is not None):
+        it.error("value", "the value the answer is, with inputs or computation (missing)")
+    if value is not None and trace is None and computation is None:
+        it.error("value", "a trace (or computation) to take the value from")
+    return value, inputs, computation
+
+
+def _choice_mistakes(it: _Item, choices: tuple[str, ...], answer: int,
+                     value: str | None) -> tuple[str, ...]:
+    """The ``[question.choice_mistakes]`` table as one mistake id per choice ("" for none)."""
+    raw = it.raw.get("choice_mistakes")
+    if raw is None:
+        return ()
     wrong = [LETTERS[i] for i in range(len(choices)) if i != answer]
+    if not isinstance(raw, dict) or not raw:
+        it.error("choice_mistakes", "a table of wrong choices' letters and mistake ids", raw)
+        return ()
+    if value is None:
+        it.error("choice_mistakes", "an item with a value (its numbers fill the catalogue's lines)")
+    for letter, mistake in raw.items():
+        if letter not in wrong:
+            it.error("choice_mistakes", "letters of wrong choices (" + ", ".join(wrong) + ")", letter)
+        if mistake not in MISTAKES:
+            it.error("choice_mistakes", "ids of the mistake catalogue", mistake)
+    return tuple(str(raw.get(LETTERS[i], "")) for i in range(len(choices)))
+
+
+def _why_wrong(it: _Item, choices: tuple[str, ...], answer: int,
+               catalogued: tuple[str, ...] = ()) -> tuple[str, ...]:
+    """The ``[question.why_wrong]`` table as one line per choice ("" for the right one and for
+    a choice the catalogue explains)."""
+    raw = it.raw.get("why_wrong")
+    own = {LETTERS[i] for i, m in enumerate(catalogued) if m}
+    wrong = [LETTERS[i] for i in range(len(choices)) if i != answer and LETTERS[i] not in own]
     expected = "a table with one line for each wrong choice (" + ", ".join(wrong) + ")"
+    if raw is None and not wrong:  # the catalogue explains every wrong choice
+        return ("",) * len(choices)
     if not isinstance(raw, dict):
         it.error("why_wrong", expected, raw if "why_wrong" in it.raw else "nothing (missing)")
         return ()
     for letter in sorted(set(raw) - set(wrong)):
         right = letter == LETTERS[answer]
         it.error("why_wrong", expected + (f"; {letter} is the right answer" if right else
-                                          f"; there is no choice {letter}"), letter)
+                                          f"; {letter}'s line comes from the mistake catalogue"
+                                          if letter in own else f"; there is no choice {letter}"),
+                 letter)
     out = []
     for i in range(len(choices)):
-        line = raw.get(LETTERS[i], "") if i != answer else ""
-        if i != answer and (not isinstance(line, str) or not line.strip()):
+        line = raw.get(LETTERS[i], "") if i != answer and LETTERS[i] not in own else ""
+        if LETTERS[i] in wrong and (not isinstance(line, str) or not line.strip()):
             it.error("why_wrong", f"a non-empty line for choice {LETTERS[i]}", line or "nothing (missing)")
         out.append(line.strip() if isinstance(line, str) else "")
     return tuple(out)

@@ -6,6 +6,11 @@ Accepted input: mcq ``2``, ``b``, ``B``, ``(b)`` or the choice's text; true/fals
 ``t/f/true/false/yes/no/y/n``; numbers as :func:`tutor.marking.read_number` reads them,
 within the stated tolerance; text compared after :func:`tutor.marking.squash`. An answer
 longer than :data:`~tutor.limits.MAX_ANSWER` characters is not marked (a hint says so).
+
+A wrong number of an item linked to a computation (:attr:`Question.link`) is diagnosed
+(:func:`tutor.typed.diagnosed`), and a wrong choice that is a catalogued mistake
+(:attr:`Question.choice_mistakes`) takes its why-wrong line, and its diagnosis, from the
+catalogue (:func:`tutor.typed.explain`).
 """
 
 from __future__ import annotations
@@ -27,6 +32,7 @@ from tutor.marking import (
     within,
 )
 from tutor.render.numbers import exact
+from tutor.typed import diagnosed, explain
 
 if TYPE_CHECKING:
     from tutor.quiz.bank import Question
@@ -81,7 +87,13 @@ def check_answer(question: Question, text: str) -> Verdict:
         ok = got == q.answer
         reason = ("Right: " if ok else f"You chose {LETTERS[got]}; the answer is ") + expected + "."
         why = f"Why not {LETTERS[got]}: {q.why_wrong[got]}" if not ok and q.why_wrong else None
-        return Verdict(True, ok, reason, hint=None if ok else q.hint, expected=expected, why_wrong=why)
+        mistake = q.choice_mistakes[got] if not ok and q.choice_mistakes else ""
+        named = explain(q.link, mistake) if mistake and q.link is not None else None
+        if named is not None:  # the choice is a catalogued mistake: the catalogue says why
+            why = (f"Why not {LETTERS[got]}: {named.title}. On the worked example "
+                   f"({named.replay}): {named.explanation}")
+        return Verdict(True, ok, reason, hint=None if ok else q.hint, expected=expected,
+                       why_wrong=why, diagnoses=(named,) if named else ())
 
     if q.kind == "true_false":
         s = unify(text).strip(" .!")
@@ -107,6 +119,7 @@ def check_answer(question: Question, text: str) -> Verdict:
         if within(value, float(q.answer), q.tolerance or 0.0):
             return Verdict(True, True, f"Right: {expected}.", expected=expected)
         log = f" ({LOG_MEANS}.)" if uses_log(text) else ""
-        return Verdict(True, False, f"You gave {exact(value)}; the answer is {expected}.{log}",
-                       hint=q.hint, expected=expected, given=exact(value))
+        wrong = Verdict(True, False, f"You gave {exact(value)}; the answer is {expected}.{log}",
+                        hint=q.hint, expected=expected, given=exact(value))
+        return diagnosed(wrong, text, q.link, q.tolerance)
     return Verdict(True, False, f"The expected answer is {expected}.", hint=q.hint, expected=expected)

@@ -1,5 +1,5 @@
-"""What to ask: one :class:`Item` type for bank questions and generated problems, and the five
-ways of choosing items (practice, review, weak spots, retry incorrect, mock exam).
+"""What to ask: one :class:`Item` type for bank questions and generated problems, and the six
+ways of choosing items (practice, review, weak spots, retry incorrect, mock exam, mistakes).
 
 Selection rules (all honour ``topics`` and ``generated``; ``seed`` fixes every random choice):
 
@@ -7,11 +7,16 @@ Selection rules (all honour ``topics`` and ``generated``; ``seed`` fixes every r
 * **review** — cards due now under FSRS, most overdue first; then items never seen, in lecture
   order, until ``count`` is reached.
 * **weak** — items with history, weakest first: weakness = ½(1 − retrievability) + ½·(share of
-  graded answers that were wrong).
+  graded answers that were wrong); a quarter of the session (at least one item) goes to
+  problems aimed at the student's recurring mistakes, when there are any.
 * **retry** — items whose latest graded answer was wrong, most recent first; a generated
   problem comes back with the same numbers.
 * **mock** — a balanced sample across the lesson topics (round robin), self-graded items left
   out so the score is objective; answers are saved but the schedule is not touched.
+* **mistakes** — problems aimed at the mistakes the student has made (recurring ones first,
+  :mod:`tutor.quiz.recurring`), each on numbers where that mistake and the right method give
+  different answers at the precision asked (:mod:`tutor.quiz.aimed`), so a right answer is
+  evidence the mistake is gone. Each item carries its :class:`Aim`.
 """
 
 from __future__ import annotations
@@ -22,11 +27,13 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING
 
+from engine.mistakes.catalogue import MISTAKES  # the records only: no NumPy, no traces
 from tutor.errors import UserError
 from tutor.inputs import TraceLink
 from tutor.marking import LETTERS, Verdict
 from tutor.quiz.bank import EXAM_TOPICS, SECTIONS, Question
 from tutor.quiz.marking import check_answer
+from tutor.quiz.recurring import recurring
 
 if TYPE_CHECKING:
     from fsrs import Scheduler
@@ -40,6 +47,7 @@ MODE_TITLES: dict[str, str] = {
     "weak": "Weak spots — lowest recall, most missed",
     "retry": "Retry incorrect — questions you last got wrong",
     "mock": "Mock exam — timed, scored per topic",
+    "mistakes": "Mistakes — problems aimed at the mistakes you make",
 }
 """Each mode with the line the TUI's setup form and the command palette show for it."""
 MODES = tuple(MODE_TITLES)
@@ -51,7 +59,9 @@ def mode_name(mode: str) -> str:
 
 LABEL_WIDTH = 70
 """The longest :attr:`Item.label`, in characters."""
-DEFAULT_COUNT = {"practice": 10, "review": 20, "weak": 10, "retry": 10, "mock": 12}
+DEFAULT_COUNT = {"practice": 10, "review": 20, "weak": 10, "retry": 10, "mock": 12, "mistakes": 8}
+WEAK_AIMED = 0.25
+"""The share of a weak-spots session aimed at recurring mistakes (at least one item)."""
 MOCK_SECONDS_PER_QUESTION = 120.0
 
 
@@ -74,11 +84,24 @@ class Ask:
 
 
 @dataclass(frozen=True)
+class Aim:
+    """The mistake an item was chosen for: on its numbers, part ``part`` (0-based) tells that
+    mistake from the right method, the mistake giving ``value`` there."""
+
+    mistake: str
+    title: str
+    part: int
+    value: str
+
+
+@dataclass(frozen=True)
 class Item:
     """A bank question or a generated problem, seen the same way by sessions and UIs."""
 
     question: Question | None = None
     problem: Problem | None = None
+    aim: Aim | None = None
+    """Set in the mistakes mode (and part of weak spots): the mistake this item is aimed at."""
 
     @property
     def question_id(self) -> str:
@@ -162,7 +185,11 @@ class Item:
         """The trace that works this item through: a problem's, on its own numbers."""
         if self.problem:
             return self.problem.trace_link
-        return TraceLink(self.question.trace) if self.question.trace else None
+        q = self.question
+        if not q.trace:
+            return None
+        same = q.computation is None  # the item's inputs are the trace's own
+        return TraceLink(q.trace, dict(q.inputs or {}) if same else {})
 
 
 @dataclass(frozen=True)
@@ -333,10 +360,34 @@ def select(mode: str, *, bank: Sequence[Question], store: Store, topics: set[str
             miss = wrong / attempts if attempts else 0.0
             scored.append((0.5 * (1 - r) + 0.5 * miss, qid))
         scored.sort(key=lambda t: (-t[0], t[1]))
-        picked = [by_id[q] for _, q in scored[:n]]
+        again = [r.id for r in recurring(store, bank) if r.recurring]
+        aimed: list[Item] = []
+        if again and scored:
+            from tutor.quiz.aimed import aimed_items  # the engine runs only when there is an aim
+
+            aimed, _ = aimed_items(again, max(1, round(n * WEAK_AIMED)), bank=bank,
+                                   topics=set(topics), generated=generated, rng=rng)
+        picked = [by_id[q] for _, q in scored[:n - len(aimed)]] + aimed
         return Selection(picked, "" if picked else
                          f"No history yet{where}: weak spots come from questions you have "
                          "answered. Try practice or review first.", seed)
+
+    if mode == "mistakes":
+        named = [r.id for r in recurring(store, bank)]  # recurring ones come first
+        if not named:
+            return Selection([], "No mistakes named yet: when a wrong number is one the mistake "
+                                 "catalogue explains, it is kept, and this mode aims problems at "
+                                 "it. Try practice or a paper first.", seed)
+        from tutor.quiz.aimed import aimed_items  # the engine runs only in the modes that aim
+
+        picked, missed = aimed_items(named, n, bank=bank, topics=set(topics),
+                                     generated=generated, rng=rng)
+        note = "" if picked else f"No problem{where} can tell your mistakes from the right method."
+        if picked and missed:
+            note = ("No problem" + where + " is aimed at: " + ", ".join(
+                MISTAKES[m].title for m in missed[:3]) + (" …" if len(missed) > 3 else "")
+                + " (practise their traces instead: attn-tutor stats lists them).")
+        return Selection(picked, note, seed)
 
     # retry
     latest = sorted((a for a in store.latest_answers().values()

@@ -24,6 +24,7 @@ from tutor.limits import MAX_LINE_BYTES
 from tutor.marking import COMMANDS_HELP, command_word, hint_line
 from tutor.quiz.ratings import RATINGS
 from tutor.quiz.session import Feedback, QuizSession, Summary
+from tutor.render import diagnosis
 from tutor.render.numbers import clock, percent
 from tutor.render.quiz import counts_line, score_text
 
@@ -257,10 +258,15 @@ def _show_feedback(fb: Feedback, out: Out) -> None:
             break
         label = f"({chr(97 + i)}) {'✓' if v.correct else '✗'} " if several else ""
         out.line(f"{label}{v.reason}", "green" if v.correct else "red")
-        if v.why_wrong:
+        if v.diagnoses:  # the catalogued mistake that gives the student's number (or choice)
+            for k, line in enumerate(diagnosis.lines(v.diagnoses, "    " if several else "")):
+                out.line(line, "bold yellow" if k == 0 else "yellow")
+        elif v.why_wrong:
             out.line(v.why_wrong, "yellow")
         if v.hint and not v.correct:
             out.line(f"Hint: {v.hint}", "yellow")
+    if fb.aim_line:
+        out.line(fb.aim_line, "bold cyan")
     for line in fb.explanation:
         out.line(line)
     if fb.trace_command:
@@ -305,6 +311,14 @@ def print_summary(summary: Summary, out: Out, *, saved_to: str | None = None) ->
             for r in wrong:
                 out.line(f"  {r.label}: you said \"{r.response}\"; answer "
                          + "; ".join(r.expected))
+                for n in r.diagnoses:
+                    out.line(f"    mistake: {n.title} (it gives {n.value}); read {diagnosis.where(n)}")
+    named = summary.mistakes()
+    if named and summary.mode != "mock":
+        out.line("Mistakes named this session (attn-tutor stats keeps the tally):")
+        for n, times in named:
+            out.line(f"  {n.title}{f' ×{times}' if times > 1 else ''}: read {diagnosis.where(n)}; "
+                     f"{n.practice}")
     if summary.unsaved:
         out.line(f"{summary.unsaved} answer(s) could not be saved.", "bold red")
     elif saved_to and summary.answered:

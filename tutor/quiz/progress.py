@@ -11,6 +11,9 @@ Definitions:
   answer was wrong also counts 0 until it is answered right again (FSRS alone would rate a
   card just failed today as freshly recalled). FSRS measures elapsed time in
   whole days, so anything reviewed today counts 1 until tomorrow.
+* **recurring mistakes** — every catalogued mistake named in the student's answers (quiz,
+  papers, practice traces), how often and when last, with the lesson paragraph and the trace
+  to practise (:mod:`tutor.quiz.recurring`); two or more times is *recurring*.
 * **daily average** — answers per day over the last 7 local days including today (days
   without answers count 0), compared with a goal. Not a streak: a missed day lowers the
   average a little instead of resetting anything. A student who started less than a week
@@ -25,6 +28,7 @@ from datetime import date, datetime, timedelta
 from typing import Any
 
 from tutor.quiz.bank import EXAM_TOPICS, SECTIONS, Question
+from tutor.quiz.recurring import recurring
 from tutor.store import Store, local_day
 
 SCHEMA = 1
@@ -108,6 +112,7 @@ def compute(store: Store, bank: Sequence[Question], *, now: datetime | None = No
             "per_topic": {k: {"correct": v[0], "questions": v[1]} for k, v in m.per_topic.items()},
         } for m in store.mock_exams()],
         **_papers(store),
+        "mistakes": [r.to_dict() for r in recurring(store, bank)],
         "daily": {"goal": goal, "window_days": WINDOW_DAYS, "days": days, "days_counted": counted,
                   "average": round(average, 2), "met": counted > 0 and average >= goal},
         "lessons_opened": {k: _iso(v) for k, v in sorted(store.lessons_opened().items())},

@@ -22,7 +22,8 @@ Driving it::
 prints "correct"/"wrong" from the feedback shows only saved answers (``fb.saved`` is False,
 with ``fb.error``, if the write failed). A multi-part problem reveals nothing until its last
 part is in; then each part is marked on its own, as papers do: ``fb.verdicts`` holds one
-verdict per part, ``fb.score`` the share right, ``fb.correct`` whether all were, and the
+verdict per part (a wrong number with the catalogued mistakes that give it, ``diagnoses``,
+which the store keeps with the answer), ``fb.score`` the share right, ``fb.correct`` whether all were, and the
 schedule is rated from the share (:func:`tutor.quiz.ratings.rating_for_score`: all right
 Good, at least half Hard, fewer Again); the store keeps each part's mark. In a mock exam ``fb.reveal`` is False (say "recorded", not "correct"), answers are
 saved without touching the schedule, and once the time limit has passed ``submit`` refuses
@@ -40,8 +41,8 @@ from datetime import datetime
 from typing import TYPE_CHECKING
 
 from tutor.inputs import TraceLink
-from tutor.marking import Verdict
-from tutor.quiz.modes import Ask, Item
+from tutor.marking import Named, Verdict
+from tutor.quiz.modes import Aim, Ask, Item
 from tutor.quiz.ratings import RATINGS
 from tutor.store import StoreError
 
@@ -77,6 +78,23 @@ class Feedback:
     saved: bool = True
     error: str | None = None
     expired: bool = False
+    aim: Aim | None = None
+    """The mistake the item was aimed at (mistakes mode, part of weak spots)."""
+
+    @property
+    def aim_line(self) -> str:
+        """After an aimed item: what the mistake would have given, and what the answer shows."""
+        a = self.aim
+        if a is None or self.correct is None or not self.reveal:
+            return ""
+        where = f" in part ({chr(97 + a.part)})" if len(self.verdicts) > 1 else ""
+        v = self.verdicts[a.part] if a.part < len(self.verdicts) else None
+        if v is not None and v.correct:
+            return (f"Aimed at a mistake you have made, {a.title}: it gives {a.value}{where}; "
+                    "you did not make it this time.")
+        if v is not None and any(a.mistake in n.ids for n in v.diagnoses):
+            return f"Aimed at a mistake you have made, {a.title}{where}: it is still there."
+        return f"Aimed at a mistake you have made, {a.title}: it gives {a.value}{where}."
 
     @property
     def trace_command(self) -> str | None:
@@ -111,6 +129,8 @@ class Result:
     """What the student typed, part by part."""
     explanation: tuple[str, ...] = ()
     """The item's explanation (shown when a mock exam is reviewed)."""
+    diagnoses: tuple[Named, ...] = ()
+    """The catalogued mistakes named in its parts' numbers (a mock exam shows them at the end)."""
 
     @property
     def score(self) -> float | None:
@@ -161,6 +181,15 @@ class Summary:
     @property
     def unsaved(self) -> int:
         return sum(not r.saved for r in self.results)
+
+    def mistakes(self) -> list[tuple[Named, int]]:
+        """The catalogued mistakes named in this session's answers, each once with how many
+        times, commonest first."""
+        seen: dict[str, list] = {}
+        for r in self.results:
+            for n in r.diagnoses:
+                seen.setdefault(n.id, [n, 0])[1] += 1
+        return sorted(((n, k) for n, k in seen.values()), key=lambda t: -t[1])
 
     def exam_scores(self) -> dict[str, list[float]]:
         """Mock exams: ``{lesson id: [score, questions]}``, unanswered questions counted and a
@@ -341,7 +370,8 @@ class QuizSession:
                 response=" | ".join(self._responses), mode=self.mode, variant=item.variant,
                 seconds=round(self._clock() - self._item_started, 3), session=self.session_id,
                 mock_id=self.mock_id, at=at, update_card=update,
-                parts=parts if len(parts) > 1 else None)
+                parts=parts if len(parts) > 1 else None,
+                diagnoses=[n.id for v in self._verdicts for n in v.diagnoses])
         except StoreError as exc:
             saved, error = False, str(exc)
         if saved and not mock:
@@ -354,12 +384,13 @@ class QuizSession:
         expected = tuple(v.expected for v in self._verdicts)
         self._summary.results.append(Result(
             item.question_id, item.section, correct, rating, " | ".join(self._responses), expected,
-            saved, item.label, parts, tuple(self._responses), tuple(item.explanation)))
+            saved, item.label, parts, tuple(self._responses), tuple(item.explanation),
+            tuple(n for v in self._verdicts for n in v.diagnoses)))
         return Feedback(valid=True, done=True, correct=correct, reveal=not mock,
                         verdicts=tuple(self._verdicts), expected=expected,
                         explanation=item.explanation, key_points=item.key_points,
                         trace=item.trace_link, rating=rating, due=due,
-                        saved=saved, error=error)
+                        saved=saved, error=error, aim=item.aim)
 
     # ------------------------------------------------------------------ the end
 

@@ -11,11 +11,13 @@ from __future__ import annotations
 from typing import Any
 
 from rich.console import Group, RenderableType
+from rich.padding import Padding
 from rich.table import Table
 from rich.text import Text
 
 from tutor.quiz.modes import mode_name
 from tutor.quiz.ratings import RATINGS
+from tutor.render import diagnosis
 from tutor.render.labels import hanging
 from tutor.render.numbers import clock, number, percent, tally
 from tutor.render.safe import assemble, text
@@ -94,11 +96,17 @@ def feedback(fb: Any, answer: str | None = None) -> RenderableType:
         head = (f"◐ Partly right: {right} of {len(fb.verdicts)} parts." if right else
                 f"✗ Not quite: 0 of {len(fb.verdicts)} parts.")
         parts.append(Text(head, style="bold yellow" if right else "bold red"))
-        parts += part_marks(fb.verdicts)
+        parts += part_marks(fb.verdicts, _trace_key(fb))
     else:
         parts.append(assemble(("✗ Not quite.", "bold red"), " Expected: " + " | ".join(fb.expected)))
-        parts += [text(v.why_wrong, "yellow") for v in fb.verdicts if v.why_wrong]
+        for v in fb.verdicts:
+            if v.diagnoses:  # the catalogued mistake that gives the number (or is the choice)
+                parts.append(diagnosis.renderable(v.diagnoses, _trace_key(fb, v.diagnoses)))
+            elif v.why_wrong:
+                parts.append(text(v.why_wrong, "yellow"))
     if fb.reveal:
+        if fb.aim_line:
+            parts += [Text(""), text(fb.aim_line, "bold cyan")]
         parts += [Text("")] + [text(line) for line in fb.explanation]
         if fb.trace is not None:
             parts += [Text(""), assemble(("t", "bold"), (" opens this worked example step by step"
@@ -110,9 +118,10 @@ def feedback(fb: Any, answer: str | None = None) -> RenderableType:
     return Group(*parts)
 
 
-def part_marks(verdicts: Any) -> list[RenderableType]:
+def part_marks(verdicts: Any, trace_key: Any = None) -> list[RenderableType]:
     """One line per part: its letter, ✓ or ✗ (a mark that reads without colour), and the
-    student's value beside the right one."""
+    student's value beside the right one; under a wrong number, the mistake that gives it.
+    ``trace_key(named)``: the key that opens the worked example for those mistakes, if any."""
     lines: list[RenderableType] = []
     for i, v in enumerate(verdicts):
         letter = f"  ({chr(97 + i)}) "
@@ -122,7 +131,19 @@ def part_marks(verdicts: Any) -> list[RenderableType]:
         else:
             lines.append(assemble(letter, ("✗ ", "bold red"), "you gave ", (v.given or "?", "red"),
                                   "; the answer is ", (v.expected, "bold")))
+            if v.diagnoses:
+                key = trace_key(v.diagnoses) if trace_key else None
+                lines.append(Padding(diagnosis.renderable(v.diagnoses, key), (0, 0, 0, 6)))
     return lines
+
+
+def _trace_key(fb: Any, named: Any = None) -> Any:
+    """``t`` when the mistakes' worked example is the one the quiz screen's ``t`` opens (the
+    item's trace on its numbers); with no ``named``, that test as a function of them."""
+    def key(found: Any) -> str | None:
+        link = fb.trace
+        return "t" if link is not None and found and found[0].replay == link.command else None
+    return key(named) if named is not None else key
 
 
 def self_answer(answer: str, fb: Any) -> RenderableType:
@@ -144,6 +165,8 @@ def mock_review(r: Any) -> list[RenderableType]:
     said = " | ".join(r.responses) if r.responses else r.response
     lines.append(text(f"    you said \"{said}\"" + ("" if r.correct else
                                                        f"; answer {' | '.join(r.expected)}")))
+    lines += [text(f"    mistake: {n.title} (it gives {n.value}); read {diagnosis.where(n)}", "yellow")
+              for n in r.diagnoses]
     lines += [text("    " + line, "dim") for line in r.explanation]
     return lines
 
@@ -201,6 +224,12 @@ def summary(result: Any) -> RenderableType:
     if wrong and result.mode != "mock":
         parts += [Text(""), assemble(("To look at again", "bold"), " (", ("r", "bold"), " asks them again now):")]
         parts += [text(f"  {r.label}\n    you said \"{r.response}\"; expected {' | '.join(r.expected)}") for r in wrong]
+    named = result.mistakes()
+    if named and result.mode != "mock":
+        parts += [Text(""), Text("Mistakes named (Stats keeps the tally; quiz mode Mistakes aims at them):",
+                                 style="bold")]
+        parts += [text(f"  {n.title}{f' ×{k}' if k > 1 else ''} — read {diagnosis.where(n)}")
+                  for n, k in named]
     if result.mode == "mock":  # the review: each answer, the right one and why
         parts.append(Text(""))
         for r in result.results:

@@ -6,6 +6,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
+from tutor.content import LESSON_IDS
 from tutor.render.numbers import bar, percent
 from tutor.render.safe import clean, text
 
@@ -31,6 +32,7 @@ def render_text(data: dict[str, Any]) -> list[str]:
     daily = data["daily"]
     bar = " ".join(str(x["answers"]) for x in daily["days"])
     out.append(f"{daily_goal(daily)}; per day, oldest first: {bar}")
+    out += [""] + mistakes_text(data.get("mistakes"))
     mocks = data["mock_exams"]
     out.append("")
     if not mocks:
@@ -55,6 +57,31 @@ def render_text(data: dict[str, Any]) -> list[str]:
                                             for t in data["paper_topics"]))
     out += [""] + practice_text(data.get("practice"))
     return [clean(line, lines=False) for line in out]  # ids and statuses come from the file
+
+
+SHOWN_MISTAKES = 8
+"""Mistakes listed in the report (the JSON has them all)."""
+
+
+def mistakes_text(mistakes: list[dict[str, Any]] | None) -> list[str]:
+    """The student's mistakes, commonest first: how often, when last, what to practise."""
+    if not mistakes:
+        return ["Mistakes: none named yet (a wrong number the catalogue explains is named here)."]
+    recurring = sum(1 for m in mistakes if m["recurring"])
+    out = [f"Mistakes named in your answers ({recurring} recurring; "
+           f"{mistakes[0]['aimed']} aims problems at them):"]
+    for m in mistakes[:SHOWN_MISTAKES]:
+        when = datetime.fromisoformat(m["last"].replace("Z", "+00:00")).astimezone()
+        out.append(f"  {m['times']:>3}×  {m['title']}  (last {when:%Y-%m-%d})")
+        out.append(f"        read §{_section(m['lesson'])} {m['lesson']}, \"{m['heading']}\""
+                   + (f"; practise: {m['practise']}" if m["practise"] else ""))
+    if len(mistakes) > SHOWN_MISTAKES:
+        out.append(f"  and {len(mistakes) - SHOWN_MISTAKES} more (attn-tutor stats --json lists them all)")
+    return out
+
+
+def _section(lesson: str) -> str:
+    return str(LESSON_IDS.index(lesson) + 1) if lesson in LESSON_IDS else "?"
 
 
 def practice_text(practice: dict[str, Any] | None) -> list[str]:
@@ -143,5 +170,6 @@ def stats_renderable(data: dict[str, Any]):
         f"{t['id']} {t['earned']}/{t['marks']}" for t in data.get("paper_topics", [])) or "—"))
     note = Text("Mastery = mean recall probability now (FSRS), unseen questions counting 0.", style="dim")
     practice = text("\n".join(practice_text(data.get("practice"))))
-    return Group(head, Text(""), *tables, Text(""), goal, Text(""), mocks, Text(""), papers,
-                 by_topic, Text(""), practice, Text(""), note)
+    mistakes = text("\n".join(mistakes_text(data.get("mistakes"))))
+    return Group(head, Text(""), *tables, Text(""), goal, Text(""), mistakes, Text(""), mocks,
+                 Text(""), papers, by_topic, Text(""), practice, Text(""), note)

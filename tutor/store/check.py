@@ -298,6 +298,10 @@ def _repair(conn: sqlite3.Connection, table: str, r: sqlite3.Row, why: str,
     if table == "answers" and why.startswith("parts "):  # the answer stands without its parts
         conn.execute("UPDATE answers SET parts = NULL WHERE rowid = ?", (r["_rid"],))
         return "per-part marks cleared (the answer is kept)"
+    if table in ("answers", "paper_parts") and why.startswith("diagnoses "):  # the mark stands
+        none = None if table == "answers" else "[]"  # paper_parts.diagnoses is NOT NULL
+        conn.execute(f"UPDATE {table} SET diagnoses = ? WHERE rowid = ?", (none, r["_rid"]))
+        return "diagnosed mistakes cleared (the answer is kept)"
     return None
 
 

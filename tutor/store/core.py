@@ -142,7 +142,7 @@ class Store:
         seconds: float | None = None, session: str | None = None, mock_id: int | None = None,
         at: datetime | None = None,
         update_card: Callable[[dict[str, Any] | None, datetime], dict[str, Any]] | None = None,
-        parts: Sequence[bool] | None = None,
+        parts: Sequence[bool] | None = None, diagnoses: Sequence[str] = (),
     ) -> int:
         """Save one answer (and the card's new state) and COMMIT before returning its row id.
 
@@ -150,6 +150,7 @@ class Store:
         transaction, so a second running copy cannot interleave between the read and the write.
         Mock exams pass no ``update_card``: they leave the schedule alone. ``parts``: whether
         each part of a multi-part answer was right (``correct`` is then whether all were).
+        ``diagnoses``: the catalogued mistakes named in the answer (a pair as ``a+b``).
 
         Raises:
             StoreError: the answer could not be saved.
@@ -158,11 +159,12 @@ class Store:
         with self._write() as conn:
             cur = conn.execute(
                 "INSERT INTO answers (question_id, topic, mode, correct, rating, response, variant,"
-                " seconds, answered_at, day, session, mock_id, parts)"
-                " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                " seconds, answered_at, day, session, mock_id, parts, diagnoses)"
+                " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
                 (question_id, topic, mode, None if correct is None else int(bool(correct)),
                  rating, response, variant, seconds, _iso(at), local_day(at).isoformat(),
-                 session, mock_id, None if parts is None else json.dumps([int(bool(p)) for p in parts])),
+                 session, mock_id, None if parts is None else json.dumps([int(bool(p)) for p in parts]),
+                 json.dumps(list(diagnoses)) if diagnoses else None),
             )
             if update_card is not None:
                 row = conn.execute("SELECT * FROM cards WHERE question_id = ?",

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from datetime import date, datetime
 
 from tutor.limits import PLAN_MINUTES
-from tutor.store.rows import BadRow, _int, _show, _text, _time
+from tutor.store.rows import BadRow, _int, _show, _text, _time, mistake_ids
 
 STATUSES = ("running", "finished", "timed-out", "stopped")
 PART_STATUSES = ("right", "follow-through", "wrong", "blank", "self-marked")
@@ -29,6 +29,8 @@ class PaperPart:
     marks: int
     response: str
     answered_at: datetime
+    diagnoses: tuple[str, ...] = ()
+    """The catalogued mistakes named in the part's number (schema 6)."""
 
 
 @dataclass(frozen=True)
@@ -63,7 +65,7 @@ def parse_paper_part(r: sqlite3.Row) -> PaperPart:
     return PaperPart(_int(r, "paper_id"), _text(r, "question_id"), _text(r, "part"),
                      _text(r, "topic"), _int(r, "variant", null=True),
                      _choice(r, "status", PART_STATUSES), earned, marks, _text(r, "response"),
-                     _time(r, "answered_at"))
+                     _time(r, "answered_at"), mistake_ids(r, "diagnoses"))
 
 
 def parse_setting(r: sqlite3.Row) -> tuple[str, object]:

@@ -8,6 +8,8 @@ cards. These are functions over a :class:`~tutor.store.Store`, kept apart from i
 
 from __future__ import annotations
 
+import json
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -50,14 +52,16 @@ def start_paper(store: Store, time_limit_s: float | None, seed: int | None,
 
 def record_part(store: Store, paper_id: int, question_id: str, part: str, topic: str, *,
                 variant: int | None, status: str, earned: int, marks: int, response: str = "",
-                at: datetime | None = None) -> None:
-    """Save one marked part (a second save of the same part replaces the first)."""
+                at: datetime | None = None, diagnoses: Sequence[str] = ()) -> None:
+    """Save one marked part (a second save of the same part replaces the first);
+    ``diagnoses``: the catalogued mistakes named in its number."""
     with store._write() as conn:
         conn.execute(
             "INSERT OR REPLACE INTO paper_parts (paper_id, question_id, part, topic, variant,"
-            " status, earned, marks, response, answered_at) VALUES (?,?,?,?,?,?,?,?,?,?)",
+            " status, earned, marks, response, answered_at, diagnoses)"
+            " VALUES (?,?,?,?,?,?,?,?,?,?,?)",
             (paper_id, question_id, part, topic, variant, status, int(earned), int(marks),
-             response, _iso(at or store.now())))
+             response, _iso(at or store.now()), json.dumps(list(diagnoses))))
 
 
 def finish_paper(store: Store, paper_id: int, status: str = "finished",
@@ -88,8 +92,6 @@ def get_setting(store: Store, key: str, default: object = None) -> object:
 
 
 def set_setting(store: Store, key: str, value: object) -> None:
-    import json
-
     with store._write() as conn:
         conn.execute("INSERT OR REPLACE INTO settings (key, value) VALUES (?, ?)",
                      (key, json.dumps(value)))

@@ -4,12 +4,11 @@ readers and found (and set aside) by ``attn-tutor check``."""
 
 from __future__ import annotations
 
-import json
 import sqlite3
 from dataclasses import dataclass
 from datetime import datetime
 
-from tutor.store.rows import BadRow, _int, _show, _text, _time
+from tutor.store.rows import BadRow, _int, _show, _text, _time, mistake_ids
 
 
 @dataclass(frozen=True)
@@ -50,13 +49,8 @@ def _count(r: sqlite3.Row, column: str) -> int:
 
 
 def parse_practice_step(r: sqlite3.Row) -> PracticeStep:
-    raw = _text(r, "diagnoses")
-    try:
-        ids = json.loads(raw)
-    except (ValueError, RecursionError):
-        raise BadRow(f"diagnoses {_show(raw)} is not valid JSON") from None
-    if not (isinstance(ids, list) and all(isinstance(i, str) for i in ids)):
-        raise BadRow(f"diagnoses {_show(raw)} is not a list of mistake ids")
+    _text(r, "diagnoses")
+    ids = mistake_ids(r, "diagnoses")
     step = _int(r, "step")
     if step < 1:
         raise BadRow(f"step {_show(step)} is not a step number")

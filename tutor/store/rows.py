@@ -35,6 +35,8 @@ class Answer:
     mock_id: int | None
     parts: tuple[bool, ...] | None = None
     """Whether each part of a multi-part answer was right (None: one part)."""
+    diagnoses: tuple[str, ...] = ()
+    """The catalogued mistakes named in the answer (a pair as ``a+b``), over its parts."""
 
     @property
     def score(self) -> float | None:
@@ -155,7 +157,7 @@ def parse_answer(r: sqlite3.Row) -> Answer:
         response=_text(r, "response"), variant=variant,
         seconds=seconds, answered_at=_time(r, "answered_at"), day=day,
         session=_text(r, "session", null=True), mock_id=_int(r, "mock_id", null=True),
-        parts=_parts(r))
+        parts=_parts(r), diagnoses=mistake_ids(r, "diagnoses", null=True))
 
 
 def _parts(r: sqlite3.Row) -> tuple[bool, ...] | None:
@@ -171,6 +173,27 @@ def _parts(r: sqlite3.Row) -> tuple[bool, ...] | None:
             and all(isinstance(x, int) and not isinstance(x, bool) and x in (0, 1) for x in data)):
         raise BadRow(f"parts {_show(value)} is not a list of 1/0, one per part")
     return tuple(bool(x) for x in data)
+
+
+MAX_IDS = 40
+"""Mistake ids one row may name (a multi-part answer names a few; more is damage)."""
+
+
+def mistake_ids(r: sqlite3.Row, column: str, *, null: bool = False) -> tuple[str, ...]:
+    """A column of mistake ids (schema 4's ``practice_steps.diagnoses``, schema 6's
+    ``answers.diagnoses`` and ``paper_parts.diagnoses``): a JSON list of strings, a pair
+    joined by ``+``; NULL (where ``null``) or a column the row lacks reads as none."""
+    raw = r[column] if column in r.keys() else None
+    if raw is None and (null or column not in r.keys()):
+        return ()
+    try:
+        ids = json.loads(raw)
+    except (TypeError, ValueError, RecursionError):
+        raise BadRow(f"{column} {_show(raw)} is not valid JSON") from None
+    if not (isinstance(ids, list) and len(ids) <= MAX_IDS
+            and all(isinstance(i, str) and 0 < len(i) <= 80 for i in ids)):
+        raise BadRow(f"{column} {_show(raw)} is not a list of mistake ids")
+    return tuple(ids)
 
 
 def parse_card(r: sqlite3.Row) -> CardRow:

@@ -164,6 +164,13 @@ MIGRATIONS: tuple[str, ...] = (
         PRIMARY KEY (session_id, number, round, student)
     );
     """,
+    # 6: the mistakes diagnosed in each answer (issue 36): the catalogue ids whose number the
+    #    student typed, a pair as "a+b", over the answer's parts; NULL / '[]' when none
+    #    (a right answer, or a number no catalogued mistake gives)
+    """
+    ALTER TABLE answers ADD COLUMN diagnoses TEXT;
+    ALTER TABLE paper_parts ADD COLUMN diagnoses TEXT NOT NULL DEFAULT '[]';
+    """,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 

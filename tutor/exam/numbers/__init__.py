@@ -6,6 +6,13 @@ part: the answer, its tolerance, the computed working, and, for a step that buil
 ones, ``redo`` — the same computation run on any values given for the steps it ``uses``).
 ``redo`` is what follow-through marking calls with the student's own earlier answers.
 
+A step also names where its number is computed in the mistake catalogue (``link``: a
+computation, its inputs — the maker's own numbers — and the value), so a wrong answer is
+diagnosed; a step that builds on earlier ones may give ``relink``, the same link built on the
+student's own earlier values, so a later part worked from a wrong earlier value with a
+catalogued mistake is named too (follow-through). Helpers for the common links:
+:func:`softmax_link`, :func:`context_link`.
+
 The same (maker, seed) always gives the same numbers. Makers live in :mod:`.sequence`
 (§1–4, §12), :mod:`.attention` (§5–9), :mod:`.reading` (§10–11) and :mod:`.variants` (Luong's
 scores, several heads: beyond the notes' examples); they import the engine
@@ -20,6 +27,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from tutor.marking import Link
+
 Value = float | tuple[float, ...]
 
 _MODULES = ("sequence", "attention", "reading", "variants")
@@ -33,7 +42,8 @@ class Step:
     ``answer`` is a float or a tuple of floats; a student's value within ±``tolerance`` (per
     entry) is right. ``uses`` names earlier steps whose values ``redo(values)`` consumes, where
     ``values`` maps each used step to a float or tuple; ``redo`` returns this step's answer
-    computed from them.
+    computed from them. ``link``: where the answer is in the mistake catalogue (None: no
+    computation gives it); ``relink(values)``: that link on the student's earlier values.
     """
 
     answer: Value
@@ -41,6 +51,8 @@ class Step:
     working: tuple[str, ...]
     uses: tuple[str, ...] = ()
     redo: Callable[[Mapping[str, Value]], Value] | None = field(default=None, compare=False)
+    link: Link | None = field(default=None, compare=False)
+    relink: Callable[[Mapping[str, Value]], Link] | None = field(default=None, compare=False)
 
     @property
     def size(self) -> int | None:
@@ -120,3 +132,26 @@ def as_tuple(x: Any) -> tuple[float, ...]:
     import numpy as np
 
     return tuple(float(v) for v in np.ravel(np.asarray(x, dtype=float)))
+
+
+def words(n: int, stem: str = "w") -> list[str]:
+    """``w1 … wn``: labels for a trace's tokens, keys or words."""
+    return [f"{stem}{i + 1}" for i in range(n)]
+
+
+def softmax_link(logits: Any, labels: Any = None) -> Link:
+    """The weights ``softmax(logits)`` in the catalogue: the temperature trace at T = 1, whose
+    mistakes include scores divided by their sum (no exponentials) and rounded intermediates."""
+    z = as_tuple(logits)
+    return Link("temperature", "P_T=1", {"words": list(labels or words(len(z))), "logits": list(z),
+                                         "temperatures": [1.0]})
+
+
+def context_link(weights: Any, states: Any) -> Link:
+    """``Σ_i α_i H_i`` in the catalogue: the dynamic-context trace with one target word, whose
+    mistakes include the last state for the blend and the mean of the states."""
+    import numpy as np
+
+    H = np.asarray(states, dtype=float)  # (T, d)
+    return Link("dynamic-context", "C₁", {"source": words(len(H), "h"), "target": ["y"],
+                                          "weights": [list(as_tuple(weights))], "H": H})

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from tutor.exam.numbers import Numbers, Step, Value, as_tuple, maker
+from tutor.marking import Link
 from tutor.quiz.generators.attention import simplex
 from tutor.quiz.generators.revision import heatmap_table
 from tutor.render.numbers import number as num
@@ -33,6 +34,7 @@ def beam(rng: np.random.Generator) -> Numbers:
             break
     alpha = float(rng.choice([0.6, 0.7, 1.0]))
     norm = length_normalised_score(float(best.logp), 2, ("hf", alpha))
+    run = {"first": d["first"], "after_the": d["after"]["the"], "after_a": d["after"]["a"]}
     # A finished one-word hypothesis that beats (b) on the raw sum but loses once both are
     # normalised: the point of comparing two lengths. Drawn on a 0.01 grid strictly between.
     lo, hi = float(best.logp), float(norm)
@@ -52,9 +54,11 @@ def beam(rng: np.random.Generator) -> Numbers:
                 "short": num(short)},
         steps={
             "greedy": Step(float(greedy.logp), 0.01, (f"greedy: {' '.join(g_words)}, "
-                                                      f"ln P = {num(float(greedy.logp))}",)),
+                                                      f"ln P = {num(float(greedy.logp))}",),
+                           link=Link("greedy-vs-beam", "greedy_logp", run)),
             "beam": Step(float(best.logp), 0.01, (f"beam (K = 2) best: {' '.join(b_words)}, "
-                                                 f"ln P = {num(float(best.logp))}",)),
+                                                 f"ln P = {num(float(best.logp))}",),
+                         link=Link("greedy-vs-beam", "beam_logps[1]", run)),
             "norm": Step(normalised_pair(float(best.logp)), 0.01, (
                 f"one word: {num(short)} / 1^{num(alpha)} = {num(short_norm)}",
                 f"two words: {num(float(best.logp))} / 2^{num(alpha)} = {num(float(norm))}",
@@ -90,19 +94,33 @@ def sampling(rng: np.random.Generator) -> Numbers:
         return float(filtered_probs(logp, top_k=int(n)).max())
 
     T = float(rng.choice([0.5, 2.0]))
+    top = int(np.argmax(p)) + 1
+    pick = {"words": list(words), "probs": p}
+
+    def kept_top(size: Value) -> Link:
+        """The top word renormalised over the student's own count of words (top-k)."""
+        if not isinstance(size, float) or size != int(size) or not 1 <= size <= len(p):
+            raise ValueError(f"{size!r} is not a count of words")
+        return Link("top-k", f"probs_top_k[{top}]", {**pick, "k": int(size)})
+
     return Numbers(
         fields={"p": ", ".join(f"P({w}) = {num(x)}" for w, x in zip(words, p)), "k": str(k),
                 "top_p": num(top_p), "z": vec(z), "T": num(T)},
         steps={
             "topk": Step(float(pk.max()), 0.01, (f"keep the {k} largest, renormalise: top word "
-                                                 f"{num(p.max())} / {num(float(p[pk > 0].sum()))} = {num(float(pk.max()))}",)),
+                                                 f"{num(p.max())} / {num(float(p[pk > 0].sum()))} = {num(float(pk.max()))}",),
+                         link=Link("top-k", f"probs_top_k[{top}]", {**pick, "k": k})),
             "nucleus_size": Step(float((pp > 0).sum()), 0.0, (
                 f"add from the top until the mass reaches {num(top_p)}: {int((pp > 0).sum())} words "
-                f"(mass {num(float(p[pp > 0].sum()))})",)),
+                f"(mass {num(float(p[pp > 0].sum()))})",),
+                link=Link("nucleus", "nucleus_size", {**pick, "p": top_p})),
             "nucleus_top": Step(float(pp.max()), 0.01, (f"renormalised top probability: {num(float(pp.max()))}",),
-                                ("nucleus_size",), lambda v: top_of_kept(v["nucleus_size"])),
+                                ("nucleus_size",), lambda v: top_of_kept(v["nucleus_size"]),
+                                link=Link("nucleus", f"probs_top_p[{top}]", {**pick, "p": top_p}),
+                                relink=lambda v: kept_top(v["nucleus_size"])),
             "temp": Step(as_tuple(softmax(z, temperature=T)), 0.01, (
-                f"softmax(z / {num(T)}) = {vec(softmax(z, temperature=T))}",)),
+                f"softmax(z / {num(T)}) = {vec(softmax(z, temperature=T))}",), link=Link(
+                "temperature", "probs[2]", {"words": ["z1", "z2", "z3"], "logits": z, "temperatures": [1.0, T]})),
         },
         data={"p": p, "k": k, "top_p": top_p})
 
@@ -134,6 +152,9 @@ def heatmap(rng: np.random.Generator) -> Numbers:
             "ratio": Step(float(table[r, c] * 3), 0.01, (
                 f"uniform weight is 1/3; {num(table[r, c])} × 3 = {num(float(table[r, c] * 3))} times that",)),
             "entropy": Step(float(ent[r]), 0.01, (f"H = −Σ α log₂ α over the {target[r]!r} row = {num(ent[r])} bits "
-                                                  f"(log₂ 3 ≈ 1.585 is the most spread out)",)),
+                                                  f"(log₂ 3 ≈ 1.585 is the most spread out)",),
+                            link=Link("heatmap-reading", f"entropy_bits[{r + 1}]", {
+                                "source": source, "target": target, "rows": target[1:],
+                                "weights": W[1:], "missing_rows": W[:1]})),
         },
         data={"table": table, "row": r})

@@ -5,7 +5,18 @@ from __future__ import annotations
 
 import numpy as np
 
-from tutor.exam.numbers import Numbers, Step, as_tuple, maker, nonzero_grid, weighted_sum
+from tutor.exam.numbers import (
+    Numbers,
+    Step,
+    as_tuple,
+    context_link,
+    maker,
+    nonzero_grid,
+    softmax_link,
+    weighted_sum,
+    words,
+)
+from tutor.marking import Link
 from tutor.quiz.generators.attention import simplex
 from tutor.quiz.generators.revision import (
     CASCADE_FED,
@@ -39,9 +50,16 @@ def encoder_run(rng: np.random.Generator) -> Numbers:
         return (f"W_HX X_{t + 1} = {vec(W_HX @ X[t])}, W_HH H_{t} = {vec(W_HH @ prev)}",
                 f"H_{t + 1} = tanh({vec(pre)}) = {vec(H[t])}")
 
-    steps = {"H1": Step(as_tuple(H[0]), 0.01, working(0))}
+    run = {"tokens": words(3, "x"), "X": X, "W_HX": W_HX, "W_HH": W_HH, "b": b, "H0": b}
+
+    def one_step(t: int):  # the step from the student's own H_t
+        return lambda values: Link("encoder", "H₁", {**run, "tokens": ["x"], "X": X[t:t + 1],
+                                                     "H0": np.asarray(values[f"H{t}"], float)})
+
+    steps = {"H1": Step(as_tuple(H[0]), 0.01, working(0), link=Link("encoder", "H₁", run))}
     for t in (1, 2):
-        steps[f"H{t + 1}"] = Step(as_tuple(H[t]), 0.01, working(t), (f"H{t}",), after(t))
+        steps[f"H{t + 1}"] = Step(as_tuple(H[t]), 0.01, working(t), (f"H{t}",), after(t),
+                                  link=Link("encoder", f"H{'₂₃'[t - 1]}", run), relink=one_step(t))
     return Numbers(
         fields={"X1": vec(X[0]), "X2": vec(X[1]), "X3": vec(X[2]), "W_HX": mat(W_HX),
                 "W_HH": mat(W_HH)},
@@ -70,7 +88,8 @@ def decoder_output(rng: np.random.Generator) -> Numbers:
             "z": Step(as_tuple(z), 0.01, (f"z = W_O H_t^(d) = {vec(z)} (row r of W_O dotted with H)",)),
             "P": Step(as_tuple(P), 0.01, (f"P = softmax({vec(z)}) = {vec(P)}",
                                           f"greedy word: {_WORDS[int(np.argmax(P))]}"),
-                      ("z",), lambda v: as_tuple(softmax(np.asarray(v["z"])))),
+                      ("z",), lambda v: as_tuple(softmax(np.asarray(v["z"]))),
+                      link=softmax_link(z, _WORDS), relink=lambda v: softmax_link(v["z"], _WORDS)),
             "count": Step(float(count), 0.0, (f"W_O is V × d_h = {V:,} × {d_h} = {count:,} weights",)),
         },
         data={"h": h, "W_O": W_O})
@@ -126,19 +145,24 @@ def error_cascade(rng: np.random.Generator) -> Numbers:
         return np.array([float(cross_entropy(logits[t:t + 1], [y[t]])) for t in range(3)])
 
     tf, fr = losses(forced), losses(free)
+    run = {"target": list(target), "vocab": list(CASCADE_VOCAB), "fed": list(CASCADE_FED),
+           "table": table}
     return Numbers(
         fields={"table": cascade_text(table), "target": " ".join(target)},
         steps={
             "tf": Step(as_tuple(tf), 0.01, (
                 "teacher forcing feeds <s>, the, cat: " + ", ".join(
-                    f"−ln P({w} | {f}) = {num(x)}" for w, f, x in zip(target, forced, tf)),)),
+                    f"−ln P({w} | {f}) = {num(x)}" for w, f, x in zip(target, forced, tf)),),
+                link=Link("error-cascade", "losses_forced", run)),
             "tf_total": Step(float(cross_entropy(np.log(np.stack([table[CASCADE_FED.index(w)] for w in forced])), y,
                                                  reduction="sum")), 0.01,
                              (f"L = {' + '.join(num(x) for x in tf)} = {num(tf.sum())}",),
-                             ("tf",), lambda v: float(np.sum(v["tf"]))),
+                             ("tf",), lambda v: float(np.sum(v["tf"])),
+                             link=Link("error-cascade", "L_forced", run)),
             "free": Step(as_tuple(fr), 0.01, (
                 f"free running feeds {', '.join(free)} (each the argmax of the row before): "
-                + ", ".join(f"−ln P({w} | {f}) = {num(x)}" for w, f, x in zip(target, free, fr)),)),
+                + ", ".join(f"−ln P({w} | {f}) = {num(x)}" for w, f, x in zip(target, free, fr)),),
+                link=Link("error-cascade", "losses_free", run)),
         },
         data={"table": table, "free": tuple(free)})
 
@@ -159,10 +183,12 @@ def dynamic_context(rng: np.random.Generator) -> Numbers:
         fields={"e": vec(e), "H1": vec(H[0]), "H2": vec(H[1]), "H3": vec(H[2]),
                 "T": str(Tsrc), "T_out": str(Tout)},
         steps={
-            "alpha": Step(as_tuple(a), 0.01, (f"α = softmax({vec(e)}) = {vec(a)}",)),
+            "alpha": Step(as_tuple(a), 0.01, (f"α = softmax({vec(e)}) = {vec(a)}",),
+                          link=softmax_link(e, words(3, "h"))),
             "C": Step(as_tuple(C), 0.01, ("C_t = " + " + ".join(f"{num(x)}·{vec(h)}" for x, h in zip(a, H))
                                           + f" = {vec(C)}",),
-                      ("alpha",), lambda v: weighted_sum(v["alpha"], H)),
+                      ("alpha",), lambda v: weighted_sum(v["alpha"], H),
+                      link=context_link(a, H), relink=lambda v: context_link(v["alpha"], H)),
             "top": Step(float(np.argmax(a) + 1), 0.0, (f"the largest weight is on H_{int(np.argmax(a)) + 1}",),
                         ("alpha",), lambda v: float(np.argmax(np.asarray(v["alpha"], dtype=float)) + 1)),
             "scores": Step(float(Tsrc * Tout), 0.0, (f"one score per (output step, source position): "
@@ -181,17 +207,21 @@ def sequence_loss(rng: np.random.Generator) -> Numbers:
     each = np.array([float(cross_entropy(logits[t:t + 1], y[t:t + 1])) for t in range(3)])
     total = float(cross_entropy(logits, y, reduction="sum"))
     grad = cross_entropy_grad(logits[:1], y[:1], reduction="sum")[0]  # (3,)
+    run = {"vocab": list(_WORDS), "probs": P, "targets": [_WORDS[t] for t in y]}
     rows = "\n".join(f"  step {t + 1}: " + ", ".join(f"P({w}) = {num(p)}" for w, p in zip(_WORDS, P[t]))
                      + f"   (reference: {_WORDS[y[t]]})" for t in range(3))
     return Numbers(
         fields={"rows": rows, "words": ", ".join(_WORDS), "first": _WORDS[y[0]]},
         steps={
-            "each": Step(as_tuple(each), 0.01, ("L_t = −ln P(reference): " + ", ".join(num(x) for x in each),)),
+            "each": Step(as_tuple(each), 0.01, ("L_t = −ln P(reference): " + ", ".join(num(x) for x in each),),
+                         link=Link("cross-entropy", "losses", run)),
             "total": Step(total, 0.01, (f"L = Σ L_t = {num(total)}",), ("each",),
-                          lambda v: float(np.sum(v["each"]))),
+                          lambda v: float(np.sum(v["each"])), link=Link("cross-entropy", "L", run)),
             "mean": Step(total / 3, 0.01, (f"mean = {num(total)} / 3 = {num(total / 3)}",), ("total",),
-                         lambda v: float(v["total"]) / 3),
-            "grad": Step(as_tuple(grad), 0.01, (f"∂L_1/∂z = P_1 − onehot({_WORDS[y[0]]}) = {vec(grad)}",)),
+                         lambda v: float(v["total"]) / 3,
+                         link=Link("sequence-loss", "L", {**run, "reduction": "mean"})),
+            "grad": Step(as_tuple(grad), 0.01, (f"∂L_1/∂z = P_1 − onehot({_WORDS[y[0]]}) = {vec(grad)}",),
+                         link=Link("cross-entropy", "grad[1]", run)),
         },
         data={"P": P, "y": y})
 
@@ -221,7 +251,8 @@ def label_smoothing(rng: np.random.Generator) -> Numbers:
     return Numbers(
         fields={"p": vec(p), "word": str(y + 1), "eps": num(eps)},
         steps={
-            "plain": Step(plain, 0.01, (f"−ln {num(p[y])} = {num(plain)}",)),
+            "plain": Step(plain, 0.01, (f"−ln {num(p[y])} = {num(plain)}",), link=Link(
+                "cross-entropy", "L", {"vocab": words(4), "probs": p[None, :], "targets": [f"w{y + 1}"]})),
             "target": Step(float(target), 0.001, (f"(1 − ε) + ε / V = {num(1 - eps)} + {num(eps)} / 4 = {num(target)}",)),
             "smooth": Step(smooth, 0.01, (
                 f"Σ_v q_v (−ln P_v) with q = {num(target)} on word {y + 1} and {num(eps / 4)} elsewhere: {num(smooth)}",),

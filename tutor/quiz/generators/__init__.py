@@ -15,8 +15,9 @@ from __future__ import annotations
 
 import importlib
 import zlib
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
+from tutor.marking import Link
 from tutor.quiz.generators._base import Part, Problem, question_id
 
 __all__ = ["FAMILIES", "Family", "Part", "Problem", "family_of", "generate", "question_id"]
@@ -95,5 +96,8 @@ def generate(family: str, seed: int) -> Problem:
     rng = np.random.default_rng([seed & 0xFFFFFFFF, zlib.crc32(family.encode())])
     maker = getattr(importlib.import_module(fam.module), "make_" + family.replace("-", "_"))
     spec = maker(rng)
+    spec["parts"] = tuple(  # each numeric part diagnosed on the problem's own numbers
+        replace(p, link=Link(fam.trace, p.value, spec["trace_inputs"])) if p.value and p.link is None
+        else p for p in spec["parts"])
     return Problem(family=family, seed=seed, title=fam.title, section=fam.section,
                    exam_topics=fam.exam_topics, trace=fam.trace, **spec)

@@ -9,7 +9,10 @@ computed by the engine when the problem was made.
 Marking uses :mod:`tutor.marking` (numbers, tolerance, hints) and returns its
 :class:`~tutor.marking.Verdict`, so a UI treats bank questions and generated problems
 alike: ``valid`` False → show ``hint`` and ask again. Each part is marked on its own (a
-problem of three parts can be two-thirds right).
+problem of three parts can be two-thirds right). A numeric part names the ``value`` of the
+problem's trace it asks for (``weights``, ``A[2]``, ``J[1,2]``); :func:`~tutor.quiz.generators.generate`
+links it to the problem's inputs, and a wrong number is diagnosed there
+(:func:`tutor.typed.diagnosed`: the catalogued mistakes that give it).
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ from tutor.limits import MAX_ANSWER, shorten
 from tutor.marking import (
     LOG_MEANS,
     NUMBER_INSTRUCTIONS,
+    Link,
     Verdict,
     all_within,
     number_hint,
@@ -35,6 +39,7 @@ from tutor.marking import (
     within,
 )
 from tutor.render.numbers import number as num
+from tutor.typed import diagnosed
 from tutor.render.numbers import vector as vec
 
 PartKind = Literal["number", "vector", "set", "choice"]
@@ -61,11 +66,20 @@ class Part:
     tolerance: float = 0.0
     options: tuple[str, ...] = ()
     unit: str = ""
+    value: str = ""
+    """The value of the problem's trace this numeric part asks for, as the mistake catalogue
+    names it (``weights``, a row ``A[2]``, an entry ``J[1,2]``); empty when no computation
+    of the catalogue gives the number."""
+    link: Link | None = field(default=None, compare=False)
+    """Where a wrong number is diagnosed: set by ``generate`` from :attr:`value` and the
+    problem's trace inputs, or by a maker whose part lives in another computation."""
 
     @classmethod
-    def vector(cls, prompt: str, values: Sequence[float], tolerance: float = 0.0) -> Part:
+    def vector(cls, prompt: str, values: Sequence[float], tolerance: float = 0.0,
+               value: str = "") -> Part:
         """A ``vector`` part whose answer is ``values`` (any sequence or array of numbers)."""
-        return cls(prompt, "vector", tuple(float(x) for x in values), tolerance=tolerance)
+        return cls(prompt, "vector", tuple(float(x) for x in values), tolerance=tolerance,
+                   value=value)
 
     @property
     def answer_text(self) -> str:
@@ -95,8 +109,10 @@ class Part:
         listing = "; ".join(f"{i}) {o}" for i, o in enumerate(self.options, 1))
         return f"Type one of: {listing} (the words or the number)."
 
-    def check(self, text: str) -> Verdict:
-        """Mark ``text``; ``valid`` False (with a hint) when it cannot be an answer."""
+    def check(self, text: str, diagnose: bool = True) -> Verdict:
+        """Mark ``text``; ``valid`` False (with a hint) when it cannot be an answer. A wrong
+        number of a linked part comes with its diagnoses (unless ``diagnose`` is False: the
+        class server diagnoses later, off its event loop)."""
         text = "" if text is None else str(text)
         expected = self.answer_text
         if not text.strip():
@@ -109,14 +125,14 @@ class Part:
                 return Verdict.invalid(number_hint(text))
             ok = within(value, self.answer, self.tolerance)
             log = "" if ok or not uses_log(text) else f" ({LOG_MEANS}.)"
-            return _verdict(ok, num(value), expected, log)
+            return self._diagnosed(_verdict(ok, num(value), expected, log), text, diagnose)
         if self.kind == "vector":
             reading = read_vector(text, len(self.answer))
             if reading.values is None:
                 return Verdict.invalid(f"{reading.hint} {self.instructions}")
             ok = all_within(reading.values, self.answer, self.tolerance)
             log = "" if ok or not uses_log(text) else f" ({LOG_MEANS}.)"
-            return _verdict(ok, vec(reading.values), expected, log)
+            return self._diagnosed(_verdict(ok, vec(reading.values), expected, log), text, diagnose)
         if self.kind == "set":
             words = [_norm_word(w) for w in re.split(r"[,;]+|\s+", text) if _norm_word(w)]
             known = {_norm_word(o): o for o in self.options}
@@ -140,6 +156,9 @@ class Part:
         if picked is None:
             return Verdict.invalid(self.instructions)
         return _verdict(picked == self.answer, picked, expected, chose=True)
+
+    def _diagnosed(self, verdict: Verdict, text: str, diagnose: bool) -> Verdict:
+        return diagnosed(verdict, text, self.link, self.tolerance) if diagnose else verdict
 
 
 def _verdict(ok: bool, given: str, expected: str, note: str = "", chose: bool = False) -> Verdict:

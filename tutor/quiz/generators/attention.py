@@ -46,7 +46,7 @@ def make_context_vector(rng: np.random.Generator) -> dict:
     return dict(
         prompt=(f"At decoder step t the attention weights over three encoder states are "
                 f"α = {vec(alpha)}, and\n{rows}"),
-        parts=(Part.vector("The context vector C_t = Σᵢ αᵢ Hᵢ?", C, tolerance=0.01),),
+        parts=(Part.vector("The context vector C_t = Σᵢ αᵢ Hᵢ?", C, tolerance=0.01, value="C₁"),),
         solution=(
             "C_t = " + " + ".join(f"{num(a)}·{vec(h)}" for a, h in zip(alpha, H)),
             f"C_t = {vec(C)}",
@@ -77,8 +77,8 @@ def make_self_attention_row(rng: np.random.Generator) -> dict:
                 f"Q = X W_Q, K = X W_K, V = X W_V; weights softmax(Q Kᵀ / √d_k) row by row."),
         parts=(
             Part.vector(f"(a) The attention weights of token {i + 1} over tokens 1–3?", A[i],
-                        tolerance=0.01),
-            Part.vector(f"(b) The output Z{i + 1}?", Z[i], tolerance=0.02),
+                        tolerance=0.01, value="weights"),
+            Part.vector(f"(b) The output Z{i + 1}?", Z[i], tolerance=0.02, value="output"),
         ),
         solution=(
             f"Q{i + 1} = {vec(Q[i])}; K = {mat(K)}; V = {mat(V)}",
@@ -108,9 +108,9 @@ def make_pooling(rng: np.random.Generator) -> dict:
         prompt=(f"Five sensor readings V = {vec(V)} (one is a spike) and learnt attention "
                 f"weights α = {vec(alpha)}."),
         parts=(
-            Part("(a) Max pooling?", "number", mx),
-            Part("(b) Average (mean) pooling?", "number", mean, tolerance=0.01),
-            Part("(c) Attention pooling Σ αᵢ Vᵢ?", "number", att, tolerance=0.01),
+            Part("(a) Max pooling?", "number", mx, value="max"),
+            Part("(b) Average (mean) pooling?", "number", mean, tolerance=0.01, value="mean"),
+            Part("(c) Attention pooling Σ αᵢ Vᵢ?", "number", att, tolerance=0.01, value="attention"),
         ),
         solution=(
             f"max = {num(mx)} (the spike decides alone)",

@@ -60,7 +60,8 @@ def make_beam_search(rng: np.random.Generator) -> dict:
         parts=(
             Part("(a) Which two-word sequence does beam search return?", "choice",
                  best.text, options=options),
-            Part("(b) Its cumulative log-probability?", "number", float(best.logp), tolerance=0.01),
+            Part("(b) Its cumulative log-probability?", "number", float(best.logp), tolerance=0.01,
+                 value="beam_logps[1]"),
             Part("(c) And what does greedy decoding return?", "choice",
                  " ".join(greedy.words[:2]), options=options),
         ),
@@ -99,7 +100,7 @@ def make_length_normalised_beam(rng: np.random.Generator) -> dict:
         parts=(
             Part("(a) Which wins on the raw sum of log-probabilities?", "choice", raw,
                  options=("A", "B")),
-            Part("(b) B's length-normalised score?", "number", sb, tolerance=0.01),
+            Part("(b) B's length-normalised score?", "number", sb, tolerance=0.01, value="normalised[2]"),
             Part("(c) Which wins after length normalisation?", "choice", norm, options=("A", "B")),
         ),
         solution=(
@@ -141,7 +142,7 @@ def make_top_k_set(rng: np.random.Generator) -> dict:
         parts=(
             Part("(a) Which tokens are kept?", "set", kept, options=words),
             Part(f"(b) The renormalised probability of {words[top]!r}?", "number",
-                 float(q[top]), tolerance=0.01),
+                 float(q[top]), tolerance=0.01, value=f"probs_top_k[{top + 1}]"),
         ),
         solution=(
             "Sorted: " + ", ".join(f"{words[i]} {num(p[i])}" for i in np.argsort(-p, kind="stable")),
@@ -178,7 +179,7 @@ def make_nucleus_set(rng: np.random.Generator) -> dict:
         parts=(
             Part("(a) Which tokens are in the nucleus?", "set", kept, options=words),
             Part(f"(b) The renormalised probability of {words[top]!r}?", "number",
-                 float(q[top]), tolerance=0.01),
+                 float(q[top]), tolerance=0.01, value=f"probs_top_p[{top + 1}]"),
         ),
         solution=(
             "cumulative: " + ", ".join(f"{words[i]} {num(c)}" for i, c in zip(order, running)),
@@ -200,7 +201,7 @@ def make_temperature(rng: np.random.Generator) -> dict:
     plain = softmax(z)
     return dict(
         prompt=f"Logits z = {vec(z)}. Sample with temperature T = {num(T)}: P = softmax(z / T).",
-        parts=(Part.vector("P (three numbers, in order)?", w, tolerance=0.01),),
+        parts=(Part.vector("P (three numbers, in order)?", w, tolerance=0.01, value="probs[2]"),),
         solution=(
             f"z / T = {vec(z / T)}",
             f"P = softmax(z / T) = {vec(w)}",

@@ -54,9 +54,10 @@ def make_attention_backward(rng: np.random.Generator) -> dict:
                 + f"\nThe loss depends only on output O{I} = Σⱼ α{I}ⱼ Vⱼ: its upstream "
                 f"gradient is dO{I} = ∂L/∂O{I} = {vec(g)}, and every other row of dO is 0."),
         parts=(
-            Part.vector(f"(a) ∂L/∂α{I}ⱼ for j = 1, 2, 3?", grads.d_weights[i], tolerance=0.01),
-            Part.vector(f"(b) ∂L/∂Q{I} (two numbers)?", grads.dQ[i], tolerance=0.01),
-            Part.vector(f"(c) ∂L/∂V{J} (two numbers)?", grads.dV[j], tolerance=0.01),
+            Part.vector(f"(a) ∂L/∂α{I}ⱼ for j = 1, 2, 3?", grads.d_weights[i], tolerance=0.01,
+                        value=f"d_alpha[{i + 1}]"),
+            Part.vector(f"(b) ∂L/∂Q{I} (two numbers)?", grads.dQ[i], tolerance=0.01, value=f"dQ[{i + 1}]"),
+            Part.vector(f"(c) ∂L/∂V{J} (two numbers)?", grads.dV[j], tolerance=0.01, value=f"dV[{j + 1}]"),
         ),
         solution=(
             f"∂L/∂α{I}ⱼ = dO{I} · Vⱼ = {vec(grads.d_weights[i])}",
@@ -104,9 +105,9 @@ def make_additive_backward(rng: np.random.Generator) -> dict:
                 f"  W_q = {mat(W_q)}, W_k = {mat(W_k)}, v = {vec(v)}\n"
                 f"and the upstream gradient ∂L/∂o = {vec(g)}."),
         parts=(
-            Part.vector("(a) ∂L/∂e (one number per key)?", de, tolerance=0.01),
-            Part.vector("(b) ∂L/∂v, the scoring vector's gradient?", grads.dv, tolerance=0.01),
-            Part.vector("(c) ∂L/∂q?", grads.dQ[0], tolerance=0.01),
+            Part.vector("(a) ∂L/∂e (one number per key)?", de, tolerance=0.01, value="d_scores"),
+            Part.vector("(b) ∂L/∂v, the scoring vector's gradient?", grads.dv, tolerance=0.01, value="dv"),
+            Part.vector("(c) ∂L/∂q?", grads.dQ[0], tolerance=0.01, value="dq"),
         ),
         solution=(
             f"forward: t_j = tanh(W_q q + W_k k_j) = {mat(t)}, e = {vec(e)}, α = {vec(a)}",
@@ -146,9 +147,9 @@ def make_multi_head_cost(rng: np.random.Generator) -> dict:
                 "(m × k) and a (k × p) matrix as 2·m·k·p FLOPs and leave out the softmax."),
         parts=(
             Part("(a) FLOPs of the n² products, Q Kᵀ and α V, over all heads?", "number",
-                 quad),
+                 quad, value="quadratic_flops"),
             Part("(b) FLOPs of the whole forward pass (projections, scores, weighted sums, "
-                 "output projection)?", "number", cost.total_flops),
+                 "output projection)?", "number", cost.total_flops, value="flops"),
             Part(f"(c) By Vaswani et al.'s Table 1 (n²·d against n·d², constants dropped), "
                  f"which layer does less work at n = {n}, d = {d}?", "choice", cheaper,
                  options=("self-attention", "recurrent")),

@@ -40,9 +40,9 @@ def make_fixed_context(rng: np.random.Generator) -> dict:
                 f"  X_1 = {vec(X[0])}, X_2 = {vec(X[1])}, X_3 = {vec(X[2])}\n"
                 f"  W_HX = {mat(W_HX)}, W_HH = {mat(W_HH)}\n"
                 "The decoder will see only the context vector C = H_3."),
-        parts=(Part("(a) H_1?", "vector", tuple(float(x) for x in H[0]), tolerance=0.01),
+        parts=(Part("(a) H_1?", "vector", tuple(float(x) for x in H[0]), tolerance=0.01, value="H₁"),
                Part("(b) The context vector C?", "vector", tuple(float(x) for x in H[2]),
-                    tolerance=0.02)),
+                    tolerance=0.02, value="C")),
         solution=(
             f"H_1 = tanh(W_HX X_1) = {vec(H[0])}",
             f"H_2 = tanh(W_HX X_2 + W_HH H_1) = {vec(H[1])}",
@@ -99,9 +99,9 @@ def make_error_cascade(rng: np.random.Generator) -> dict:
             Part("(a) Running free (feeding each step's most probable word), what is fed at step 3?",
                  "choice", r["fed_free"][2], options=CASCADE_VOCAB[:4]),
             Part("(b) The teacher-forced sequence loss (summed)?", "number", r["L_forced"],
-                 tolerance=0.01),
+                 tolerance=0.01, value="L_forced"),
             Part("(c) The free-running sequence loss, still scored against the reference?",
-                 "number", r["L_free"], tolerance=0.01),
+                 "number", r["L_free"], tolerance=0.01, value="L_free"),
         ),
         solution=(
             f"teacher forcing feeds {', '.join(r['fed_forced'])}: L = "
@@ -127,9 +127,11 @@ def make_multi_head_shapes(rng: np.random.Generator) -> dict:
         prompt=(f"Multi-head self-attention with d_model = {d_model} and h = {heads} heads "
                 f"(d_k = d_v = d_model / h, no biases) reads n = {n} tokens."),
         parts=(
-            Part("(a) d_k of each head?", "number", float(d_model // heads)),
-            Part("(b) Weights in W_Q, W_K, W_V and W^O together?", "number", float(cost.total_params)),
-            Part("(c) Attention scores computed over all heads?", "number", float(cost.exponentials)),
+            Part("(a) d_k of each head?", "number", float(d_model // heads), value="d_k"),
+            Part("(b) Weights in W_Q, W_K, W_V and W^O together?", "number", float(cost.total_params),
+                 value="params"),
+            Part("(c) Attention scores computed over all heads?", "number", float(cost.exponentials),
+                 value="exponentials"),
         ),
         solution=(
             f"d_k = {d_model} / {heads} = {d_model // heads}",
@@ -162,7 +164,7 @@ def make_cross_attention_weights(rng: np.random.Generator) -> dict:
                 "d_k = 2)."),
         parts=(
             Part("(a) The cross-attention weights over the four source words?", "vector",
-                 tuple(float(x) for x in a), tolerance=0.01),
+                 tuple(float(x) for x in a), tolerance=0.01, value="weights_1"),
             Part("(b) Which source word gets the most weight?", "choice", word, options=_SOURCE),
         ),
         solution=(

@@ -47,7 +47,7 @@ def make_scaled_dot_scores(rng: np.random.Generator) -> dict:
         prompt=setup,
         parts=(
             Part("(a) The scaled dot-product scores Q·Kⱼ / √d_k for K1, K2, K3?", "vector",
-                 tuple(float(s) for s in scores), tolerance=0.01),
+                 tuple(float(s) for s in scores), tolerance=0.01, value="scores"),
             Part("(b) Which key gets the largest attention weight?", "choice", best,
                  options=tuple(keys)),
         ),
@@ -71,7 +71,7 @@ def make_softmax_weights(rng: np.random.Generator) -> dict:
     exps = np.exp(s)  # shown as working only; the answer is the engine's softmax
     return dict(
         prompt=f"Attention scores s = {vec(s)}. Turn them into attention weights with softmax.",
-        parts=(Part.vector("The weights α (one per score, in order)?", w, tolerance=0.01),),
+        parts=(Part.vector("The weights α (one per score, in order)?", w, tolerance=0.01, value="P_T=1"),),
         solution=(
             "αⱼ = e^sⱼ / Σₖ e^sₖ",
             f"e^s = {vec(exps)}, Σ = {num(exps.sum())}",
@@ -100,7 +100,7 @@ def make_additive_score(rng: np.random.Generator) -> dict:
         prompt=(f"Additive attention, score = vᵀ tanh(W_q q + W_k k), with\n"
                 f"  q = {vec(q)}, k = {vec(k)}\n"
                 f"  W_q = {mat(W_q)}, W_k = {mat(W_k)}, v = {vec(v)}"),
-        parts=(Part("The score?", "number", score, tolerance=0.02),),
+        parts=(Part("The score?", "number", score, tolerance=0.02, value="additive"),),
         solution=(
             f"W_q q = {vec(a)}, W_k k = {vec(b)}",
             f"sum = {vec(a + b)}, tanh(sum) = {vec(np.tanh(a + b))}",
@@ -136,7 +136,7 @@ def make_masked_softmax(rng: np.random.Generator) -> dict:
     return dict(
         prompt=f"Scores for one query against {n} keys: s = {vec(s)}.\n{why}",
         parts=(Part.vector("The attention weights for all four keys (masked ones included)?", w,
-                           tolerance=0.01),),
+                           tolerance=0.01, value=f"A[{row + 1}]"),),
         solution=(
             "Masked positions get weight exactly 0 (their score is treated as −∞);",
             f"softmax over the allowed scores {vec(kept)}:",
@@ -161,8 +161,8 @@ def make_dot_variance(rng: np.random.Generator) -> dict:
         prompt=(f"Query and key vectors have d_k = {d_k} independent entries with mean 0; "
                 f"each qᵢ has variance {num(var_q)} and each kᵢ has variance {num(var_k)}."),
         parts=(
-            Part("(a) Var(q·k)?", "number", var_dot, tolerance=0.01),
-            Part("(b) Var(q·k / √d_k)?", "number", var_scaled, tolerance=0.01),
+            Part("(a) Var(q·k)?", "number", var_dot, tolerance=0.01, value="exact[2]"),
+            Part("(b) Var(q·k / √d_k)?", "number", var_scaled, tolerance=0.01, value="exact_scaled[2]"),
         ),
         solution=(
             f"Var(qᵢkᵢ) = E[qᵢ²]·E[kᵢ²] = {num(var_q)}·{num(var_k)} = {num(var_q * var_k)}",
@@ -190,9 +190,9 @@ def make_softmax_jacobian(rng: np.random.Generator) -> dict:
         prompt=f"Attention scores s = {vec(s)} give weights α = softmax(s). "
                "Backpropagation needs the softmax Jacobian ∂αᵢ/∂sⱼ.",
         parts=(Part("∂α₁/∂s₁ (how α₁ moves when its own score rises)?", "number",
-                    float(J[i, i]), tolerance=0.001),
+                    float(J[i, i]), tolerance=0.001, value="J[1,1]"),
                Part(f"∂α₁/∂s{'₂₃'[j - 1]} (how α₁ moves when score {j + 1} rises)?", "number",
-                    float(J[i, j]), tolerance=0.001)),
+                    float(J[i, j]), tolerance=0.001, value=f"J[1,{j + 1}]")),
         solution=(
             "∂αᵢ/∂sⱼ = αᵢ(δᵢⱼ − αⱼ): αᵢ(1 − αᵢ) on the diagonal, −αᵢαⱼ off it",
             f"α = {vec(a)}",

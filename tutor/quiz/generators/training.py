@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from tutor.marking import Link
 from tutor.quiz.generators._base import Part
 from tutor.quiz.generators.attention import simplex
 from tutor.quiz.generators.scoring import grid
@@ -33,7 +34,7 @@ def make_rnn_step(rng: np.random.Generator) -> dict:
         prompt=(f"An RNN encoder step H_t = tanh(W_HX X_t + W_HH H_(t−1) + b) with\n"
                 f"  X_t = {vec(x)}, H_(t−1) = {vec(h_prev)}\n"
                 f"  W_HX = {mat(W_hx)}, W_HH = {mat(W_hh)}, b = {vec(b)}"),
-        parts=(Part("H_t?", "vector", tuple(float(v) for v in H[0]), tolerance=0.01),),
+        parts=(Part("H_t?", "vector", tuple(float(v) for v in H[0]), tolerance=0.01, value="H₁"),),
         solution=(
             f"W_HX X_t = {vec(a)}, W_HH H_(t−1) = {vec(c)}",
             f"pre-activation = {vec(a + c + b)}",
@@ -61,8 +62,10 @@ def make_cross_entropy_loss(rng: np.random.Generator) -> dict:
         prompt=f"A decoder trained with teacher forcing predicts, over {T} steps,\n{rows}",
         parts=(
             Part("(a) The sequence loss L = Σₜ −ln P(true word) (natural log, summed)?",
-                 "number", total, tolerance=0.01),
-            Part("(b) The mean loss per step?", "number", mean, tolerance=0.01),
+                 "number", total, tolerance=0.01, value="L"),
+            Part("(b) The mean loss per step?", "number", mean, tolerance=0.01, link=Link(
+                "sequence-loss", "L", {"vocab": list(_WORDS), "probs": P,
+                                       "targets": [_WORDS[t] for t in targets], "reduction": "mean"})),
         ),
         solution=(
             "L = −ln " + " − ln ".join(num(p) for p in picked),
@@ -85,7 +88,7 @@ def make_cross_entropy_gradient(rng: np.random.Generator) -> dict:
                 f"P = {vec(p)}; the true word is {_WORDS[y]!r}. With L = −ln P(true word), what "
                 "is the gradient ∂L/∂z with respect to the logits z (the softmax's inputs)?"),
         parts=(Part("∂L/∂z (three numbers, in word order)?", "vector",
-                    tuple(float(v) for v in g), tolerance=0.01),),
+                    tuple(float(v) for v in g), tolerance=0.01, value="grad[1]"),),
         solution=(
             "∂L/∂z_w = P(w) − 1[w = true word]  (softmax and cross-entropy together)",
             f"= {vec(p)} − onehot({_WORDS[y]}) = {vec(g)}",

@@ -46,8 +46,8 @@ def make_distance_scores(rng: np.random.Generator) -> dict:
                 f"Query q = {vec(q)} and three keys:\n"
                 + "\n".join(f"  {keys[j]} = {vec(K[j])}" for j in range(3))),
         parts=(
-            Part.vector("(a) The scores s_1, s_2, s_3?", scores, tolerance=0.01),
-            Part.vector("(b) The attention weights softmax(s)?", weights, tolerance=0.01),
+            Part.vector("(a) The scores s_1, s_2, s_3?", scores, tolerance=0.01, value="scores"),
+            Part.vector("(b) The attention weights softmax(s)?", weights, tolerance=0.01, value="weights"),
             Part("(c) −‖q − k‖² = 2 q·k − ‖q‖² − ‖k‖². Which key would win with the scores 2 q·K_j "
                  "alone, without the −‖K_j‖² term?", "choice", dot_best, options=tuple(keys)),
         ),
@@ -94,8 +94,9 @@ def make_query_design(rng: np.random.Generator) -> dict:
         parts=(
             Part("(a) Multiply q by ever larger numbers. What does the output approach?", "choice",
                  limits[0] if design == "one" else limits[1], options=limits),
-            Part.vector("(b) For this q: the attention weights over K1, K2, K3?", w[0], tolerance=0.01),
-            Part.vector("(c) And the output Σ_j α_j V_j?", out[0], tolerance=0.02),
+            Part.vector("(b) For this q: the attention weights over K1, K2, K3?", w[0], tolerance=0.01,
+                        value="weights"),
+            Part.vector("(c) And the output Σ_j α_j V_j?", out[0], tolerance=0.02, value="context"),
         ),
         solution=(
             f"scores = q · K_j / √2 = {vec(q @ K.T / np.sqrt(2))}",
