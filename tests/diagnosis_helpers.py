@@ -23,7 +23,7 @@ def student(x: float, digits: int = 3) -> str:
     digits (never an exponent)."""
     x = float(x)
     if abs(x - round(x)) < 1e-9:
-        return str(int(round(x)))
+        return str(round(x))
     places = max(0, digits - 1 - math.floor(math.log10(abs(x))))
     return f"{x:.{places}f}"
 

@@ -207,7 +207,7 @@ def _run(question_ids, answers_by_question, seed=5):
 
 def test_summary_line_counts_follow_through_only_when_earned():
     seed = 5
-    ln, ten = _losses(seed)
+    _, ten = _losses(seed)
     each = [round(x, 3) for x in ten]
     # (a) wrong, (b) wrong and not from the student's (a) either: no follow-through earned
     _, result, _, _ = _run(["xq-sequence-loss"], {"xq-sequence-loss": {"a": _fmt(each), "b": "9.999"}})
@@ -215,7 +215,7 @@ def test_summary_line_counts_follow_through_only_when_earned():
     assert "Follow-through" not in text and "method mark" not in text
     # (b) and (c) carried forward: 2 marks on 2 parts, said once and counted right
     total = sum(each)
-    _, result, lines, stored = _run(["xq-sequence-loss"], {"xq-sequence-loss": {
+    _, result, lines, _ = _run(["xq-sequence-loss"], {"xq-sequence-loss": {
         "a": _fmt(each), "b": f"{total:.3f}", "c": f"{total / 3:.3f}"}})
     text = "\n".join(render.result_lines(result))
     follow = [m for _, ms in result.marks for m in ms if m.status == "follow-through"]
@@ -227,7 +227,7 @@ def test_summary_line_counts_follow_through_only_when_earned():
 
 def test_paper_parts_store_their_diagnoses():
     seed = 5
-    ln, ten = _losses(seed)
+    _, ten = _losses(seed)
     each = [round(x, 3) for x in ten]
     total = sum(each)
     _, result, _, stored = _run(["xq-sequence-loss"], {"xq-sequence-loss": {

@@ -19,9 +19,9 @@ import math
 
 import numpy as np
 import pytest
+from diagnosis_helpers import first_named, names, planted, right_value, student, typed
 from typer.testing import CliRunner
 
-from diagnosis_helpers import first_named, names, planted, right_value, student, typed
 from engine import mistakes
 from engine.mistakes.catalogue import MISTAKES
 from engine.traces import input_specs
@@ -203,7 +203,7 @@ def test_a_planted_mistake_is_named_in_every_generated_family(family):
 def test_every_mistake_that_shows_is_named_on_the_scores_family():
     """Not only the first: each mistake that shows on a scores problem is the one named."""
     problem = generate("scaled-dot-scores", 3)
-    (i, part), = [(i, p) for i, p in _linked_numeric_parts(problem)]
+    (part,) = [p for _, p in _linked_numeric_parts(problem)]
     seen = []
     for mistake, text, _ in planted(part.link, part.tolerance, part.answer):
         verdict = part.check(text)

@@ -10,9 +10,10 @@ from __future__ import annotations
 import json
 import re
 import sqlite3
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+from tui_text import until, widget_text
 from typer.testing import CliRunner
 
 from engine.mistakes.catalogue import MISTAKES
@@ -22,9 +23,8 @@ from tutor.store import open_store, schema
 from tutor.store.check import check_store
 from tutor.store.papers import finish_paper, papers, record_part, start_paper
 from tutor.store.practice import record_step
-from tui_text import until, widget_text
 
-T0 = datetime(2026, 3, 2, 9, 0, tzinfo=timezone.utc)
+T0 = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
 SCHEMA_DOC = Path(__file__).resolve().parents[1] / "tutor" / "schemas" / "stats-json.md"
 
 
@@ -114,7 +114,7 @@ def test_diagnoses_round_trip_with_answers_and_paper_parts(tmp_path):
         latest = store.answers()[-2:]
         assert [a.diagnoses for a in latest] == [
             ("no-scale",), ("temperature-multiplied+rounded-intermediates",)]
-        new = [p for p in papers(store) if p.id == pid][0]
+        new = next(p for p in papers(store) if p.id == pid)
         assert new.parts[0].diagnoses == ("ce-sum-not-mean",)
     assert not [p for p in check_store(path).problems]
 
@@ -167,7 +167,7 @@ def _json(text: str) -> dict:
 
 def _doc_example() -> dict:
     doc = SCHEMA_DOC.read_text(encoding="utf-8")
-    block = re.search(r"```json\n(.*?)```", doc, re.S).group(1)
+    block = re.search(r"```json\n(.*?)```", doc, re.DOTALL).group(1)
     return json.loads(block)
 
 
@@ -205,7 +205,7 @@ def test_stats_json_lists_the_mistakes_as_its_schema_documents(_data_home):
     doc = SCHEMA_DOC.read_text(encoding="utf-8")
     assert "| `mistakes[]` |" in doc
     by_id = {m["id"]: m for m in data["mistakes"]}
-    assert [m["id"] for m in data["mistakes"]][0] == "no-scale"  # most often first
+    assert data["mistakes"][0]["id"] == "no-scale"  # most often first
     ns = by_id["no-scale"]
     assert ns["times"] == 3 and ns["recurring"] is True
     assert ns["where"] == {"quiz": 2, "papers": 1, "practice": 0}
@@ -246,10 +246,8 @@ async def test_the_tui_stats_area_shows_recurring_mistakes(_data_home, monkeypat
     app = make_app(StartAt("stats"), warm_up=False)
     async with app.run_test(size=(80, 24)) as pilot:
         def shown() -> str:
-            try:
-                return " ".join(widget_text(app.screen.query_one("#stats-body")).split())
-            except Exception:
-                return ""
+            bodies = app.screen.query("#stats-body")
+            return " ".join(widget_text(bodies.first()).split()) if bodies else ""
 
         assert await until(pilot, lambda: "Mistakes named" in shown()), shown()[:400]
         text = shown()

@@ -11,9 +11,10 @@ import math
 
 import numpy as np
 import pytest
+from diagnosis_helpers import typed
+from tui_text import screen_text, until, widget_text
 
 import tutor.screens.quiz as quiz_screen
-from diagnosis_helpers import typed
 from engine.mistakes.catalogue import MISTAKES
 from tutor.app import StartAt, make_app
 from tutor.exam.numbers import make
@@ -21,7 +22,6 @@ from tutor.exam.paper import ExamStart
 from tutor.quiz import bank as quiz_bank
 from tutor.quiz.generators import generate
 from tutor.quiz.modes import Item, QuizStart, Selection
-from tui_text import screen_text, until, widget_text
 from tutor.widgets.paper_panel import PaperPanel
 
 SIZES = [(80, 24), (100, 30)]

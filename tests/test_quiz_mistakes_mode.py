@@ -10,12 +10,12 @@ Where the aimed problem is the scaled-dot-scores family, both numbers are worked
 from __future__ import annotations
 
 import math
-from datetime import date, datetime, timezone
+from datetime import UTC, date, datetime
 
 import numpy as np
+from diagnosis_helpers import names, right_value, typed
 from typer.testing import CliRunner
 
-from diagnosis_helpers import names, right_value, typed
 from engine import mistakes
 from engine.mistakes.catalogue import MISTAKES
 from tutor.cli import app
@@ -26,7 +26,7 @@ from tutor.quiz.modes import Item, select
 from tutor.quiz.session import QuizSession
 from tutor.store import open_store
 
-T0 = datetime(2026, 3, 2, 9, 0, tzinfo=timezone.utc)
+T0 = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
 
 
 def _make_no_scale(store, times: int = 2) -> None:
@@ -69,7 +69,7 @@ def test_aimed_problems_tell_no_scale_from_the_right_method():
     for item in sel.items:
         assert item.aim is not None and item.aim.mistake == "no-scale"
         assert item.aim.title == MISTAKES["no-scale"].title
-        link, tol, check, answer = _aimed_part(item)
+        link, tol, check, _ = _aimed_part(item)
         right = np.ravel(right_value(link))
         wrong = np.ravel(mistakes.value_of(link.computation, link.inputs, link.value, ("no-scale",)))
         # at the precision asked: outside the question's tolerance of the right value
