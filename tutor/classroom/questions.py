@@ -39,6 +39,7 @@ from tutor.inputs import TraceLink, format_value
 from tutor.quiz.bank import by_id as bank_by_id
 from tutor.quiz.bank import load_bank
 from tutor.quiz.generators import FAMILIES, generate
+from tutor.typed import explain
 
 KINDS = ("bank", "gen", "paper", "trace")
 PER_STUDENT = ("gen", "paper", "trace")
@@ -180,6 +181,8 @@ def _ask_bank(ref: str) -> Asked:
     if q.kind == "mcq":
         view.update(kind="choice", options=list(q.choices))
         why = tuple(q.why_wrong) if q.why_wrong else tuple("" for _ in q.choices)
+        if q.choice_mistakes:  # a distractor that is a catalogued mistake: the catalogue says why
+            why = tuple(_catalogued(q, m) or w if m else w for w, m in zip(why, q.choice_mistakes))
         right = int(q.answer)
     elif q.kind == "true_false":
         view.update(kind="choice", options=["true", "false"])
@@ -187,6 +190,12 @@ def _ask_bank(ref: str) -> Asked:
     diagnosis = _bank_diagnosis(q.id) if q.is_numeric else None
     return Asked(ref, 0, q.id, q.section, view, q.answer_text, (q.explanation,),
                  lambda text, now: marking.mark_bank(q, text, diagnosis, now), why, right)
+
+
+def _catalogued(q: Any, mistake: str) -> str:
+    """The catalogue's why-line for a distractor that is ``mistake`` (as the quiz shows it)."""
+    named = explain(q.link, mistake) if q.link is not None else None
+    return f"{named.title}: {named.explanation}" if named else ""
 
 
 @functools.lru_cache(maxsize=256)
