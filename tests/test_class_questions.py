@@ -70,5 +70,8 @@ def test_multiple_choice_bars_show_the_mistake_behind_each_distractor():
     bars = room.bars()
     assert [b.title for b in bars] == list(q.choices)
     assert [b.right for b in bars] == [i == q.answer for i in range(len(q.choices))]
-    assert [b.why for b in bars] == [q.why_wrong[i] for i in range(len(q.choices))]
+    assert [b.why for b in bars][1:] == [q.why_wrong[i] for i in range(1, len(q.choices))]
+    # a) is a catalogued mistake (scale-by-dk): its line comes from the catalogue, never empty
+    assert q.choice_mistakes[0] == "scale-by-dk"
+    assert bars[0].why.startswith("Divided by d_k instead of √d_k: ")
     assert a.mark("a").bucket == "a" and a.mark("1/√d_k").correct

@@ -45,7 +45,7 @@ async def test_the_host_screen_runs_a_question_with_a_student(tmp_path):
         await wait_for(pilot, lambda: "1 100%" in screen_text(app))
         painted = screen_text(app)
         assert "a) 1/d_k" in painted and "✓ c) 1/√d_k" in painted
-        assert "over-corrects" in painted, "the mistake behind distractor a is shown"
+        assert "Divided by d_k instead of √d_k" in painted, "the mistake behind distractor a is shown"
         for key, state in (("c", "voting closed"), ("d", "discuss with your neighbour"),
                            ("r", "vote 2 open")):
             await pilot.press(key)

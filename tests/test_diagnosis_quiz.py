@@ -25,6 +25,7 @@ from typer.testing import CliRunner
 from engine import mistakes
 from engine.mistakes.catalogue import MISTAKES
 from engine.traces import input_specs
+from tutor.classroom.questions import _ask_bank
 from tutor.cli import app
 from tutor.marking import LETTERS, parse_number
 from tutor.quiz import bank as bank_mod
@@ -347,3 +348,14 @@ def test_student_rounding_helper():
     """The helper types like a student: 3 significant digits, whole numbers as they are."""
     assert student(0.57735) == "0.577" and student(1.0) == "1" and student(-1.4271) == "-1.43"
     assert student(0.020101) == "0.0201" and student(123.456) == "123"
+
+
+def test_class_mode_shows_the_catalogues_line_for_a_catalogued_distractor():
+    """The class host's board shows each distractor's why-line: a catalogued one is the
+    catalogue's (title and explanation), not empty (7b3c5bd left it empty)."""
+    for q, i, m in _catalogued_choices():
+        why = _ask_bank(f"bank:{q.id}").options_why
+        assert why[i].startswith(MISTAKES[m].title + ": "), (q.id, why[i])
+        for j, own in enumerate(q.why_wrong):
+            if own:
+                assert why[j] == own
