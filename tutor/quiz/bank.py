@@ -42,7 +42,7 @@ Per kind:
   ``tolerance`` (absolute, ≥ 0; shown to the student by :attr:`Question.instructions`).
   With ``value`` (and ``trace`` or ``computation``, optionally ``inputs``) the answer is that
   value of the mistake catalogue's computation, and a wrong number is diagnosed there
-  (``tests/test_quiz_links.py`` holds each answer to its computation).
+  (``tests/test_diagnosis_quiz.py`` holds each answer to its computation).
 * ``free``: ``answer`` = the model answer the student compares with and grades themselves;
   ``key_points`` (optional) lists what a full answer mentions, for that self-grading.
 

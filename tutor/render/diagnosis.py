@@ -57,7 +57,8 @@ def lines(named: Sequence[Named], indent: str = "", shown: str | None = None) ->
 def renderable(named: Sequence[Named], trace_key: str | None = None) -> RenderableType:
     """The TUI's version: the same words, the title bold, the pointers dim; ``trace_key``
     names the key that opens the worked example on the problem's numbers (``t``), used in
-    place of the replay command when the diagnosis's trace is the one that key opens."""
+    place of the replay and practice commands when the diagnosis's trace is the one that key
+    opens (the feedback already says ``p`` there practises it)."""
     if not named:
         return Group()
     parts: list[RenderableType] = [assemble(("Mistake: ", "bold yellow"),
@@ -69,8 +70,9 @@ def renderable(named: Sequence[Named], trace_key: str | None = None) -> Renderab
         if len(named) > 1:
             parts.append(assemble("  ", (n.title, "bold"), f" — it gives {n.value}."))
         parts.append(text("  " + n.explanation))
-        replay = f"{trace_key} opens it step by step" if trace_key else n.replay
-        parts.append(text(f"  Read {where(n)} · {replay} · practise: {n.practice}", "dim"))
+        pointers = (f"{trace_key} opens it step by step" if trace_key  # p there practises it
+                    else f"{n.replay} · practise: {n.practice}")
+        parts.append(text(f"  Read {where(n)} · {pointers}", "dim"))
     if len(named) > 1 and named[0].follow_up:
         parts.append(text(f"  To tell them apart: {named[0].follow_up}", "dim"))
     return Group(*parts)

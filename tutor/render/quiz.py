@@ -98,7 +98,9 @@ def feedback(fb: Any, answer: str | None = None) -> RenderableType:
         parts.append(Text(head, style="bold yellow" if right else "bold red"))
         parts += part_marks(fb.verdicts, _trace_key(fb))
     else:
-        parts.append(assemble(("✗ Not quite.", "bold red"), " Expected: " + " | ".join(fb.expected)))
+        given = fb.verdicts[0].given if fb.verdicts else ""  # the number as the marker read it
+        parts.append(assemble(("✗ Not quite.", "bold red"), f" You gave {given}." if given else "",
+                              " Expected: " + " | ".join(fb.expected)))
         for v in fb.verdicts:
             if v.diagnoses:  # the catalogued mistake that gives the number (or is the choice)
                 parts.append(diagnosis.renderable(v.diagnoses, _trace_key(fb, v.diagnoses)))

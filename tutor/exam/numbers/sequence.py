@@ -208,6 +208,14 @@ def sequence_loss(rng: np.random.Generator) -> Numbers:
     total = float(cross_entropy(logits, y, reduction="sum"))
     grad = cross_entropy_grad(logits[:1], y[:1], reduction="sum")[0]  # (3,)
     run = {"vocab": list(_WORDS), "probs": P, "targets": [_WORDS[t] for t in y]}
+
+    def losses_run(losses) -> dict:
+        """Inputs whose per-step losses are the student's own ``losses`` (the reference word
+        given probability e^−L_t, the rest shared): follow-through diagnosis of (b) and (c)."""
+        ref = np.exp(-np.asarray(losses, dtype=float).ravel())
+        probs = np.repeat(((1 - ref) / 2)[:, None], 3, axis=1)
+        probs[np.arange(3), y] = ref
+        return {**run, "probs": probs}
     rows = "\n".join(f"  step {t + 1}: " + ", ".join(f"P({w}) = {num(p)}" for w, p in zip(_WORDS, P[t]))
                      + f"   (reference: {_WORDS[y[t]]})" for t in range(3))
     return Numbers(
@@ -216,10 +224,13 @@ def sequence_loss(rng: np.random.Generator) -> Numbers:
             "each": Step(as_tuple(each), 0.01, ("L_t = −ln P(reference): " + ", ".join(num(x) for x in each),),
                          link=Link("cross-entropy", "losses", run)),
             "total": Step(total, 0.01, (f"L = Σ L_t = {num(total)}",), ("each",),
-                          lambda v: float(np.sum(v["each"])), link=Link("cross-entropy", "L", run)),
+                          lambda v: float(np.sum(v["each"])), link=Link("cross-entropy", "L", run),
+                          relink=lambda v: Link("cross-entropy", "L", losses_run(v["each"]))),
             "mean": Step(total / 3, 0.01, (f"mean = {num(total)} / 3 = {num(total / 3)}",), ("total",),
                          lambda v: float(v["total"]) / 3,
-                         link=Link("sequence-loss", "L", {**run, "reduction": "mean"})),
+                         link=Link("sequence-loss", "L", {**run, "reduction": "mean"}),
+                         relink=lambda v: Link("sequence-loss", "L", {
+                             **losses_run([float(v["total"]) / 3] * 3), "reduction": "mean"})),
             "grad": Step(as_tuple(grad), 0.01, (f"∂L_1/∂z = P_1 − onehot({_WORDS[y[0]]}) = {vec(grad)}",),
                          link=Link("cross-entropy", "grad[1]", run)),
         },
