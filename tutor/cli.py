@@ -16,6 +16,7 @@ import typer
 from tutor import __version__
 from tutor.commands import (check, class_command, export, heatmap, lab, lesson, paper, plan, quiz,
                             serve, sheet, stats, trace)
+from tutor.runmode import choose_kernels
 
 HELP = """attn-tutor: learn attention mechanisms in the terminal.
 
@@ -83,8 +84,6 @@ def main(argv: list[str] | None = None) -> None:
 
     command = typer.main.get_command(app)   # built once: choose_kernels reads it too
     if argv is None:  # the console script: this process is the command's own
-        from tutor.launch import choose_kernels
-
         choose_kernels(sys.argv[1:], command)
     try:
         code = command.main(args=argv, prog_name="attn-tutor", standalone_mode=False)

@@ -42,7 +42,7 @@ from typing import TYPE_CHECKING
 
 from tutor.inputs import TraceLink
 from tutor.marking import Named, Verdict
-from tutor.quiz.modes import Aim, Ask, Item
+from tutor.quiz.items import Aim, Ask, Item
 from tutor.quiz.ratings import RATINGS
 from tutor.store import StoreError
 
