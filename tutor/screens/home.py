@@ -14,6 +14,7 @@ from textual.widgets import Footer, Header, OptionList, Static
 from textual.widgets.option_list import Option
 
 from tutor.render.safe import assemble
+from tutor.screens.handle import tutor_app
 
 
 @dataclass(frozen=True)
@@ -64,7 +65,7 @@ class HomeScreen(Screen):
     def on_screen_resume(self) -> None:
         # the warm-up's progress changed while another area was open (each area is its own
         # screen stack, so the app's updates could not reach this screen meanwhile)
-        self.update_engine_status(self.app.engine_status)  # type: ignore[attr-defined]
+        self.update_engine_status(tutor_app(self).engine_status)
         if self._shown:
             self._show_progress()
         elif not self._pending:  # the app's first frame: the menu first, the progress store after
@@ -76,13 +77,13 @@ class HomeScreen(Screen):
         self._shown = True
         self.query_one("#home-progress", Static).update(self.progress_line())
         self.query_one("#home-plan", Static).update(self.plan_text())
-        for notice in self.app.store.take_notices():  # type: ignore[attr-defined]
+        for notice in tutor_app(self).store.take_notices():
             self.notify(notice, severity="warning", timeout=10)  # rows progress_line skipped
 
     def progress_line(self) -> Text:
         """Where the student stands: lessons read, cards due now."""
         try:
-            store = self.app.store  # type: ignore[attr-defined]
+            store = tutor_app(self).store
             opened = len(store.lessons_opened())
             due = len(store.due_cards())
         except Exception as exc:  # noqa: BLE001 - home must paint even if progress cannot be read
@@ -101,7 +102,7 @@ class HomeScreen(Screen):
         from tutor.exam.plan import plan_from_store, saved_exam, today_lines
 
         try:
-            store = self.app.store  # type: ignore[attr-defined]
+            store = tutor_app(self).store
             saved = saved_exam(store)
             if saved is None or saved[0] <= date.today():
                 return Text("No exam date set: Exam (key 7) → Plan makes a day-by-day plan to it.",
@@ -117,7 +118,7 @@ class HomeScreen(Screen):
     def on_mount(self) -> None:
         self.query_one(OptionList).highlighted = 0
         self._show_blurb(AREAS[0])
-        self.update_engine_status(self.app.engine_status)  # type: ignore[attr-defined]
+        self.update_engine_status(tutor_app(self).engine_status)
 
     def _show_blurb(self, area: Area) -> None:
         self.query_one("#home-blurb", Static).update(
@@ -127,7 +128,7 @@ class HomeScreen(Screen):
         self._show_blurb(next(a for a in AREAS if a.mode == event.option.id))
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
-        self.app.action_open_mode(event.option.id)  # type: ignore[attr-defined]
+        tutor_app(self).action_open_mode(event.option.id)
 
     def update_engine_status(self, status: str) -> None:
         self.query_one("#engine-status", Static).update(assemble(status))

@@ -30,6 +30,7 @@ from textual.widgets.option_list import Option
 
 from tutor.lab.experiments import get, on_screen
 from tutor.lab.progress import LiveProgress, LiveView, StopFlag, event_status
+from tutor.screens.handle import tutor_app
 
 LOOKS_PER_SECOND = 4
 """How often the screen redraws a running experiment's progress."""
@@ -217,7 +218,7 @@ class LabScreen(Screen):
             settings = self._settings(name)
             live.bars = max(1, len(exp.bars(settings)[0]))
             if exp.kernels:  # the warm-up loads them first (they jump its queue)
-                self.app.need_engine(exp.kernels, self._stop.is_set)  # type: ignore[attr-defined]
+                tutor_app(self).need_engine(exp.kernels, self._stop.is_set)
                 if not self._stop.is_set():  # cancelled or quitting: the run stops at once
                     from tutor.warmup import load
 
@@ -328,4 +329,4 @@ class LabScreen(Screen):
     def action_to_heatmaps(self) -> None:
         maps = self._heatmaps()
         if maps:
-            self.app.show_heatmaps(f"lab {self.result_of}", maps)  # type: ignore[attr-defined]
+            tutor_app(self).show_heatmaps(f"lab {self.result_of}", maps)

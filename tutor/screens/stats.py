@@ -10,6 +10,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, Header, Static
 
 from tutor.render.stats import stats_renderable
+from tutor.screens.handle import tutor_app
 
 
 class StatsScreen(Screen):
@@ -32,7 +33,7 @@ class StatsScreen(Screen):
         from tutor.quiz.progress import compute
         from tutor.store import StoreError
 
-        store = self.app.store  # type: ignore[attr-defined]
+        store = tutor_app(self).store
         body = self.query_one("#stats-body", Static)
         try:
             self.data = compute(store, load_bank())

@@ -15,6 +15,7 @@ from textual.widgets.option_list import Option
 from tutor.render.safe import assemble, text
 from tutor.render.labels import hanging
 from tutor.widgets.practice_panel import PracticePanel
+from tutor.screens.handle import tutor_app
 
 if TYPE_CHECKING:
     from tutor.practice.tasks import PracticeStart
@@ -79,7 +80,7 @@ class TraceScreen(Screen):
 
         from tutor.warmup import TRACE
 
-        self.app.need_engine([TRACE + name])  # type: ignore[attr-defined]  # its kernels first
+        tutor_app(self).need_engine([TRACE + name])  # its kernels first
         try:
             trace = build(name, overrides)
         except ValueError as exc:  # the student's inputs: said inline, the screen stays

@@ -10,6 +10,7 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import Button, Input, Label, Static
 
 from tutor.render.safe import text
+from tutor.screens.handle import tutor_app
 
 
 class PlanPanel(Vertical):
@@ -29,7 +30,7 @@ class PlanPanel(Vertical):
     def on_mount(self) -> None:
         from tutor.exam.plan import saved_exam
 
-        saved = saved_exam(self.app.store)  # type: ignore[attr-defined]
+        saved = saved_exam(tutor_app(self).store)
         if saved:
             self.query_one("#plan-date", Input).value = saved[0].isoformat()
             self.query_one("#plan-minutes", Input).value = str(saved[1])
@@ -65,7 +66,7 @@ class PlanPanel(Vertical):
             return
         try:
             minutes = int(self.query_one("#plan-minutes", Input).value or 60)
-            store = self.app.store  # type: ignore[attr-defined]
+            store = tutor_app(self).store
             plan = plan_from_store(store, exam, date.today(), minutes,
                                    attempted=attempted_questions(store))
         except (PlanError, ValueError) as exc:

@@ -19,6 +19,7 @@ from tutor.practice.session import PracticeSession
 from tutor.practice.tasks import PracticeStart
 from tutor.marking import command_word
 from tutor.render.safe import text
+from tutor.screens.handle import tutor_app
 
 MARKS = {"bold green": "✓ ", "bold red": "✗ "}
 """A right or wrong line carries a mark, so it reads without colour (NO_COLOR)."""
@@ -67,7 +68,7 @@ class PracticePanel(Vertical):
     @work(thread=True, exclusive=True, group="practice")
     def _start(self, name: str, start: PracticeStart) -> None:
         try:
-            session = PracticeSession.start(name, self.app.store,  # type: ignore[attr-defined]
+            session = PracticeSession.start(name, tutor_app(self).store,
                                             level=start.level, seed=start.seed)
         except Exception as exc:  # noqa: BLE001 - a broken plan or store is a line, not a crash
             self.app.call_from_thread(self._say, [(f"Cannot practise {name}: {exc}", "bold red")])
