@@ -28,8 +28,8 @@ import numpy as np
 
 from engine._jit import jit
 from engine._validate import as_float, broadcast_mask, check_same_dim, result_dtype, shape_str
-from engine.scoring import _additive_scores, _project_rows, check_additive_params
 from engine.attention import readonly
+from engine.scoring import _additive_scores, _project_rows, check_additive_params
 from engine.softmax import _NO_MASK, _softmax_rows
 
 

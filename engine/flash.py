@@ -58,11 +58,19 @@ import time
 
 import numpy as np
 
-from engine._jit import default_threads, jit
-from engine._tiles import (LN2, LOG2E, _exp2_inplace, _gemm, _mask_tile, _next_task,  # noqa: F401
-                           _row_max, _row_sum)
-from engine._validate import as_bool, as_float, check_positive_int, check_scalar, result_dtype
 from engine._blas import single_threaded_blas
+from engine._jit import default_threads, jit
+from engine._tiles import (  # noqa: F401
+    LN2,
+    LOG2E,
+    _exp2_inplace,
+    _gemm,
+    _mask_tile,
+    _next_task,
+    _row_max,
+    _row_sum,
+)
+from engine._validate import as_bool, as_float, check_positive_int, check_scalar, result_dtype
 
 # The default tiling depends on which OpenBLAS kernels the CPU gets (default_tiles):
 # (B_q, B_k, piece rows, piece keys), each block product computed in BLAS calls of at most

@@ -360,7 +360,7 @@ class Trace:
                 bad.append(f"{key}: missing from result")
                 continue
             a, b = self.result[key], fused
-            if isinstance(a, (str, list)) and not np.asarray(a).dtype.kind in "fiub":
+            if isinstance(a, (str, list)) and np.asarray(a).dtype.kind not in "fiub":
                 if a != b:
                     bad.append(f"{key}: {a!r} != {b!r}")
             elif np.shape(a) != np.shape(b) or not np.allclose(

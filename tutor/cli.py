@@ -14,8 +14,21 @@ from typing import Annotated
 import typer
 
 from tutor import __version__
-from tutor.commands import (check, class_command, export, heatmap, lab, lesson, paper, plan, quiz,
-                            serve, sheet, stats, trace)
+from tutor.commands import (
+    check,
+    class_command,
+    export,
+    heatmap,
+    lab,
+    lesson,
+    paper,
+    plan,
+    quiz,
+    serve,
+    sheet,
+    stats,
+    trace,
+)
 from tutor.runmode import choose_kernels
 
 HELP = """attn-tutor: learn attention mechanisms in the terminal.

@@ -9,9 +9,21 @@ import functools
 from dataclasses import dataclass
 from pathlib import Path
 
-from tutor.content_schema import (_STR, _STRS, _TABLES, EXAM_TOPICS, LESSON_IDS, ContentError,
-                                  _check_choice, _check_fields, _read_toml, _rel, _root)
+from tutor.content_schema import (
+    _STR,
+    _STRS,
+    _TABLES,
+    EXAM_TOPICS,
+    LESSON_IDS,
+    ContentError,
+    _check_choice,
+    _check_fields,
+    _read_toml,
+    _rel,
+    _root,
+)
 from tutor.errata import load_errata
+
 
 @dataclass(frozen=True)
 class ExamCard:

@@ -25,11 +25,10 @@ class TutorCommands(Provider):
     def _commands(self) -> list[tuple[str, Callable[[], object], str]]:
         from engine.traces import list_traces
         from tutor.content import load_lessons
+        from tutor.heatmap.sources import built_heatmaps
         from tutor.lab.experiments import on_screen
         from tutor.quiz.modes import MODE_TITLES
         from tutor.screens.home import AREAS
-
-        from tutor.heatmap.sources import built_heatmaps
 
         app = self.app
         with_maps = built_heatmaps()

@@ -15,11 +15,18 @@ import numpy as np
 
 from engine._blas import single_threaded_blas
 from engine._validate import check_positive_int
-from engine.lab.tasks import (DIGIT0, EOS, VOCAB_SIZE, _target, expected_alignment,
-                              length_buckets, make_test_set, token_labels)
 from engine.lab.progress import ProgressEvent, ProgressFn, StopFn
-from engine.lab.training import (BucketAccuracy, LossCurve, TrainResult, TrainSettings, evaluate,
-                                 train_model)
+from engine.lab.tasks import (
+    DIGIT0,
+    EOS,
+    VOCAB_SIZE,
+    _target,
+    expected_alignment,
+    length_buckets,
+    make_test_set,
+    token_labels,
+)
+from engine.lab.training import BucketAccuracy, LossCurve, TrainResult, TrainSettings, evaluate, train_model
 from engine.seq2seq import Seq2Seq, Seq2SeqConfig, greedy_decode
 
 # ---------------------------------------------------------------------------- bottleneck

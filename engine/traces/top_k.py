@@ -78,7 +78,7 @@ def build(words: list[str], probs: np.ndarray, k: int, seed: int) -> Trace:
     steps.append(Step(
         "Sample",
         "u ~ U[0, 1);  pick the first w with Σ_{w′ ≤ w} P′(w′) > u",
-        lines(f"cumulative P′ (vocabulary order) = " + ", ".join(
+        lines("cumulative P′ (vocabulary order) = " + ", ".join(
                   f"{words[i]} {n(c)}" for i, c in enumerate(np.cumsum(renorm))),
               f"u = {n(u)} (seed {seed}) → {words[pick]}"),
         {"u": u, "sample": words[pick]},

@@ -125,8 +125,7 @@ class StudentClient:
                     await self._session(ws)
             except InvalidStatus as exc:
                 raise JoinError(_refusal(exc)) from None
-            except (OSError, ConnectionClosed, InvalidHandshake, asyncio.TimeoutError,
-                    TimeoutError):
+            except (OSError, ConnectionClosed, InvalidHandshake, TimeoutError):
                 pass
             self.ws = None
             if self._stop:

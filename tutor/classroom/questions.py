@@ -274,7 +274,7 @@ def _shape_words(shape: tuple[int, ...]) -> str:
     return f" (a {' × '.join(map(str, shape))} matrix)"
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _lesson_title(lesson_id: str) -> str:
     try:
         return get_lesson(lesson_id).title

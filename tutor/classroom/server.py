@@ -180,7 +180,7 @@ class ClassServer:
             msg = protocol.parse_client(raw)
             if msg["type"] != "hello":
                 raise ProtocolError("bad-message", "say hello first")
-        except (TimeoutError, asyncio.TimeoutError):
+        except TimeoutError:
             await ws.close(1008, "no hello")
             return None
         except ProtocolError as exc:

@@ -6,7 +6,7 @@ read options. Only typer is imported at module level.
 
 from __future__ import annotations
 
-from typing import Annotated, Optional
+from typing import Annotated
 
 import typer
 
@@ -40,7 +40,7 @@ def host(
 def join(
     address: Annotated[str, typer.Argument(help="HOST:PORT of the class.")],
     key: Annotated[str, typer.Argument(help="The session key (case and dashes do not matter).")],
-    name: Annotated[Optional[str], typer.Option(help="Your display name (asked if not given; empty = anonymous).")] = None,
+    name: Annotated[str | None, typer.Option(help="Your display name (asked if not given; empty = anonymous).")] = None,
     anonymous: Annotated[bool, typer.Option("--anonymous", help="Join without a name.")] = False,
     plain: Annotated[bool, typer.Option("--plain", help="Line mode instead of the full screen.")] = False,
 ) -> None:
@@ -76,7 +76,7 @@ def export(
     csv: Annotated[bool, typer.Option("--csv", help="CSV (the default).")] = False,
     json_out: Annotated[bool, typer.Option("--json", help="JSON.")] = False,
     students: Annotated[bool, typer.Option("--students", help="CSV: one row per student and question instead of per answer kind.")] = False,
-    out: Annotated[Optional[str], typer.Option("--out", help="Write to this file instead of stdout.")] = None,
+    out: Annotated[str | None, typer.Option("--out", help="Write to this file instead of stdout.")] = None,
 ) -> None:
     from tutor.errors import user_errors
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from enum import Enum
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated
 
 import typer
 
@@ -23,33 +23,33 @@ class ScaleChoice(str, Enum):
 
 
 def command(
-    name: Annotated[Optional[str], typer.Argument(
+    name: Annotated[str | None, typer.Argument(
         help="A trace with heatmaps (omit it, and --from, to list them).", show_default=False)] = None,
-    sets: Annotated[Optional[list[str]], typer.Option(
+    sets: Annotated[list[str] | None, typer.Option(
         "--set", metavar="NAME=VALUE", help="Override a trace input, as for `trace`. Repeatable.",
         show_default=False)] = None,
-    file: Annotated[Optional[Path], typer.Option(
+    file: Annotated[Path | None, typer.Option(
         "--file", "-f", help="Trace inputs from a TOML file of NAME = value lines, as for `trace`.",
         show_default=False)] = None,
-    index: Annotated[Optional[int], typer.Option(
+    index: Annotated[int | None, typer.Option(
         "--index", "-i", help="Draw only the trace's N-th heatmap (1 = first); default: all.",
         show_default=False)] = None,
-    source: Annotated[Optional[Path], typer.Option(
+    source: Annotated[Path | None, typer.Option(
         "--from", metavar="FILE",
         help="Weights from a file: .csv/.tsv (optional header row and label column), .npy (2-D), "
              "or .json ([[...]] or {\"weights\": [[...]], \"rows\": [...], \"cols\": [...]}).",
         show_default=False)] = None,
-    rows: Annotated[Optional[str], typer.Option(
+    rows: Annotated[str | None, typer.Option(
         "--rows", metavar="WORDS", help="Row (output/query) labels, e.g. \"j' ai mal au pieds\".",
         show_default=False)] = None,
-    cols: Annotated[Optional[str], typer.Option(
+    cols: Annotated[str | None, typer.Option(
         "--cols", metavar="WORDS", help="Column (input/key) labels, e.g. \"my feet hurt\".",
         show_default=False)] = None,
-    rows_file: Annotated[Optional[Path], typer.Option(
+    rows_file: Annotated[Path | None, typer.Option(
         "--rows-file", metavar="FILE", help="Row labels, one per line.", show_default=False)] = None,
-    cols_file: Annotated[Optional[Path], typer.Option(
+    cols_file: Annotated[Path | None, typer.Option(
         "--cols-file", metavar="FILE", help="Column labels, one per line.", show_default=False)] = None,
-    title: Annotated[Optional[str], typer.Option(
+    title: Annotated[str | None, typer.Option(
         "--title", help="Title above the grid (default: the trace's, or the file name).",
         show_default=False)] = None,
     values: Annotated[bool, typer.Option(
@@ -58,10 +58,10 @@ def command(
         "--scale", help="Shade against the whole matrix or each row on its own.")] = ScaleChoice.matrix,
     ascii_only: Annotated[bool, typer.Option(
         "--ascii", help="No colour, 7-bit ASCII only (the shade ramp ' .:-=+*#%@').")] = False,
-    width: Annotated[Optional[int], typer.Option(
+    width: Annotated[int | None, typer.Option(
         "--width", "-w", min=20, max=1000, help="Columns to fit (default: the terminal's). Wider matrices "
         "are split into pages of columns.", show_default=False)] = None,
-    save: Annotated[Optional[Path], typer.Option(
+    save: Annotated[Path | None, typer.Option(
         "--save", metavar="FILE", help="Also write the heatmap to FILE: .txt, .svg or .html.",
         show_default=False)] = None,
 ) -> None:
@@ -143,7 +143,6 @@ def _from_file(source, rows, cols, rows_file, cols_file, title):
 
 def _from_trace(name, sets, file, index, title, ascii_only):
     from engine.traces import build, get_info, list_traces
-
     from tutor.errors import UserError
     from tutor.inputs import gather_inputs
     from tutor.names import resolve

@@ -16,12 +16,11 @@ from __future__ import annotations
 
 from enum import Enum
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated
 
 import typer
 
-from tutor.limits import (MAX_MODEL_SIZE, MAX_SEED, MAX_SEQ_LEN, MAX_STEPS,  # (stdlib only)
-                          MAX_TEST_DIGITS)
+from tutor.limits import MAX_MODEL_SIZE, MAX_SEED, MAX_SEQ_LEN, MAX_STEPS, MAX_TEST_DIGITS  # (stdlib only)
 
 NAME = "lab"
 HELP = "Train a tiny seq2seq live: bottleneck, teacher forcing, alignment, a Transformer, scaling."
@@ -71,10 +70,10 @@ SeedOpt = Annotated[int, typer.Option("--seed", min=0, max=MAX_SEED,
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print the results as JSON (schema: attn-tutor lab --schema).")]
 AsciiOpt = Annotated[bool, typer.Option("--ascii", help="7-bit ASCII tables and plots, no colour.")]
 # hidden knobs the tests and benchmarks use to make a run small (None: the experiment's default)
-StepsOpt = Annotated[Optional[int], typer.Option("--steps", min=1, max=MAX_STEPS, hidden=True)]
-MinLenOpt = Annotated[Optional[int], typer.Option("--min-len", min=1, max=MAX_SEQ_LEN, hidden=True)]
-MaxLenOpt = Annotated[Optional[int], typer.Option("--max-len", min=1, max=MAX_SEQ_LEN, hidden=True)]
-PerBucketOpt = Annotated[Optional[int], typer.Option("--per-bucket", min=1, max=10_000, hidden=True)]
+StepsOpt = Annotated[int | None, typer.Option("--steps", min=1, max=MAX_STEPS, hidden=True)]
+MinLenOpt = Annotated[int | None, typer.Option("--min-len", min=1, max=MAX_SEQ_LEN, hidden=True)]
+MaxLenOpt = Annotated[int | None, typer.Option("--max-len", min=1, max=MAX_SEQ_LEN, hidden=True)]
+PerBucketOpt = Annotated[int | None, typer.Option("--per-bucket", min=1, max=10_000, hidden=True)]
 SequentialOpt = Annotated[bool, typer.Option("--sequential", hidden=True)]
 
 SCALING_HELP = """Time and memory of plain vs tiled attention as n doubles, with fitted exponents.
@@ -126,7 +125,7 @@ def bottleneck_cmd(
     min_len: MinLenOpt = None,
     max_len: MaxLenOpt = None,
     per_bucket: PerBucketOpt = None,
-    hidden: Annotated[Optional[int], typer.Option("--hidden", min=1, max=MAX_MODEL_SIZE, hidden=True)] = None,
+    hidden: Annotated[int | None, typer.Option("--hidden", min=1, max=MAX_MODEL_SIZE, hidden=True)] = None,
     sequential: SequentialOpt = False,
 ) -> None:
     _run("bottleneck", lambda: _module("bottleneck").from_options(
@@ -157,15 +156,15 @@ def alignment_cmd(
     json_out: JsonOpt = False,
     ascii_only: AsciiOpt = False,
     task: Annotated[Task, typer.Option("--task", help="What the model learns.")] = Task.reverse,
-    digits: Annotated[Optional[str], typer.Option(
+    digits: Annotated[str | None, typer.Option(
         "--digits", metavar="DIGITS", help="The test sequence, e.g. 31415926 (default: random).",
         show_default=False)] = None,
     length: Annotated[int, typer.Option("--length", min=1, max=MAX_TEST_DIGITS,
                                         help="Digits in the random test sequence.")] = 12,
-    load: Annotated[Optional[Path], typer.Option(
+    load: Annotated[Path | None, typer.Option(
         "--load", metavar="FILE", help="Use an attention model saved by `lab train --save` "
         "instead of training one.", show_default=False)] = None,
-    save: Annotated[Optional[Path], typer.Option(
+    save: Annotated[Path | None, typer.Option(
         "--save", metavar="FILE", help="Also write the learned weights: .json (for `attn-tutor "
         "heatmap --from FILE`), or the drawn heatmap as .txt, .svg or .html.",
         show_default=False)] = None,
@@ -180,7 +179,7 @@ def alignment_cmd(
 @app.command("train", help="Train one model on a task of your choice; --save it and --load "
                            "it again (.npz with a metadata record).")
 def train_cmd(
-    task: Annotated[Optional[Task], typer.Option("--task", help="What the model learns "
+    task: Annotated[Task | None, typer.Option("--task", help="What the model learns "
                                                  "[default: reverse, or the loaded model's].",
                                                  show_default=False)] = None,
     cell: Annotated[Cell, typer.Option("--cell", help="Recurrent cell: GRU or the plain tanh RNN.")] = Cell.gru,
@@ -200,16 +199,16 @@ def train_cmd(
     lr: Annotated[float, typer.Option("--lr", min=1e-6, max=1.0, help="Adam learning rate at the "
                                       "start (cosine decay to a tenth of it).")] = 3e-3,
     clip: Annotated[float, typer.Option("--clip", min=0.0, max=1e6, help="Global gradient-norm clip (0 = off).")] = 5.0,
-    min_len: Annotated[Optional[int], typer.Option(
+    min_len: Annotated[int | None, typer.Option(
         "--min-len", min=1, max=MAX_SEQ_LEN, help="Shortest training sequence [default: 5, or the loaded "
         "model's].", show_default=False)] = None,
-    max_len: Annotated[Optional[int], typer.Option(
+    max_len: Annotated[int | None, typer.Option(
         "--max-len", min=1, max=MAX_SEQ_LEN, help="Longest training sequence [default: 20, or the loaded "
         "model's].", show_default=False)] = None,
-    save: Annotated[Optional[Path], typer.Option("--save", metavar="FILE.npz",
+    save: Annotated[Path | None, typer.Option("--save", metavar="FILE.npz",
                                                  help="Write the trained weights here.",
                                                  show_default=False)] = None,
-    load: Annotated[Optional[Path], typer.Option("--load", metavar="FILE.npz",
+    load: Annotated[Path | None, typer.Option("--load", metavar="FILE.npz",
                                                  help="Start from these weights (their sizes, cell "
                                                  "and decoder win over the options).",
                                                  show_default=False)] = None,
@@ -240,14 +239,14 @@ def transformer_cmd(
     positions_run: Annotated[bool, typer.Option(
         "--positions-experiment/--no-positions-experiment",
         help="Also train the same Transformer without positional encodings.")] = True,
-    digits: Annotated[Optional[str], typer.Option(
+    digits: Annotated[str | None, typer.Option(
         "--digits", metavar="DIGITS", help="The example the heads are shown on, e.g. 31415926 "
         "(default: 12 random digits).", show_default=False)] = None,
-    save: Annotated[Optional[list[Path]], typer.Option(
+    save: Annotated[list[Path] | None, typer.Option(
         "--save", metavar="PATH", help="Write FILE.npz (the trained weights, for --load), "
         "FILE.txt/.svg/.html (every head drawn with its sentence) or a folder (one .json per head, "
         "for `attn-tutor heatmap --from`); may be given more than once.", show_default=False)] = None,
-    load: Annotated[Optional[Path], typer.Option(
+    load: Annotated[Path | None, typer.Option(
         "--load", metavar="FILE.npz", help="Score a Transformer saved with --save instead of "
         "training one.", show_default=False)] = None,
     dropout: Annotated[float, typer.Option(

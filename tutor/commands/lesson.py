@@ -9,7 +9,7 @@ Learn screen; otherwise (or with ``--plain``) it is printed as plain text.
 from __future__ import annotations
 
 import sys
-from typing import TYPE_CHECKING, Annotated, Optional
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -28,7 +28,7 @@ QA = "qa"
 
 
 def command(
-    lesson_id: Annotated[Optional[str], typer.Argument(
+    lesson_id: Annotated[str | None, typer.Argument(
         metavar="[ID]", show_default=False,
         help="Lesson id or section number (omit it to list the lessons; 'exam' for the "
              "revision cards, 'qa' for every question students asked).")] = None,

@@ -29,8 +29,8 @@ def command(
 
 
 def run(*, markdown: bool, html: bool, output: Path | None, plain: bool = False) -> None:
-    from tutor.errors import UserError
     from tutor import atomic
+    from tutor.errors import UserError
     from tutor.exam.sheet import render_html, render_markdown, render_plain
     from tutor.render.safe import shown_path
 

@@ -36,8 +36,8 @@ def run(*, json_out: bool, goal: int) -> None:
     import json
     import sys
 
-    from tutor.quiz.bank import load_bank
     from tutor.practice.progress import compute as practice_progress
+    from tutor.quiz.bank import load_bank
     from tutor.quiz.progress import compute
     from tutor.render.stats import render_text
     from tutor.store import open_store

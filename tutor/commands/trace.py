@@ -7,7 +7,7 @@ command, so ``attn-tutor --help`` stays fast.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated
 
 import typer
 
@@ -19,7 +19,7 @@ FORMATS = ("plain", "json", "markdown")
 
 
 def command(
-    name: Annotated[Optional[str], typer.Argument(
+    name: Annotated[str | None, typer.Argument(
         help="Trace to show (omit it to list them all).", show_default=False)] = None,
     plain: Annotated[bool, typer.Option(
         "--plain", help="Print every step as plain ASCII text (no colour, no boxes).")] = False,
@@ -27,16 +27,16 @@ def command(
         "--json", help="Print the trace as JSON (schema: attn-tutor trace --schema).")] = False,
     markdown: Annotated[bool, typer.Option(
         "--markdown", help="Print the trace as Markdown to keep in your notes.")] = False,
-    step: Annotated[Optional[int], typer.Option(
+    step: Annotated[int | None, typer.Option(
         "--step", "-s", help="Show only step N (1 = first).", show_default=False)] = None,
-    sets: Annotated[Optional[list[str]], typer.Option(
+    sets: Annotated[list[str] | None, typer.Option(
         "--set", metavar="NAME=VALUE",
         help="Override an input: a number, a vector '1,0,-1', a matrix '1,0; 0,1' or JSON. "
              "Repeatable.", show_default=False)] = None,
-    file: Annotated[Optional[Path], typer.Option(
+    file: Annotated[Path | None, typer.Option(
         "--file", "-f", help="Read inputs from a TOML file of NAME = value lines.",
         show_default=False)] = None,
-    output: Annotated[Optional[Path], typer.Option(
+    output: Annotated[Path | None, typer.Option(
         "--output", "-o", help="Write to this file instead of the terminal (.md → Markdown, "
                                ".json → JSON, otherwise plain text).", show_default=False)] = None,
     inputs: Annotated[bool, typer.Option(
@@ -48,16 +48,16 @@ def command(
         "--practice", help="Do the steps yourself: some values are blank, you type them and "
                            "each is checked and diagnosed. With --plain: one answer per line "
                            "from stdin (:hint, :skip, :quit).")] = False,
-    level: Annotated[Optional[int], typer.Option(
+    level: Annotated[int | None, typer.Option(
         "--level", metavar="N", help="With --practice: the fading level (0 shows every value; "
                                      "each level blanks one more step from the end); it is "
                                      "stored for next time.", show_default=False)] = None,
-    seed: Annotated[Optional[int], typer.Option(
+    seed: Annotated[int | None, typer.Option(
         "--seed", metavar="S", help="With --practice: fresh numbers drawn with this seed (the "
                                     "first practice of a trace uses the notes' numbers).",
         show_default=False)] = None,
     # --check: the student's own numbers, marked and diagnosed (tutor/render/check.py)
-    checks: Annotated[Optional[list[str]], typer.Option(
+    checks: Annotated[list[str] | None, typer.Option(
         "--check", metavar="VALUE=NUMBERS",
         help="Check your own number(s) for a value of the trace, e.g. weights=0.47,0.26,0.26: "
              "correct, or which catalogued mistake gives them. Repeatable; with --json, as JSON.",
@@ -116,7 +116,6 @@ def run(name: str | None, *, plain: bool = False, as_json: bool = False, markdow
         return
 
     from engine.traces import build, input_specs, list_traces
-
     from tutor.names import resolve
 
     name = resolve(name, [t.name for t in list_traces()], "trace",
@@ -169,7 +168,6 @@ def run_practice(name: str | None, *, practice: bool, level: int | None, seed: i
     if name is None:
         raise UserError("name a trace to practise (run `attn-tutor trace` to list them)")
     from engine.traces import list_traces
-
     from tutor.limits import MAX_SEED
     from tutor.names import resolve
 
@@ -232,7 +230,6 @@ def run_checks(name: str | None, checks: list[str], *, plain: bool = False, as_j
     if plain and as_json:
         raise UserError("choose one of --plain and --json, not both")
     from engine.traces import list_traces
-
     from tutor.inputs import gather_inputs
     from tutor.names import resolve
     from tutor.typed import parse_check
@@ -241,7 +238,6 @@ def run_checks(name: str | None, checks: list[str], *, plain: bool = False, as_j
                    "Run `attn-tutor trace` to list them.")
     overrides = gather_inputs(sets, file)
     from engine.mistakes import diagnose
-
     from tutor.render.check import checks_json, checks_renderable, checks_text
 
     results = []

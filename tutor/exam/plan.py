@@ -276,7 +276,6 @@ def plan_from_store(store, exam: date, today: date, minutes_per_day: int, *,
 def trace_practice(store) -> dict[str, TracePractice]:
     """Every trace's practice as the plan needs it, in lecture order."""
     from engine.traces import REGISTRY
-
     from tutor.practice.progress import levels
     from tutor.store import local_day
     from tutor.store.practice import item_id

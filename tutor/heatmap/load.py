@@ -43,8 +43,18 @@ from pathlib import Path
 import numpy as np
 
 from tutor.errors import UserError, existing_file
-from tutor.limits import (MAX_HEATMAP_SIDE, MAX_LABEL, MAX_LABEL_FILE, MAX_MATRIX_FILE, MAX_TITLE,
-                          check_digits, check_file_size, check_nesting, read_text, shorten)
+from tutor.limits import (
+    MAX_HEATMAP_SIDE,
+    MAX_LABEL,
+    MAX_LABEL_FILE,
+    MAX_MATRIX_FILE,
+    MAX_TITLE,
+    check_digits,
+    check_file_size,
+    check_nesting,
+    read_text,
+    shorten,
+)
 
 FORMATS = (".csv", ".tsv", ".npy", ".json")
 

@@ -22,8 +22,8 @@ def listing(ascii_only: bool = False) -> str:
     """Build every trace (lazily, here) and list those with heatmaps; broken ones are skipped.
     Only the heatmaps' titles and shapes are shown, so each trace is built for listing
     (:func:`engine.traces.build_for_listing`), which a CLI process runs interpreted."""
-    from engine.traces import build_for_listing as build, list_traces
-
+    from engine.traces import build_for_listing as build
+    from engine.traces import list_traces
     from tutor.render.text import asciify
 
     found, skipped = [], []

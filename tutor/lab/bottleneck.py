@@ -6,9 +6,16 @@ from __future__ import annotations
 from typing import Any
 
 from tutor.lab import jsonout
-from tutor.lab.report import (Part, Style, accuracy_plot, accuracy_table, evaluated,
-                               evaluation_note, model_desc, pct)
-
+from tutor.lab.report import (
+    Part,
+    Style,
+    accuracy_plot,
+    accuracy_table,
+    evaluated,
+    evaluation_note,
+    model_desc,
+    pct,
+)
 
 
 def describe(s: Any) -> str:

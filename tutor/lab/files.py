@@ -11,8 +11,8 @@ from typing import Any
 
 from tutor import atomic
 from tutor.errors import UserError
-from tutor.render.safe import shown_path
 from tutor.limits import MAX_LAYERS, MAX_MODEL_SIZE, MAX_SEQ_LEN  # (stdlib only)
+from tutor.render.safe import shown_path
 
 WEIGHTS_FORMAT = "attn-tutor-seq2seq"
 TRANSFORMER_FORMAT = "attn-tutor-transformer"

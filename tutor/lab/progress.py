@@ -157,8 +157,14 @@ class TerminalProgress:
         if not self.enabled:
             return self
         from rich.console import Console
-        from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn,
-                                   TimeElapsedColumn, TimeRemainingColumn)
+        from rich.progress import (
+            BarColumn,
+            MofNCompleteColumn,
+            Progress,
+            TextColumn,
+            TimeElapsedColumn,
+            TimeRemainingColumn,
+        )
 
         self._progress = Progress(
             TextColumn("{task.description:<12}"), BarColumn(), MofNCompleteColumn(),

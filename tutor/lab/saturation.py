@@ -12,7 +12,6 @@ from tutor.lab.report import Part, Style, box
 from tutor.plot import Series, line_plot
 
 
-
 def bars(s: Any) -> tuple[tuple[str, ...], int]:
     return ("saturation",), len(s.d_ks)
 

@@ -11,7 +11,6 @@ from tutor.lab.report import Part, Style, box
 from tutor.plot import Series, line_plot
 
 
-
 def run(settings: Any, *, on_progress: Any = None, should_stop: Any = None) -> Any:
     """Apply this machine's tile sizes (measured once and cached: :mod:`tutor.calibration`),
     then run :func:`engine.lab.scaling.scaling`."""

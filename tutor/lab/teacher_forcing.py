@@ -5,8 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from tutor.lab import jsonout
-from tutor.lab.report import (Part, Style, accuracy_table, evaluated, evaluation_note,
-                               loss_plot, model_desc)
+from tutor.lab.report import Part, Style, accuracy_table, evaluated, evaluation_note, loss_plot, model_desc
 
 THRESHOLD = 0.5  # loss per token the summary times each run to
 

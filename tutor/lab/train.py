@@ -7,10 +7,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tutor.lab import jsonout
-from tutor.lab.report import (Part, Style, accuracy_table, evaluation_note, loss_plot,
-                               model_desc)
+from tutor.lab.report import Part, Style, accuracy_table, evaluation_note, loss_plot, model_desc
 from tutor.render.safe import shown_path
-
 
 if TYPE_CHECKING:
     from engine.lab.progress import ProgressFn, StopFn

@@ -9,10 +9,17 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tutor.lab import jsonout
-from tutor.lab.heads import (head_labels, head_sentence, heads_view, save_drawn, save_folder,
-                             slug)
-from tutor.lab.report import (Part, Style, accuracy_plot, accuracy_table, evaluated,
-                              evaluation_note, loss_plot, pct)
+from tutor.lab.heads import head_labels, head_sentence, heads_view, save_drawn, save_folder, slug
+from tutor.lab.report import (
+    Part,
+    Style,
+    accuracy_plot,
+    accuracy_table,
+    evaluated,
+    evaluation_note,
+    loss_plot,
+    pct,
+)
 from tutor.render.safe import shown_path
 
 if TYPE_CHECKING:

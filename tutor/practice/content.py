@@ -32,8 +32,17 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from tutor.content_schema import (_INT, _STR, _STRS, _TABLES, ContentError, _check_fields,
-                                  _read_toml, _rel, _root)
+from tutor.content_schema import (
+    _INT,
+    _STR,
+    _STRS,
+    _TABLES,
+    ContentError,
+    _check_fields,
+    _read_toml,
+    _rel,
+    _root,
+)
 
 FOLDER = "practice"
 """``lessons/practice/``."""

@@ -10,10 +10,10 @@ quiz's command words (:data:`tutor.marking.COMMAND_WORDS`: ``:hint``, ``:skip``,
 
 from __future__ import annotations
 
+from tutor.marking import COMMANDS_HELP, command_word
 from tutor.practice import report
 from tutor.practice.session import Blank, PracticeSession, Summary
 from tutor.quiz.plain import LineReader, Out
-from tutor.marking import COMMANDS_HELP, command_word
 from tutor.render.plain import header_lines, step_lines
 from tutor.render.text import asciify
 

@@ -6,10 +6,10 @@ word (and, on screen, ✓/✗), never only a colour.
 from __future__ import annotations
 
 from tutor.inputs import trace_command
+from tutor.marking import LETTERS
 from tutor.practice.answers import Mark
 from tutor.practice.levels import MAX_ATTEMPTS
 from tutor.practice.session import Blank, Feedback, PracticeSession, Prompt, Summary, Task
-from tutor.marking import LETTERS
 
 Line = tuple[str, str]
 

@@ -32,11 +32,17 @@ from engine.trace import Step, Trace, fmt
 from tutor.content_schema import LESSON_IDS, ContentError
 from tutor.practice import levels
 from tutor.practice.answers import mark
-from tutor.practice.content import (PracticePlan, StepPlan, check_against, load_plan,
-                                    localise)
+from tutor.practice.content import PracticePlan, StepPlan, check_against, load_plan, localise
 from tutor.practice.levels import HINT_RUNGS, MAX_ATTEMPTS, Outcome
 from tutor.practice.tasks import (  # noqa: F401 - the front ends import the tasks from here too
-    Blank, Feedback, PracticeStart, Prompt, Summary, Task, choice_index)
+    Blank,
+    Feedback,
+    PracticeStart,
+    Prompt,
+    Summary,
+    Task,
+    choice_index,
+)
 from tutor.store import Store, StoreError
 from tutor.store import practice as stored
 

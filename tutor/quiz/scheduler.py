@@ -19,7 +19,7 @@ Mock exams never call this module: they leave the schedule alone.
 from __future__ import annotations
 
 import hashlib
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from fsrs import Card, Rating, Scheduler, State
@@ -135,4 +135,4 @@ def _utc(at: datetime) -> datetime:
     """fsrs insists on ``tzinfo is timezone.utc`` exactly."""
     if at.tzinfo is None:
         raise ValueError("review times must be timezone-aware")
-    return at.astimezone(timezone.utc)
+    return at.astimezone(UTC)

@@ -17,8 +17,8 @@ from textual.timer import Timer
 from textual.widgets import Footer, Header, OptionList, Static
 from textual.widgets.option_list import Option
 
-from tutor.render.safe import assemble
 from tutor.render.labels import hanging
+from tutor.render.safe import assemble
 from tutor.screens.handle import tutor_app
 
 SETTLE_S = 0.12

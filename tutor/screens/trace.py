@@ -12,10 +12,10 @@ from textual.screen import Screen
 from textual.widgets import Footer, Header, OptionList, Static
 from textual.widgets.option_list import Option
 
-from tutor.render.safe import assemble, text
 from tutor.render.labels import hanging
-from tutor.widgets.practice_panel import PracticePanel
+from tutor.render.safe import assemble, text
 from tutor.screens.handle import tutor_app
+from tutor.widgets.practice_panel import PracticePanel
 
 if TYPE_CHECKING:
     from tutor.practice.tasks import PracticeStart
@@ -77,7 +77,6 @@ class TraceScreen(Screen):
     @work(thread=True, exclusive=True, group="trace-build")
     def _build(self, name: str, overrides: dict[str, Any], page: int, request: int) -> None:
         from engine.traces import build
-
         from tutor.warmup import TRACE
 
         tutor_app(self).need_engine([TRACE + name])  # its kernels first

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any, Literal, overload
 
 
@@ -21,7 +21,7 @@ def iso(at: datetime) -> str:
     """Fixed-width UTC text, so string order is time order in SQL comparisons."""
     if at.tzinfo is None:
         raise ValueError("times must be timezone-aware (UTC)")
-    return at.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%f+00:00")
+    return at.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%f+00:00")
 
 
 def _show(value: object) -> str:
@@ -38,7 +38,7 @@ def _time(r: sqlite3.Row, column: str, *, null: bool = False) -> datetime | None
     if value is None and null:
         return None
     try:
-        return datetime.fromisoformat(value).astimezone(timezone.utc)
+        return datetime.fromisoformat(value).astimezone(UTC)
     except (TypeError, ValueError, OverflowError):
         raise BadRow(f"{column} {_show(value)} is not a date and time") from None
 

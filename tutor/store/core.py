@@ -7,7 +7,7 @@ import sqlite3
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from datetime import date, datetime, timezone
+from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import Any
 
@@ -33,11 +33,11 @@ BUSY_TIMEOUT_MS = 5000
 
 
 def utcnow() -> datetime:
-    return datetime.now(timezone.utc)
+    return datetime.now(UTC)
 
 
 def _dt(text: str | None) -> datetime | None:
-    return None if text is None else datetime.fromisoformat(text).astimezone(timezone.utc)
+    return None if text is None else datetime.fromisoformat(text).astimezone(UTC)
 
 
 def local_day(at: datetime) -> date:

@@ -8,7 +8,7 @@ import sqlite3
 import tempfile
 import threading
 from collections.abc import Callable
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 from tutor.render.safe import shown_path
@@ -214,7 +214,7 @@ def _create(path: Path) -> None:
 def _move_aside(path: Path, why: str, warnings: list[str]) -> Path | None:
     """Rename ``path`` (and its -wal, -shm) to ``<name>.damaged-<stamp>``; the new path, or None
     when another copy moved it first."""
-    stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
+    stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
     target = path.with_name(f"{path.name}.damaged-{stamp}")
     n = 1
     while target.exists():

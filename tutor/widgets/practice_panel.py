@@ -14,10 +14,10 @@ from textual.containers import Vertical, VerticalScroll
 from textual.message import Message
 from textual.widgets import Input, Static
 
+from tutor.marking import command_word
 from tutor.practice import report
 from tutor.practice.session import PracticeSession
 from tutor.practice.tasks import PracticeStart
-from tutor.marking import command_word
 from tutor.render.safe import text
 from tutor.screens.handle import tutor_app
 

@@ -39,8 +39,8 @@ from tutor.marking import (
     within,
 )
 from tutor.render.numbers import number as num
-from tutor.typed import diagnosed
 from tutor.render.numbers import vector as vec
+from tutor.typed import diagnosed
 
 PartKind = Literal["number", "vector", "set", "choice"]
 
