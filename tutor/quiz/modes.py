@@ -36,6 +36,7 @@ from tutor.quiz.recurring import recurring
 if TYPE_CHECKING:
     from fsrs import Scheduler
 
+    from tutor.quiz.generators import Problem
     from tutor.store import Store
 
 MODE_TITLES: dict[str, str] = {
