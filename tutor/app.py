@@ -14,6 +14,8 @@ command line does: one line on stderr naming the report file under the data fold
 
 from __future__ import annotations
 
+import importlib
+import sys
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -26,9 +28,14 @@ from textual.message import Message
 from textual.notifications import SeverityLevel
 from textual.screen import Screen
 
-from tutor.screens.help import HelpScreen
+from tutor.errors import EXIT_INTERNAL, report_internal_error
+from tutor.palette import TutorCommands
+from tutor.render.safe import clean
+from tutor.screens.help import HelpScreen, help_rows
 from tutor.screens.home import AREAS, HomeScreen
 from tutor.screens.too_small import MIN_HEIGHT, MIN_WIDTH, TooSmallScreen
+from tutor.store import open_store
+from tutor.warmup import WarmUp, areas
 
 if TYPE_CHECKING:
     from tutor.exam.paper import ExamStart
@@ -54,8 +61,6 @@ SCREENS: dict[str, str] = {
 
 def screen_class(mode: str) -> type[Screen]:
     """The screen class of area ``mode`` (imported now)."""
-    import importlib
-
     module, _, name = SCREENS[mode].partition(":")
     return getattr(importlib.import_module(module), name)
 
@@ -166,8 +171,6 @@ class TutorApp(App):
     def warm_up(self) -> None:
         """Start the warm-up thread (once): every engine area, in :func:`tutor.warmup.areas`
         order, progress on the home screen."""
-        from tutor.warmup import WarmUp, areas
-
         if self._warmer is not None:
             return
 
@@ -220,8 +223,6 @@ class TutorApp(App):
     def store(self):
         """The progress store, opened on first use; its warnings are shown once."""
         if self._store is None:
-            from tutor.store import open_store
-
             self._store = open_store()
             for message in self._store.warnings:
                 self.notify(message, severity="warning", timeout=10)
@@ -255,8 +256,6 @@ class TutorApp(App):
         """Every toast, from every screen (``Screen.notify`` comes here): messages carry data
         (paths, names, store errors), so they are shown as they are and without terminal
         control; ``markup`` is ignored (no toast of ours is styled)."""
-        from tutor.render.safe import clean
-
         super().notify(clean(message), title=clean(title), severity=severity, timeout=timeout, markup=False)
 
     # -- navigation -----------------------------------------------------------------
@@ -309,8 +308,6 @@ class TutorApp(App):
 
     def action_help(self) -> None:
         """The keys of the screen on top, each once (:func:`tutor.screens.help.help_rows`)."""
-        from tutor.screens.help import help_rows
-
         screen = self.screen
         if isinstance(screen, HelpScreen):
             return
@@ -338,8 +335,6 @@ class TutorApp(App):
 
 
 def _palette():
-    from tutor.palette import TutorCommands
-
     return TutorCommands
 
 
@@ -352,12 +347,8 @@ def run_app(start: StartAt | None = None) -> None:
     """Run the TUI in the current terminal. An unexpected exception ends it as a bug does on
     the command line: its traceback goes to a report file, one line names it on stderr, and
     the process exits with status 70 (``tutor.errors.EXIT_INTERNAL``)."""
-    import sys
-
     app = make_app(start)
     app.run()
     if app.crash is not None:
-        from tutor.errors import EXIT_INTERNAL, report_internal_error
-
         print(report_internal_error(app.crash), file=sys.stderr)
         raise SystemExit(EXIT_INTERNAL)

@@ -169,7 +169,7 @@ def format_value(value: Any, digits: int | None = None) -> str:
     lists (``[1]``; ``1`` alone is a scalar), a one-row matrix (``[[0.6, 0.3]]``), a word
     that looks like a number or contains spaces (``["1"]``, ``"my feet"``).
     """
-    import numpy as np
+    import numpy as np  # deferred: loads numpy (start-up time)
 
     if isinstance(value, (bool, np.bool_)):
         return "true" if value else "false"
@@ -194,7 +194,7 @@ def format_value(value: Any, digits: int | None = None) -> str:
 
 def _num(x: float | int, digits: int | None) -> str:
     if digits is not None:
-        from engine.trace import fmt_num
+        from engine.trace import fmt_num  # deferred: loads numpy (start-up time)
 
         return fmt_num(x, digits)
     if isinstance(x, int):
@@ -224,7 +224,7 @@ def _json_text(data: Any, value: Any) -> str:
 
 
 def _jsonable(value: Any) -> Any:
-    import numpy as np
+    import numpy as np  # deferred: loads numpy (start-up time)
 
     return np.asarray(value).tolist() if isinstance(value, np.ndarray) else value
 

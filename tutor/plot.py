@@ -60,7 +60,7 @@ class Plot:
 
     def rich(self):
         """A ``rich.text.Text`` with each series in its own colour."""
-        from rich.text import Text
+        from rich.text import Text  # deferred: loads rich (start-up time)
 
         out = Text()
         for n, row in enumerate(self.rows):

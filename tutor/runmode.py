@@ -51,7 +51,7 @@ def _small_trace(name: str | None, sets: Any, file: Any) -> bool:
         return True
     # numpy and rich: only for a trace or heatmap command, never for `--help`
     from engine.traces import interpretable, list_traces
-    from tutor.inputs import gather_inputs
+    from tutor.inputs import gather_inputs  # deferred: loads rich (start-up time)
 
     try:
         resolved = resolve(name, [t.name for t in list_traces()], "trace", "")

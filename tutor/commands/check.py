@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import json
 from typing import Annotated
 
 import typer
+
+from tutor.errors import user_errors
 
 NAME = "check"
 HELP = """Check your progress file and repair it, like Anki's "Check Database".
@@ -21,20 +24,16 @@ def command(
     json_out: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
     dry_run: Annotated[bool, typer.Option("--dry-run", help="Only report; change nothing.")] = False,
 ) -> None:
-    from tutor.errors import user_errors
-
     user_errors(run)(json_out=json_out, repair=not dry_run)
 
 
 def run(*, json_out: bool, repair: bool) -> None:
-    import json
-
-    from tutor.quiz.scheduler import load_card, replay
-    from tutor.store.check import check_store, render_text
+    from tutor.quiz.scheduler import load_card, replay  # deferred: loads fsrs (start-up time)
+    from tutor.store.check import check_store, render_text  # deferred: loads rich (start-up time)
 
     report = check_store(repair=repair, rebuild_card=replay,
                          valid_card=lambda card: load_card(card) is not None)
-    from tutor.render.safe import clean
+    from tutor.render.safe import clean  # deferred: loads rich (start-up time)
 
     print(json.dumps(report.to_json(), indent=2) if json_out else clean("\n".join(render_text(report))))
     if report.unfixed:

@@ -10,6 +10,9 @@ from typing import Annotated
 
 import typer
 
+from tutor.errors import UserError, user_errors
+from tutor.terminal import is_interactive
+
 NAME = "class"
 HELP = ("Class mode: the instructor hosts a live quiz (`class host`), students join it "
         "(`class join ADDRESS KEY`); vote, discuss, vote again, reveal, export.")
@@ -26,9 +29,8 @@ def host(
     new: Annotated[bool, typer.Option("--new", help="Start a new session even if one was left running.")] = False,
     cap: Annotated[int, typer.Option(min=1, max=5000, help="Most students at once.")] = 500,
 ) -> None:
-    from tutor.errors import user_errors
-
     def run() -> None:
+        # deferred: loads numpy, textual, websockets (start-up time)
         from tutor.classroom.host import run_host
 
         run_host(host, port, new=new, cap=cap)
@@ -44,22 +46,18 @@ def join(
     anonymous: Annotated[bool, typer.Option("--anonymous", help="Join without a name.")] = False,
     plain: Annotated[bool, typer.Option("--plain", help="Line mode instead of the full screen.")] = False,
 ) -> None:
-    from tutor.errors import user_errors
-
     def run() -> None:
-        from tutor.classroom.client import JoinError, url
-        from tutor.errors import UserError
-        from tutor.terminal import is_interactive
+        from tutor.classroom.client import JoinError, url  # deferred: loads rich, websockets (start-up time)
 
         try:
             url(address, key)
             given = "" if anonymous else name
             if plain or not is_interactive():
-                from tutor.classroom.join_plain import run_plain
+                from tutor.classroom.join_plain import run_plain  # deferred: loads websockets
 
                 run_plain(address, key, given)
             else:
-                from tutor.classroom.join_app import run_join_app
+                from tutor.classroom.join_app import run_join_app  # deferred: loads textual
 
                 run_join_app(address, key, given)
         except JoinError as exc:
@@ -78,14 +76,10 @@ def export(
     students: Annotated[bool, typer.Option("--students", help="CSV: one row per student and question instead of per answer kind.")] = False,
     out: Annotated[str | None, typer.Option("--out", help="Write to this file instead of stdout.")] = None,
 ) -> None:
-    from tutor.errors import user_errors
-
     def run() -> None:
-        from tutor.classroom.export import run_export
+        from tutor.classroom.export import run_export  # deferred: loads numpy, rich (start-up time)
 
         if csv and json_out:
-            from tutor.errors import UserError
-
             raise UserError("--csv and --json: choose one")
         run_export(session, "json" if json_out else "csv", out, students)
 
@@ -94,10 +88,8 @@ def export(
 
 @app.command("sessions", help="List the class sessions in your store.")
 def sessions() -> None:
-    from tutor.errors import user_errors
-
     def run() -> None:
-        from tutor.classroom.export import print_sessions
+        from tutor.classroom.export import print_sessions  # deferred: loads numpy, rich (start-up time)
 
         print_sessions()
 

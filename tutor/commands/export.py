@@ -7,6 +7,8 @@ from typing import Annotated
 
 import typer
 
+from tutor.errors import UserError, user_errors
+
 NAME = "export"
 HELP = """Export the exam cards, Q&A, every quiz item with its answer and explanation, and the mark scheme of every structured-question part.
 
@@ -18,15 +20,12 @@ def command(
     fmt: Annotated[str, typer.Argument(metavar="FORMAT", help="anki, markdown or csv.")],
     file: Annotated[Path, typer.Argument(metavar="FILE", help="Where to write (.apkg, .md or .csv).")],
 ) -> None:
-    from tutor.errors import user_errors
-
     user_errors(run)(fmt=fmt, file=file)
 
 
 def run(*, fmt: str, file: Path) -> None:
-    from tutor.errors import UserError
-    from tutor.exam.export import export
-    from tutor.render.safe import shown_path
+    from tutor.exam.export import export  # deferred: loads rich (start-up time)
+    from tutor.render.safe import shown_path  # deferred: loads rich (start-up time)
 
     fmt = fmt.strip().lower()
     if file.parent and not file.parent.exists():

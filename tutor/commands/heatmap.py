@@ -12,6 +12,10 @@ from typing import Annotated
 
 import typer
 
+from tutor.errors import UserError, user_errors
+from tutor.limits import MAX_TITLE
+from tutor.names import resolve
+
 NAME = "heatmap"
 HELP = ("Draw attention weights as a heatmap: rows are output (query) tokens, columns input "
         "(key) tokens. From a trace (NAME, --set, --file) or a file (--from weights.csv).")
@@ -65,8 +69,6 @@ def command(
         "--save", metavar="FILE", help="Also write the heatmap to FILE: .txt, .svg or .html.",
         show_default=False)] = None,
 ) -> None:
-    from tutor.errors import user_errors
-
     user_errors(run)(
         name, sets=sets, file=file, index=index, source=source, rows=rows, cols=cols,
         rows_file=rows_file, cols_file=cols_file, title=title, values=values,
@@ -82,13 +84,11 @@ def run(
     ascii_only: bool = False, width: int | None = None, save: Path | None = None,
 ) -> None:
     """The command's work as a plain function (the CLI wraps it in the one-line error handler)."""
-    from tutor.errors import UserError
-    from tutor.heatmap.export import save_format
-    from tutor.render.safe import shown_path
+    from tutor.heatmap.export import save_format  # deferred: loads numpy, rich (start-up time)
+    from tutor.render.safe import shown_path  # deferred: loads rich (start-up time)
 
     if save is not None:
         save_format(save)  # an unknown extension fails before any work
-    from tutor.limits import MAX_TITLE
 
     if title is not None and len(title) > MAX_TITLE:
         raise UserError(f"--title: {len(title)} characters; expected at most {MAX_TITLE}")
@@ -106,7 +106,7 @@ def run(
     if cols is not None and cols_file is not None:
         raise UserError("give --cols or --cols-file, not both")
 
-    from tutor.heatmap.show import listing, show
+    from tutor.heatmap.show import listing, show  # deferred: loads numpy, rich (start-up time)
 
     if name is None and source is None:
         typer.echo(listing(ascii_only), nl=False)
@@ -120,8 +120,9 @@ def run(
 # --------------------------------------------------------------------------- sources
 
 def _from_file(source, rows, cols, rows_file, cols_file, title):
+    # deferred: loads numpy, rich (start-up time)
     from tutor.heatmap.load import check_labels, load_labels, load_matrix, split_labels
-    from tutor.render.safe import shown_path
+    from tutor.render.safe import shown_path  # deferred: loads rich (start-up time)
 
     loaded = load_matrix(source, where=f"--from {shown_path(source)}")
     n_rows, n_cols = loaded.weights.shape
@@ -142,10 +143,8 @@ def _from_file(source, rows, cols, rows_file, cols_file, title):
 
 
 def _from_trace(name, sets, file, index, title, ascii_only):
-    from engine.traces import build, get_info, list_traces
-    from tutor.errors import UserError
-    from tutor.inputs import gather_inputs
-    from tutor.names import resolve
+    from engine.traces import build, get_info, list_traces  # deferred: loads numpy (start-up time)
+    from tutor.inputs import gather_inputs  # deferred: loads rich (start-up time)
 
     name = resolve(name, [t.name for t in list_traces()], "trace",
                    "Run `attn-tutor heatmap` to list the ones that draw heatmaps.")

@@ -14,13 +14,16 @@ commands so ``attn-tutor --help`` stays fast.
 
 from __future__ import annotations
 
+import importlib
 from enum import Enum
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
+from tutor.errors import user_errors
 from tutor.limits import MAX_MODEL_SIZE, MAX_SEED, MAX_SEQ_LEN, MAX_STEPS, MAX_TEST_DIGITS  # (stdlib only)
+from tutor.terminal import is_interactive, use_color
 
 NAME = "lab"
 HELP = "Train a tiny seq2seq live: bottleneck, teacher forcing, alignment, a Transformer, scaling."
@@ -33,16 +36,16 @@ def lab(ctx: typer.Context, schema: Annotated[bool, typer.Option(
         "--schema", help="Print the schema of every lab command's --json (Markdown) and exit.")] = False) -> None:
     """Bare `attn-tutor lab`: the TUI's lab screen on a terminal, this help otherwise."""
     if schema:
+        # deferred: keeps `attn-tutor --help` and `trace qkv --json` lean
         from tutor.render.documents import json_schema
 
         typer.echo(json_schema(NAME), nl=False)
         raise typer.Exit()
     if ctx.invoked_subcommand is not None:
         return
-    from tutor.terminal import is_interactive
 
     if is_interactive():
-        from tutor.app import StartAt, run_app
+        from tutor.app import StartAt, run_app  # deferred: loads textual (start-up time)
 
         run_app(StartAt("lab"))
     else:
@@ -96,12 +99,10 @@ def _run(name: str, make_settings, *, json_out: bool, ascii_only: bool | None) -
     TERM=dumb), so every lab command writes one character set to a pipe; True: ``--ascii``.
     """
     ascii_only = ascii_only or None
-    from tutor.errors import user_errors
 
     def work() -> None:
-        from tutor.lab.experiments import get
-        from tutor.lab.run import run_in_terminal, style_for
-        from tutor.terminal import use_color
+        from tutor.lab.experiments import get  # deferred: loads rich (start-up time)
+        from tutor.lab.run import run_in_terminal, style_for  # deferred: loads rich (start-up time)
 
         style = style_for(not use_color() if ascii_only is None else ascii_only)
         run_in_terminal(get(name), make_settings(), json_out=json_out, style=style)
@@ -110,8 +111,6 @@ def _run(name: str, make_settings, *, json_out: bool, ascii_only: bool | None) -
 
 
 def _module(name: str):
-    import importlib
-
     return importlib.import_module(f"tutor.lab.{name}")
 
 

@@ -14,6 +14,9 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from tutor.errors import UserError, user_errors
+from tutor.limits import shorten
+from tutor.names import resolve
+from tutor.terminal import is_interactive
 
 if TYPE_CHECKING:
     from datetime import datetime
@@ -44,10 +47,9 @@ def run(lesson_id: str | None, *, plain: bool = False, exam: bool = False) -> No
     """The command's work, as a plain function (the CLI wraps it in the one-line error handler)."""
     found = None if lesson_id is None else find_lesson(lesson_id)
     if exam and found not in (None, EXAM):
-        from tutor.limits import shorten
-
         raise UserError(f"give a lesson id or --exam, not both (got {shorten(lesson_id)} and --exam)")
     if exam or found in (EXAM, QA):
+        # deferred: keeps `attn-tutor --help` and `trace qkv --json` lean
         from tutor.render.documents import exam_document, qa_document
 
         page = EXAM if exam else found
@@ -64,8 +66,7 @@ def run(lesson_id: str | None, *, plain: bool = False, exam: bool = False) -> No
 def find_lesson(key: str) -> Lesson | str:
     """A lesson by id (any case) or section number, or the page ``exam`` / ``qa``;
     :class:`UserError` with "did you mean …" otherwise."""
-    from tutor.content import load_lessons
-    from tutor.names import resolve
+    from tutor.content import load_lessons  # deferred: keeps `attn-tutor --help` and `trace qkv --json` lean
 
     lessons = load_lessons()
     text = key.strip()
@@ -80,7 +81,7 @@ def find_lesson(key: str) -> Lesson | str:
 
 def listing() -> str:
     """One line per lesson (✓ when opened, section, id, title), then a short footer."""
-    from tutor.content import load_lessons
+    from tutor.content import load_lessons  # deferred: keeps `attn-tutor --help` and `trace qkv --json` lean
 
     lessons = load_lessons()
     opened = lessons_opened()
@@ -101,6 +102,7 @@ def listing() -> str:
 
 def show_lesson(lesson: Lesson, *, plain: bool = False) -> None:
     """Show one lesson (the TUI's Learn screen on a terminal, plain text otherwise)."""
+    # deferred: keeps `attn-tutor --help` and `trace qkv --json` lean
     from tutor.render.documents import lesson_document
 
     if _open_tui(lesson.id, plain):
@@ -112,11 +114,9 @@ def show_lesson(lesson: Lesson, *, plain: bool = False) -> None:
 
 def _open_tui(page: str, plain: bool) -> bool:
     """Open the TUI's Learn screen on ``page`` when we are on a terminal; True if it ran."""
-    from tutor.terminal import is_interactive
-
     if plain or not is_interactive():
         return False
-    from tutor.app import StartAt, run_app
+    from tutor.app import StartAt, run_app  # deferred: loads textual (start-up time)
 
     run_app(StartAt("learn", page))
     return True
@@ -128,7 +128,7 @@ def _open_tui(page: str, plain: bool) -> bool:
 def lessons_opened() -> dict[str, datetime]:
     """Lesson id → when it was last opened; empty if the progress store cannot be read."""
     try:
-        from tutor.store import StoreError, open_store
+        from tutor.store import StoreError, open_store  # deferred: loads rich (start-up time)
     except ImportError:  # lessons work without a progress store
         return {}
     try:
@@ -145,8 +145,8 @@ def lessons_opened() -> dict[str, datetime]:
 def mark_opened(lesson_id: str) -> None:
     """Record that a lesson was shown; a store that cannot save it says so in one line."""
     try:
-        from tutor.store import StoreError, open_store
-    except ImportError:
+        from tutor.store import StoreError, open_store  # deferred: loads rich (start-up time)
+    except ImportError:  # lessons work without a progress store
         return
     try:
         with open_store() as store:
@@ -165,6 +165,7 @@ def _warn(messages: list[str]) -> None:
 
 def _show(markdown: str) -> None:
     """Plain text for pipes, files and screen readers (terminals get the TUI instead)."""
+    # deferred: keeps `attn-tutor --help` and `trace qkv --json` lean
     from tutor.render.lesson import plain_text
 
     typer.echo(plain_text(markdown), nl=False)

@@ -2,9 +2,15 @@
 
 from __future__ import annotations
 
+import json
+import sys
+from datetime import date
 from typing import Annotated
 
 import typer
+
+from tutor.errors import UserError, user_errors
+from tutor.limits import PLAN_MINUTES
 
 NAME = "plan"
 HELP = """A day-by-day plan from today to your exam: cards FSRS has due, lessons not opened yet, weak topics (mastery below 60%) and structured-question papers not yet sat, fitted to the minutes you have each day.
@@ -23,9 +29,8 @@ def command(
     json_out: Annotated[bool, typer.Option("--json", help="Print JSON (schema: attn-tutor plan --schema).")] = False,
     schema: Annotated[bool, typer.Option("--schema", help="Print the schema of --json (Markdown) and exit.")] = False,
 ) -> None:
-    from tutor.errors import user_errors
-
     if schema:
+        # deferred: keeps `attn-tutor --help` and `trace qkv --json` lean
         from tutor.render.documents import json_schema
 
         typer.echo(json_schema(NAME), nl=False)
@@ -35,10 +40,6 @@ def command(
 
 
 def _date(text: str, flag: str):
-    from datetime import date
-
-    from tutor.errors import UserError
-
     try:
         return date.fromisoformat(text.strip())
     except ValueError:
@@ -46,16 +47,11 @@ def _date(text: str, flag: str):
 
 
 def run(*, exam: str | None, minutes: int | None, today: str | None, json_out: bool) -> None:
-    import json
-    import sys
-    from datetime import date
-
-    from tutor.errors import UserError
+    # deferred: keeps `attn-tutor --help` and `trace qkv --json` lean
     from tutor.exam.plan import plan_from_store, render_text, save_exam, saved_exam
-    from tutor.limits import PLAN_MINUTES
-    from tutor.render.safe import clean
-    from tutor.store import open_store
-    from tutor.store.papers import attempted_questions
+    from tutor.render.safe import clean  # deferred: loads rich (start-up time)
+    from tutor.store import open_store  # deferred: loads rich (start-up time)
+    from tutor.store.papers import attempted_questions  # deferred: loads rich (start-up time)
 
     low, high = PLAN_MINUTES
     if minutes is not None and not low <= minutes <= high:

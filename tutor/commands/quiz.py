@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+import sys
 from typing import Annotated
 
 import typer
+
+from tutor.errors import UserError, user_errors
+from tutor.limits import MAX_QUESTIONS, check_seed
+from tutor.terminal import is_interactive
 
 NAME = "quiz"
 HELP = """Revise for the exam: spaced repetition, generated problems, mock exams.
@@ -34,8 +39,6 @@ def command(
     plain: Annotated[bool, typer.Option(
         "--plain", help="Line-based: questions to stdout, one answer per line from stdin.")] = False,
 ) -> None:
-    from tutor.errors import user_errors
-
     user_errors(run)(mode=mode, topics=topic or [], count=count, seed=seed,
                      time_limit=time_limit, generated=generated, plain=plain)
 
@@ -43,15 +46,12 @@ def command(
 def run(*, mode: str, topics: list[str], count: int | None, seed: int | None,
         time_limit: float | None, generated: bool, plain: bool) -> None:
     """Open the store, choose the items, run the session in the right front end."""
-    import sys
+    from tutor.quiz.bank import load_bank  # deferred: keeps `attn-tutor --help` and `trace qkv --json` lean
 
-    from tutor.errors import UserError
-    from tutor.limits import MAX_QUESTIONS, check_seed
-    from tutor.quiz.bank import load_bank
+    # deferred: loads rich (start-up time)
     from tutor.quiz.modes import check_minutes, resolve_mode, resolve_topics, select, time_limit_s
-    from tutor.quiz.session import QuizSession
-    from tutor.store import open_store
-    from tutor.terminal import is_interactive
+    from tutor.quiz.session import QuizSession  # deferred: loads rich (start-up time)
+    from tutor.store import open_store  # deferred: loads rich (start-up time)
 
     mode = resolve_mode(mode)
     wanted = resolve_topics(topics)
@@ -63,7 +63,7 @@ def run(*, mode: str, topics: list[str], count: int | None, seed: int | None,
     except UserError as exc:
         raise UserError(f"--time-limit: {exc}") from None
     if not plain and is_interactive():
-        from tutor.quiz.modes import QuizStart
+        from tutor.quiz.modes import QuizStart  # deferred: loads rich (start-up time)
 
         run_tui(QuizStart(mode=mode, topics=tuple(sorted(wanted)), count=count, seed=seed,
                           minutes=time_limit, generated=generated, autostart=True))
@@ -101,13 +101,13 @@ def run(*, mode: str, topics: list[str], count: int | None, seed: int | None,
 
 def run_plain(session, **kw):
     """The line-based session on stdin/stdout, no styling."""
-    from tutor.quiz.plain import LineReader, make_out, run_lines
+    from tutor.quiz.plain import LineReader, make_out, run_lines  # deferred: loads rich (start-up time)
 
     return run_lines(session, out=make_out(styled=False), reader=LineReader(), **kw)
 
 
 def run_tui(start) -> None:
     """On a terminal: the TUI's quiz screen with this :class:`~tutor.quiz.modes.QuizStart`."""
-    from tutor.app import StartAt, run_app
+    from tutor.app import StartAt, run_app  # deferred: loads textual (start-up time)
 
     run_app(StartAt("quiz", quiz=start))

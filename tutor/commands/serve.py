@@ -11,6 +11,8 @@ from typing import Annotated
 
 import typer
 
+from tutor.errors import fail, user_errors
+
 NAME = "serve"
 INSTALL_HINT = "pip install textual-serve"
 """What to run when textual-serve is missing: the same words in --help, the error and README."""
@@ -32,8 +34,6 @@ def command(
         "--max-sessions", min=1, max=200, metavar="N",
         help="Browser tabs served at once; each runs its own tutor (about 150-250 MB).")] = MAX_SESSIONS,
 ) -> None:
-    from tutor.errors import fail, user_errors
-
     try:
         import textual_serve.server  # noqa: F401
     except ImportError:
@@ -43,6 +43,7 @@ def command(
 
 def run(host: str, port: int, max_sessions: int = MAX_SESSIONS) -> None:
     """Check the host, warn when it is reachable by others, serve until Ctrl-C."""
+    # deferred: loads textual_serve (start-up time)
     from tutor.serve import LockedServer, app_command, check_host
 
     check_host(host, port)

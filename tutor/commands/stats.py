@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import json
+import sys
 from typing import Annotated
 
 import typer
+
+from tutor.errors import user_errors
 
 NAME = "stats"
 HELP = """Your progress: due cards, per-topic mastery, mock-exam history.
@@ -21,9 +25,8 @@ def command(
                                       help="Daily goal in answers per day.")] = 20,
     schema: Annotated[bool, typer.Option("--schema", help="Print the schema of --json (Markdown) and exit.")] = False,
 ) -> None:
-    from tutor.errors import user_errors
-
     if schema:
+        # deferred: keeps `attn-tutor --help` and `trace qkv --json` lean
         from tutor.render.documents import json_schema
 
         typer.echo(json_schema(NAME), nl=False)
@@ -33,14 +36,11 @@ def command(
 
 
 def run(*, json_out: bool, goal: int) -> None:
-    import json
-    import sys
-
-    from tutor.practice.progress import compute as practice_progress
-    from tutor.quiz.bank import load_bank
-    from tutor.quiz.progress import compute
-    from tutor.render.stats import render_text
-    from tutor.store import open_store
+    from tutor.practice.progress import compute as practice_progress  # deferred: loads rich (start-up time)
+    from tutor.quiz.bank import load_bank  # deferred: keeps `attn-tutor --help` and `trace qkv --json` lean
+    from tutor.quiz.progress import compute  # deferred: loads rich (start-up time)
+    from tutor.render.stats import render_text  # deferred: loads rich (start-up time)
+    from tutor.store import open_store  # deferred: loads rich (start-up time)
 
     with open_store() as store:
         for warning in store.warnings:

@@ -19,6 +19,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tutor import atomic
+from tutor.content import load_exam_cards, load_qa
+from tutor.exam.model import load_questions
+from tutor.exam.paper import instantiate
 from tutor.render.safe import shown_path
 
 DECK_ID = 1_864_230_514  # fixed: re-imports land in the same deck
@@ -43,10 +46,7 @@ def _para(text: str) -> str:
 
 def collect() -> list[Item]:
     """Every exportable item, in a fixed order (cards, Q&A, quiz bank, mark schemes)."""
-    from tutor.content import load_exam_cards, load_qa
-    from tutor.exam.model import load_questions
-    from tutor.exam.paper import instantiate
-    from tutor.quiz.bank import load_bank
+    from tutor.quiz.bank import load_bank  # looked up per call: tests replace it
 
     items: list[Item] = []
     for c in load_exam_cards():
@@ -96,7 +96,7 @@ def write_anki(items: Sequence[Item], path: str | Path) -> int:
     Raises:
         OSError: the deck could not be written (the disk is full...); ``path`` is as it was.
     """
-    import genanki
+    import genanki  # deferred: loads genanki (start-up time)
 
     model = genanki.Model(
         MODEL_ID, "attn-tutor (front/back)",

@@ -49,6 +49,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
+import lessons
 from tutor.content import EXAM_TOPICS, LESSON_IDS
 from tutor.content_schema import ContentError
 
@@ -112,8 +113,6 @@ class QuestionSpec:
 
 
 def default_root() -> Path:
-    import lessons
-
     return Path(lessons.ROOT) / "exam" / "questions"
 
 

@@ -36,6 +36,7 @@ from dataclasses import dataclass, field
 from datetime import date, timedelta
 
 from tutor.content import LECTURE_SECTIONS, LESSON_IDS
+from tutor.exam.model import load_questions
 from tutor.limits import PLAN_MINUTES
 
 EXAM_LESSONS = LESSON_IDS[:LECTURE_SECTIONS]
@@ -252,12 +253,11 @@ def _ready(task: Task, queue: Sequence[Task], today: Sequence[Task] = ()) -> boo
 def plan_from_store(store, exam: date, today: date, minutes_per_day: int, *,
                     attempted: Iterable[str] = ()) -> Plan:
     """Gather the inputs from the progress store and the question files, then plan."""
-    from tutor.exam.model import load_questions
-    from tutor.quiz.bank import load_bank
-    from tutor.quiz.progress import compute
-    from tutor.quiz.recurring import recurring
-    from tutor.store import local_day
-    from tutor.store.practice import trace_of
+    from tutor.quiz.bank import load_bank  # looked up per call: tests replace it
+    from tutor.quiz.progress import compute  # deferred: loads rich (start-up time)
+    from tutor.quiz.recurring import recurring  # deferred: loads rich (start-up time)
+    from tutor.store import local_day  # deferred: loads rich (start-up time)
+    from tutor.store.practice import trace_of  # deferred: loads rich (start-up time)
 
     bank = load_bank()
     data = compute(store, bank)
@@ -275,10 +275,10 @@ def plan_from_store(store, exam: date, today: date, minutes_per_day: int, *,
 
 def trace_practice(store) -> dict[str, TracePractice]:
     """Every trace's practice as the plan needs it, in lecture order."""
-    from engine.traces import REGISTRY
-    from tutor.practice.progress import levels
-    from tutor.store import local_day
-    from tutor.store.practice import item_id
+    from engine.traces import REGISTRY  # deferred: loads numpy (start-up time)
+    from tutor.practice.progress import levels  # deferred: loads rich (start-up time)
+    from tutor.store import local_day  # deferred: loads rich (start-up time)
+    from tutor.store.practice import item_id  # deferred: loads rich (start-up time)
 
     cards = {c.question_id: c for c in store.cards()}
     out = {}
@@ -317,7 +317,7 @@ def saved_exam(store) -> tuple[date, int] | None:
     """The exam date and daily minutes last set, or None (also when the stored setting is
     malformed: the store checks it on reading, skips it and reports it, and ``attn-tutor
     check`` sets it aside — see ``tutor.store.paper_rows.SETTINGS``)."""
-    from tutor.store.papers import get_setting
+    from tutor.store.papers import get_setting  # deferred: loads rich (start-up time)
 
     value = get_setting(store, EXAM_SETTING)
     if value is None:
@@ -326,7 +326,7 @@ def saved_exam(store) -> tuple[date, int] | None:
 
 
 def save_exam(store, exam: date, minutes: int) -> None:
-    from tutor.store.papers import set_setting
+    from tutor.store.papers import set_setting  # deferred: loads rich (start-up time)
 
     set_setting(store, EXAM_SETTING, {"date": exam.isoformat(), "minutes": int(minutes)})
 

@@ -16,6 +16,7 @@ import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
+import lessons
 from tutor.content import LECTURE_SECTIONS, LESSON_IDS
 
 TITLE = "Attention mechanisms — formula sheet (DNN Lecture 14)"
@@ -76,8 +77,6 @@ class SheetError(ValueError):
 
 
 def _path() -> Path:
-    import lessons
-
     return Path(lessons.ROOT) / "exam" / "sheet.toml"
 
 

@@ -41,7 +41,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+from numpy.lib import format as npy
 
+from engine.trace import MAX_MAGNITUDE, fmt_num
 from tutor.errors import UserError, existing_file
 from tutor.limits import (
     MAX_HEATMAP_SIDE,
@@ -114,7 +116,6 @@ def check_matrix(weights: np.ndarray, where: str) -> None:
     if len(bad):
         i, j = bad[0]
         raise UserError(f"{where}: row {i + 1}, column {j + 1} is {weights[i, j]}; expected finite numbers")
-    from engine.trace import MAX_MAGNITUDE, fmt_num  # the same bound as every trace input
 
     big = np.argwhere(np.abs(weights) > MAX_MAGNITUDE)
     if len(big):
@@ -210,8 +211,6 @@ def _delimiter(lines: list[tuple[int, str]], where: str, suffix: str) -> str:
 
 def read_npy_header(fh, where: str) -> tuple[tuple[int, ...], np.dtype]:
     """The shape and dtype a ``.npy`` stream declares, read from its header before its data."""
-    from numpy.lib import format as npy
-
     try:
         version = npy.read_magic(fh)
         if version == (1, 0):

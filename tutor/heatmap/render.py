@@ -24,6 +24,7 @@ The widget :mod:`tutor.widgets.heatmap` reuses :func:`prepare`, :func:`geometry`
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
@@ -189,8 +190,6 @@ def header_piece(model: HeatmapModel, geo: Geometry, col: int, line: int, style:
 def wrap_caption(text: str, width: int) -> list[str]:
     """A caption (title, status, key) in lines of at most ``width`` cells, broken at spaces;
     the shade ramp, which holds a space, stays in one piece."""
-    import textwrap
-
     held = text
     for n, ramp in enumerate((f"'{RAMP}'", f"'{SIGNED_RAMP}'")):
         held = held.replace(ramp, chr(n + 1) * len(ramp))  # as wide as the ramp, no space

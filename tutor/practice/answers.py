@@ -201,7 +201,7 @@ def _diagnose(trace: str, inputs: Mapping[str, Any] | None, ask: Ask, name: str,
               reading: Reading, expected: Any):
     """:func:`engine.mistakes.diagnose` on the typed value: the whole value, or a row
     ``NAME[i]`` by itself."""
-    from engine.mistakes import diagnose
+    from engine.mistakes import diagnose  # deferred: loads numba (start-up time)
 
     label = name if ask.index is None else f"{name}[{ask.index}]"
     return diagnose(trace, inputs, label, reading.values, decimals=_decimals(reading.decimals),

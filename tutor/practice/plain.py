@@ -10,6 +10,8 @@ quiz's command words (:data:`tutor.marking.COMMAND_WORDS`: ``:hint``, ``:skip``,
 
 from __future__ import annotations
 
+import os
+
 from tutor.marking import COMMANDS_HELP, command_word
 from tutor.practice import report
 from tutor.practice.session import Blank, PracticeSession, Summary
@@ -86,8 +88,6 @@ def _ask(session: PracticeSession, task, out: Out, reader: LineReader) -> None:
 
 
 def _tty(fd: int) -> bool:
-    import os
-
     return os.isatty(fd)
 
 

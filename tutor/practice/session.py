@@ -28,7 +28,10 @@ import uuid
 from collections.abc import Mapping
 from typing import Any
 
+import numpy as np
+
 from engine.trace import Step, Trace, fmt
+from engine.traces import input_specs
 from tutor.content_schema import LESSON_IDS, ContentError
 from tutor.practice import levels
 from tutor.practice.answers import mark
@@ -68,9 +71,7 @@ def fresh_numbers(name: str, plan: PracticePlan, seed: int
     trace built on them and the plan in that trace's names; the first of up to
     :data:`MAX_DRAWS` draws with the shape the plan practises (the same steps and values as on
     the notes' numbers), or None when none has it."""
-    import numpy as np
-
-    from engine.traces import build, draw_inputs
+    from engine.traces import build, draw_inputs  # looked up per call: tests replace it
 
     reference = build(name)
     rng = np.random.default_rng(seed)
@@ -121,7 +122,7 @@ class PracticeSession:
             ContentError: the trace's practice plan is broken.
             StoreError: the level could not be saved.
         """
-        from engine.traces import build
+        from engine.traces import build  # looked up per call: tests replace it
 
         plan = load_plan(name)
         if level is None:
@@ -259,7 +260,7 @@ class PracticeSession:
     def catalogue_name(self, task: Blank) -> str:
         """The blank's value as :func:`engine.mistakes.diagnose` names it (``NAME@STEP`` where
         several steps give the name different numbers)."""
-        from engine.mistakes import value_key
+        from engine.mistakes import value_key  # deferred: loads numba (start-up time)
 
         return value_key(self.trace.name, self.overrides, task.ask.name, task.plan.step) or task.ask.name
 
@@ -270,7 +271,6 @@ class PracticeSession:
         """Hint 2: the intermediates the step needs, with their values here."""
         if not sp.needs:
             return "It needs nothing computed before it: start from the inputs."
-        from engine.traces import input_specs
 
         about = {spec.name: spec.description for spec in input_specs(self.trace.name)}
         parts = []
@@ -323,7 +323,7 @@ class PracticeSession:
         FSRS item; before it: keep what was saved and move nothing."""
         if self._summary is not None:
             return self._summary
-        from tutor.quiz import scheduler as sch
+        from tutor.quiz import scheduler as sch  # deferred: loads fsrs (start-up time)
 
         blanks = [t for t in self.tasks if isinstance(t, Blank)]
         prompts = [t for t in self.tasks if isinstance(t, Prompt)]

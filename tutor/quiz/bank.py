@@ -80,9 +80,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+import lessons
 from engine.mistakes.catalogue import MISTAKES  # the records only: no NumPy, no traces
 from tutor.content import EXAM_TOPICS, LESSON_IDS
 from tutor.content_schema import ContentError
+from tutor.errata import load_errata
 from tutor.marking import LETTERS, NUMBER_INSTRUCTIONS, Link, squash, tolerance_text
 from tutor.render.numbers import exact
 
@@ -191,8 +193,6 @@ _CACHE: dict[Path, list[Question]] = {}
 
 def default_root() -> Path:
     """``lessons/quiz`` inside the installed package."""
-    import lessons
-
     return Path(lessons.ROOT) / "quiz"
 
 
@@ -340,8 +340,6 @@ def _parse_item(file: str, index: int, raw: dict[str, Any], errors: list[str]) -
     erratum_id = it.text("erratum", required=False)
     erratum = None
     if erratum_id is not None:
-        from tutor.errata import load_errata
-
         known = {e.id: e for e in load_errata()}
         if erratum_id in known:
             erratum = known[erratum_id].summary

@@ -29,7 +29,10 @@ from typing import TYPE_CHECKING
 
 from engine.mistakes.catalogue import MISTAKES  # the records only: no NumPy, no traces
 from tutor.errors import UserError
+from tutor.limits import MAX_MINUTES, shorten
+from tutor.names import did_you_mean, find, resolve
 from tutor.quiz.bank import EXAM_TOPICS, SECTIONS, Question
+from tutor.quiz.generators import FAMILIES, generate, question_id
 from tutor.quiz.items import Item, matches
 from tutor.quiz.recurring import recurring
 
@@ -98,9 +101,6 @@ def resolve_topics(raw: Iterable[str]) -> set[str]:
     Raises:
         UserError: for a name that is neither, listing the valid ones.
     """
-    from tutor.limits import shorten
-    from tutor.names import did_you_mean, find
-
     out: set[str] = set()
     topics = list(SECTIONS) + list(EXAM_TOPICS)
     for name in raw:
@@ -120,15 +120,11 @@ def resolve_topics(raw: Iterable[str]) -> set[str]:
 
 def resolve_mode(name: str) -> str:
     """``--mode`` in any case; ``UserError`` with "did you mean …" otherwise."""
-    from tutor.names import resolve
-
     return resolve(name, MODES, "quiz mode", "Expected one of " + ", ".join(MODES) + ".")
 
 
 def check_minutes(minutes: float | None) -> None:
     """A time limit must be a number of minutes above 0 and at most ``MAX_MINUTES``."""
-    from tutor.limits import MAX_MINUTES
-
     if minutes is not None and not 0 < minutes <= MAX_MINUTES:  # NaN fails both comparisons
         raise UserError(f"time limit {minutes:g} minutes: expected more than 0 and at most "
                         f"{MAX_MINUTES:g} (ten hours)")
@@ -136,8 +132,6 @@ def check_minutes(minutes: float | None) -> None:
 
 def pool(bank: Sequence[Question], topics: set[str], *, generated: bool, seed: int) -> list[Item]:
     """Every matching item in lecture order; generated families get a seed from ``seed``."""
-    from tutor.quiz.generators import FAMILIES
-
     items = [Item(question=q) for q in bank]
     if generated:
         rng = random.Random(seed)
@@ -152,8 +146,6 @@ class _LazyProblem:
     """A generated problem made on first use, so listing a pool does not import the engine."""
 
     def __init__(self, family: str, seed: int):
-        from tutor.quiz.generators import FAMILIES, question_id
-
         fam = FAMILIES[family]
         self.family, self.seed = family, seed
         self.question_id, self.section, self.exam_topics = question_id(family), fam.section, fam.exam_topics
@@ -164,8 +156,6 @@ class _LazyProblem:
         if name.startswith("_"):  # never build the problem for copy/pickle probes
             raise AttributeError(name)
         if self._real is None:
-            from tutor.quiz.generators import generate
-
             self._real = generate(self.family, self.seed)
         return getattr(self._real, name)
 
@@ -220,6 +210,7 @@ def select(mode: str, *, bank: Sequence[Question], store: Store, topics: set[str
         return Selection(picked, note, seed)
 
     if mode == "weak":
+        # deferred: loads fsrs (start-up time)
         from tutor.quiz.scheduler import make_scheduler, retrievability
 
         sch = scheduler or make_scheduler()

@@ -16,9 +16,12 @@ import codecs
 import os
 import select
 import sys
+import time
 from dataclasses import dataclass
 from datetime import datetime
 from typing import IO, Any
+
+from rich.console import Console
 
 from tutor.limits import MAX_LINE_BYTES
 from tutor.marking import COMMANDS_HELP, command_word, hint_line
@@ -27,6 +30,9 @@ from tutor.quiz.session import Feedback, QuizSession, Summary
 from tutor.render import diagnosis
 from tutor.render.numbers import clock, percent
 from tutor.render.quiz import counts_line, score_text
+from tutor.render.safe import clean
+from tutor.render.safe import text as as_text
+from tutor.store import utcnow
 
 
 class InputTimeout(Exception):
@@ -68,7 +74,6 @@ class LineReader:
                 while (rest := self.stream.readline(MAX_LINE_BYTES)) and not rest.endswith("\n"):
                     pass
             return None if line == "" else line.rstrip("\r\n")
-        import time
 
         deadline = None if timeout is None else time.monotonic() + timeout
         while "\n" not in self._buf and not self._eof:
@@ -108,9 +113,6 @@ class Out:
 
     def line(self, text: str = "", style: str | None = None) -> None:
         """One line of data (question text, an echoed answer): never markup, no control."""
-        from tutor.render.safe import clean
-        from tutor.render.safe import text as as_text
-
         if self.console is not None:
             self.console.print(as_text(text, style or ""))
         else:
@@ -218,7 +220,7 @@ def _ask_item(session: QuizSession, item, out: Out, reader: LineReader) -> None:
 
 
 def _self_rate(session: QuizSession, fb: Feedback, out: Out, reader: LineReader) -> Feedback:
-    from tutor.quiz.scheduler import parse_rating
+    from tutor.quiz.scheduler import parse_rating  # deferred: loads fsrs (start-up time)
 
     out.line("Model answer: " + fb.expected[0], "bold")
     if fb.key_points:
@@ -277,8 +279,6 @@ def _show_feedback(fb: Feedback, out: Out) -> None:
 
 
 def _when(due: datetime) -> str:
-    from tutor.store import utcnow
-
     delta = (due - utcnow()).total_seconds()
     if delta < 3600:
         m = max(1, round(delta / 60))
@@ -331,7 +331,6 @@ def print_summary(summary: Summary, out: Out, *, saved_to: str | None = None) ->
 def make_out(styled: bool, stream: IO[str] | None = None) -> Out:
     if not styled:
         return Out(stream=stream)
-    from rich.console import Console
 
     return Out(console=Console(highlight=False, file=stream))
 

@@ -28,8 +28,10 @@ from datetime import date, datetime, timedelta
 from typing import Any
 
 from tutor.quiz.bank import EXAM_TOPICS, SECTIONS, Question
+from tutor.quiz.generators import FAMILIES
 from tutor.quiz.recurring import recurring
 from tutor.store import Store, local_day
+from tutor.store.papers import papers
 
 SCHEMA = 1
 DEFAULT_GOAL = 20
@@ -39,8 +41,7 @@ WINDOW_DAYS = 7
 def compute(store: Store, bank: Sequence[Question], *, now: datetime | None = None,
             goal: int = DEFAULT_GOAL, generated: bool = True) -> dict[str, Any]:
     """Everything ``stats`` shows, as JSON-ready data."""
-    from tutor.quiz.generators import FAMILIES
-    from tutor.quiz.scheduler import make_scheduler, retrievability
+    from tutor.quiz.scheduler import make_scheduler, retrievability  # deferred: loads fsrs (start-up time)
 
     now = now or store.now()
     sch = make_scheduler()
@@ -121,8 +122,6 @@ def compute(store: Store, bank: Sequence[Question], *, now: datetime | None = No
 
 def _papers(store: Store) -> dict[str, Any]:
     """Timed papers over time, and marks by lesson over all papers."""
-    from tutor.store.papers import papers
-
     records = papers(store)
     topics: dict[str, list[int]] = {}
     for rec in records:

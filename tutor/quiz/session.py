@@ -352,7 +352,7 @@ class QuizSession:
         return self._save(self._item(), correct=None, rating=int(rating))
 
     def _save(self, item: Item, *, correct: bool | None, rating: int | None) -> Feedback:
-        from tutor.quiz import scheduler as sch
+        from tutor.quiz import scheduler as sch  # deferred: loads fsrs (start-up time)
 
         mock = self.mode == "mock"
         parts = tuple(bool(v.correct) for v in self._verdicts) if correct is not None else ()

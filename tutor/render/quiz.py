@@ -15,6 +15,7 @@ from rich.padding import Padding
 from rich.table import Table
 from rich.text import Text
 
+from tutor.quiz.bank import SECTIONS
 from tutor.quiz.modes import mode_name
 from tutor.quiz.ratings import RATINGS
 from tutor.render import diagnosis
@@ -50,8 +51,6 @@ def question(session: Any) -> RenderableType:
 
 def status(session: Any, left: float | None) -> Text:
     """``3/10 · Practice · §5 qkv · Softmax of scores · ⏱ 4:10 left``."""
-    from tutor.quiz.bank import SECTIONS
-
     n, total = session.position
     item = session.current
     number = f"§{SECTIONS.index(item.section) + 1} " if item.section in SECTIONS else ""

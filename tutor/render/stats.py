@@ -6,6 +6,8 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
+from rich.text import Text
+
 from tutor.content import LESSON_IDS
 from tutor.render.numbers import bar, percent
 from tutor.render.safe import clean, text
@@ -124,9 +126,8 @@ def daily_goal(daily: dict[str, Any]) -> str:
 
 def stats_renderable(data: dict[str, Any]):
     """The stats as Rich tables (the same numbers as ``attn-tutor stats --json``)."""
-    from rich.console import Group
-    from rich.table import Table
-    from rich.text import Text
+    from rich.console import Group  # deferred: loads rich (start-up time)
+    from rich.table import Table  # deferred: loads rich (start-up time)
 
     d = data["due"]
     head = Text.from_markup(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import date
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -12,8 +13,11 @@ from textual.screen import Screen
 from textual.widgets import Footer, Header, OptionList, Static
 from textual.widgets.option_list import Option
 
+from tutor.content import LESSON_IDS
+from tutor.exam.plan import plan_from_store, saved_exam, today_lines
 from tutor.render.safe import assemble
 from tutor.screens.handle import tutor_app
+from tutor.store.papers import attempted_questions
 
 
 @dataclass(frozen=True)
@@ -88,26 +92,17 @@ class HomeScreen(Screen):
         except Exception as exc:  # noqa: BLE001 - home must paint even if progress cannot be read
             return assemble((f"Progress unavailable: {exc}", "dim"))
         due_text = ((str(due), "bold"), f" card{'s' * (due != 1)} due for review (key 3)") if due else ("no cards due",)
-        from tutor.content import LESSON_IDS
 
         return assemble("Lessons read: ", (str(opened), "bold"), f"/{len(LESSON_IDS)} · ", *due_text)
 
     def plan_text(self):
         """Today's part of the revision plan, or how to make one (key 7 → Plan)."""
-        from datetime import date
-
-        from rich.text import Text
-
-        from tutor.exam.plan import plan_from_store, saved_exam, today_lines
-
         try:
             store = tutor_app(self).store
             saved = saved_exam(store)
             if saved is None or saved[0] <= date.today():
                 return Text("No exam date set: Exam (key 7) → Plan makes a day-by-day plan to it.",
                             style="dim")
-            from tutor.store.papers import attempted_questions
-
             plan = plan_from_store(store, saved[0], date.today(), saved[1],
                                    attempted=attempted_questions(store))
         except Exception as exc:  # noqa: BLE001 - home must paint even if the plan cannot be made

@@ -20,6 +20,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -28,8 +29,10 @@ from textual.screen import Screen
 from textual.widgets import Footer, Header, OptionList, ProgressBar, Static
 from textual.widgets.option_list import Option
 
-from tutor.lab.experiments import get, on_screen
+from tutor.lab.experiments import get, on_screen, results_renderable
 from tutor.lab.progress import LiveProgress, LiveView, StopFlag, event_status
+from tutor.lab.report import live_loss_plot
+from tutor.render.safe import assemble
 from tutor.screens.handle import tutor_app
 
 LOOKS_PER_SECOND = 4
@@ -75,8 +78,6 @@ class LabScreen(Screen):
         self._last: dict[str, LastRun] = {}
 
     def compose(self) -> ComposeResult:
-        from rich.text import Text
-
         yield Header()
         with Horizontal(id="lab-main"):
             with Vertical(id="lab-left"):
@@ -133,8 +134,6 @@ class LabScreen(Screen):
 
     # -- showing ----------------------------------------------------------------------------
     def _status(self, *parts: str | tuple[str, str]) -> None:
-        from tutor.render.safe import assemble
-
         text = assemble(*parts)
         status = self.query_one("#lab-status", Static)
         lines = len(text.wrap(self.app.console, max(1, status.content_size.width or 80)))
@@ -277,8 +276,6 @@ class LabScreen(Screen):
             self._plot_rows = rows
 
     def _live_plot(self, losses: dict[str, list[tuple[int, float]]]) -> Any:
-        from tutor.lab.report import live_loss_plot
-
         width = max(30, self.query_one("#lab-scroll").size.width - 14)
         return live_loss_plot(losses, width).rich()
 
@@ -294,8 +291,6 @@ class LabScreen(Screen):
         self.refresh_bindings()
 
     def _finished(self, name: str, result: Any, settings: Any) -> None:
-        from tutor.lab.experiments import results_renderable
-
         live = self._live
         view = live.view() if live is not None else None
         if view is not None and view.latest:

@@ -17,6 +17,8 @@ from textual.timer import Timer
 from textual.widgets import Footer, Header, OptionList, Static
 from textual.widgets.option_list import Option
 
+from tutor.content import load_lessons
+from tutor.render.documents import exam_document, lesson_document, qa_document
 from tutor.render.labels import hanging
 from tutor.render.safe import assemble
 from tutor.screens.handle import tutor_app
@@ -56,8 +58,6 @@ class LearnScreen(Screen):
         yield Footer(compact=True)
 
     def on_mount(self) -> None:
-        from tutor.content import load_lessons
-
         self.lessons = {lesson.id: lesson for lesson in load_lessons()}
         self.refresh_list()
         self.watch(self.query_one("#learn-scroll", VerticalScroll), "scroll_y", self._scrolled, init=False)
@@ -80,8 +80,6 @@ class LearnScreen(Screen):
             options.highlighted = highlighted
 
     def show(self, page_id: str) -> None:
-        from tutor.render.documents import exam_document, lesson_document, qa_document
-
         if page_id == self.page_id:
             return
         self.page_id = page_id
@@ -91,7 +89,7 @@ class LearnScreen(Screen):
             text = lesson_document(lesson, keys=True)
         else:
             text = exam_document() if page_id == "exam" else qa_document()
-        from rich.markdown import Markdown
+        from rich.markdown import Markdown  # deferred: loads markdown_it (start-up time)
 
         self.document = text
         self.query_one("#learn-doc", Static).update(Markdown(text, code_theme="ansi_dark", hyperlinks=False))

@@ -12,9 +12,15 @@ from textual.screen import Screen
 from textual.widgets import Footer, Header, OptionList, Static
 from textual.widgets.option_list import Option
 
+from engine.traces import input_specs
 from tutor.render.labels import hanging
+from tutor.render.rich_view import overview, step_panel, summary
 from tutor.render.safe import assemble, text
 from tutor.screens.handle import tutor_app
+from tutor.screens.heatmap_view import HeatmapModal
+from tutor.screens.trace_inputs import TraceInputs
+from tutor.screens.trace_picker import TracePicker
+from tutor.warmup import TRACE
 from tutor.widgets.practice_panel import PracticePanel
 
 if TYPE_CHECKING:
@@ -76,8 +82,7 @@ class TraceScreen(Screen):
 
     @work(thread=True, exclusive=True, group="trace-build")
     def _build(self, name: str, overrides: dict[str, Any], page: int, request: int) -> None:
-        from engine.traces import build
-        from tutor.warmup import TRACE
+        from engine.traces import build  # looked up per call: tests replace it
 
         tutor_app(self).need_engine([TRACE + name])  # its kernels first
         try:
@@ -138,8 +143,6 @@ class TraceScreen(Screen):
         return 0 if self.trace is None else len(self.trace.steps) + 2
 
     def show_page(self, index: int) -> None:
-        from tutor.render.rich_view import overview, step_panel, summary
-
         if self.trace is None:
             return
         self.page = max(0, min(index, self.page_count - 1))
@@ -187,8 +190,6 @@ class TraceScreen(Screen):
 
     # -- other actions ----------------------------------------------------------------
     def action_pick(self) -> None:
-        from tutor.screens.trace_picker import TracePicker
-
         def chosen(name: str | None) -> None:
             if name:
                 self.load(name, {})
@@ -201,8 +202,6 @@ class TraceScreen(Screen):
     def action_edit_inputs(self) -> None:
         if self.trace is None:
             return
-        from engine.traces import input_specs
-        from tutor.screens.trace_inputs import TraceInputs
 
         def applied(overrides: dict[str, Any] | None) -> None:
             if overrides is not None:
@@ -215,7 +214,6 @@ class TraceScreen(Screen):
         if self.trace is None or not self.trace.heatmaps:
             self.notify("This trace has no attention weights to draw.", severity="warning")
             return
-        from tutor.screens.heatmap_view import HeatmapModal
 
         self.app.push_screen(HeatmapModal(self.trace.heatmaps, self.trace.errata))
 

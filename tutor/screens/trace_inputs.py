@@ -15,7 +15,8 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Static
 
 from engine.trace import InputSpec
-from tutor.inputs import format_value
+from tutor.errors import UserError
+from tutor.inputs import format_value, parse_value
 from tutor.render.safe import assemble, text
 
 
@@ -100,9 +101,7 @@ class TraceInputs(ModalScreen[dict[str, Any] | None]):
             self.query_one("#inputs-error", Static).update(text(message))
 
     def action_apply(self) -> None:
-        from engine.traces import build
-        from tutor.errors import UserError
-        from tutor.inputs import parse_value
+        from engine.traces import build  # looked up per call: tests replace it
 
         self._clear_errors()
         overrides: dict[str, Any] = {}

@@ -9,6 +9,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
+from tutor.practice.progress import levels
 from tutor.render.safe import assemble
 
 
@@ -30,7 +31,7 @@ class TracePicker(ModalScreen[str | None]):
     def __init__(self, current: str | None = None) -> None:
         super().__init__()
         self._current = current
-        from engine.traces import list_traces
+        from engine.traces import list_traces  # deferred: loads numpy (start-up time)
 
         self._traces = list_traces()
         self._levels: dict[str, tuple[int, int]] = {}
@@ -95,8 +96,6 @@ class TracePicker(ModalScreen[str | None]):
 
 def _practice_levels(app) -> dict[str, tuple[int, int]]:
     """Each trace's practice level and top level; empty when progress cannot be read."""
-    from tutor.practice.progress import levels
-
     try:
         return levels(app.store)
     except Exception:  # noqa: BLE001 - the list opens even if progress or a plan cannot be read

@@ -5,12 +5,14 @@ from __future__ import annotations
 import os
 import shutil
 import sqlite3
+import stat
 import tempfile
 import threading
 from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 
+from tutor.paths import data_dir
 from tutor.render.safe import shown_path
 from tutor.store import core, faults, salvage, schema, stuck
 from tutor.store.core import Store, utcnow
@@ -19,8 +21,6 @@ FILENAME = "progress.sqlite3"
 
 
 def default_path() -> Path:
-    from tutor.paths import data_dir
-
     return data_dir() / FILENAME
 
 
@@ -152,8 +152,6 @@ def _read_only_warning(path: Path, what: str) -> str:
 
 def _kind_of(path: Path) -> str:
     """A folder, a named pipe, a device...: what stands where the file should be."""
-    import stat
-
     mode = path.stat().st_mode
     for test, name in ((stat.S_ISDIR, "folder"), (stat.S_ISFIFO, "named pipe"),
                        (stat.S_ISSOCK, "socket"), (stat.S_ISCHR, "device"),

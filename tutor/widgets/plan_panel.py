@@ -9,8 +9,10 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import Button, Input, Label, Static
 
+from tutor.exam.plan import PlanError, plan_from_store, render_text, save_exam, saved_exam
 from tutor.render.safe import text
 from tutor.screens.handle import tutor_app
+from tutor.store.papers import attempted_questions
 
 
 class PlanPanel(Vertical):
@@ -28,8 +30,6 @@ class PlanPanel(Vertical):
             yield Static(id="plan-body")
 
     def on_mount(self) -> None:
-        from tutor.exam.plan import saved_exam
-
         saved = saved_exam(tutor_app(self).store)
         if saved:
             self.query_one("#plan-date", Input).value = saved[0].isoformat()
@@ -55,9 +55,6 @@ class PlanPanel(Vertical):
             self.show(save=True)
 
     def show(self, save: bool) -> None:
-        from tutor.exam.plan import PlanError, plan_from_store, render_text, save_exam
-        from tutor.store.papers import attempted_questions
-
         error = self.query_one("#plan-error", Static)
         try:
             exam = date.fromisoformat(self.query_one("#plan-date", Input).value.strip())

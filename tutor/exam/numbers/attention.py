@@ -7,6 +7,9 @@ import math
 
 import numpy as np
 
+from engine.costs import multi_head_cost
+from engine.masks import causal_mask, padding_mask
+from engine.traces import input_specs
 from tutor.exam.numbers import (
     Numbers,
     Step,
@@ -18,6 +21,7 @@ from tutor.exam.numbers import (
     words,
 )
 from tutor.marking import Link
+from tutor.quiz.generators import generate
 from tutor.quiz.generators.attention import SIMPLE_W
 from tutor.quiz.generators.scoring import grid
 from tutor.render.numbers import matrix as mat
@@ -26,7 +30,7 @@ from tutor.render.numbers import vector as vec
 
 
 def _scores(q, K) -> np.ndarray:
-    from engine.scoring import scaled_dot_scores
+    from engine.scoring import scaled_dot_scores  # deferred: loads numba (start-up time)
 
     return scaled_dot_scores(np.asarray(q, float)[None, :], np.asarray(K, float))[0]
 
@@ -36,8 +40,8 @@ def _attend_steps(q: np.ndarray, K: np.ndarray, V: np.ndarray, q_name: str, q_us
     """Steps ``scores`` → ``alpha`` → ``out`` for one query, each redone from the one before,
     linked to the scores trace on these numbers (or ``run``: a trace whose ``scores``,
     ``weights`` and ``output`` values they are, such as qkv)."""
-    from engine.pooling import attention_pool
-    from engine.softmax import softmax
+    from engine.pooling import attention_pool  # deferred: loads numba (start-up time)
+    from engine.softmax import softmax  # deferred: loads numba (start-up time)
 
     s = _scores(q, K)
     a = softmax(s)
@@ -87,8 +91,6 @@ def qkv_row(rng: np.random.Generator) -> Numbers:
 @maker("qkv-notes")
 def qkv_notes(rng: np.random.Generator) -> Numbers:
     """The notes' "I love cats" inputs (§5), fixed: their printed softmax is the erratum."""
-    from engine.traces import input_specs
-
     spec = {s.name: np.asarray(s.default, float) for s in input_specs("qkv") if s.kind == "matrix"}
     X, W_Q, W_K, W_V = spec["X"], spec["W_Q"], spec["W_K"], spec["W_V"]
     Q, K, V = X @ W_Q, X @ W_K, X @ W_V  # (3, 3), (3, 3), (3, 2): the notes' projections
@@ -98,8 +100,7 @@ def qkv_notes(rng: np.random.Generator) -> Numbers:
 
 @maker("self-attention-causal")
 def self_attention_causal(rng: np.random.Generator) -> Numbers:
-    from engine.masks import causal_mask
-    from engine.softmax import masked_softmax
+    from engine.softmax import masked_softmax  # deferred: loads numba (start-up time)
 
     while True:
         Q = grid(rng, -1, 1, 0.5, (3, 2))
@@ -126,8 +127,6 @@ def self_attention_causal(rng: np.random.Generator) -> Numbers:
 
 @maker("multi-head-shapes")
 def multi_head_shapes(rng: np.random.Generator) -> Numbers:
-    from engine.costs import multi_head_cost
-
     d_model = int(rng.choice([256, 512, 768, 1024]))
     heads = int(rng.choice([h for h in (4, 8, 12, 16) if d_model % h == 0]))
     n = int(rng.choice([10, 20, 50, 100]))
@@ -176,7 +175,7 @@ def attention_sizes(rng: np.random.Generator) -> Numbers:
 
 @maker("scoring-compare")
 def scoring_compare(rng: np.random.Generator) -> Numbers:
-    from engine.scoring import additive_scores
+    from engine.scoring import additive_scores  # deferred: loads numba (start-up time)
 
     q = grid(rng, -1, 1, 1, 3)
     k = grid(rng, -1, 1, 1, 3)
@@ -207,7 +206,7 @@ def scoring_compare(rng: np.random.Generator) -> Numbers:
 
 @maker("dot-variance")
 def dot_variance(rng: np.random.Generator) -> Numbers:
-    from engine.scoring import dot_product_variance
+    from engine.scoring import dot_product_variance  # deferred: loads numba (start-up time)
 
     d_k = int(rng.choice([16, 25, 36, 64, 100, 144]))
     var_q, var_k = float(rng.choice([0.5, 1, 2, 4])), float(rng.choice([0.5, 1, 2]))
@@ -227,8 +226,7 @@ def dot_variance(rng: np.random.Generator) -> Numbers:
 
 @maker("pooling")
 def pooling(rng: np.random.Generator) -> Numbers:
-    from engine.pooling import attention_pool, max_pool, mean_pool
-    from tutor.quiz.generators import generate
+    from engine.pooling import attention_pool, max_pool, mean_pool  # deferred: loads numba (start-up time)
 
     d = generate("pooling", int(rng.integers(0, 2**31))).data
     V, a = d["V"], d["alpha"]
@@ -265,7 +263,7 @@ def pooling_query(rng: np.random.Generator) -> Numbers:
 
 @maker("positional")
 def positional(rng: np.random.Generator) -> Numbers:
-    from engine.positional import sinusoidal_encoding
+    from engine.positional import sinusoidal_encoding  # deferred: loads numba (start-up time)
 
     d = int(rng.choice([4, 8, 16]))
     pos = int(rng.integers(1, 9))
@@ -288,8 +286,7 @@ def positional(rng: np.random.Generator) -> Numbers:
 
 @maker("padding")
 def padding(rng: np.random.Generator) -> Numbers:
-    from engine.masks import padding_mask
-    from engine.softmax import masked_softmax, softmax
+    from engine.softmax import masked_softmax, softmax  # deferred: loads numba (start-up time)
 
     length = int(rng.integers(2, 4))  # real tokens among 4 positions
     s = grid(rng, -1, 2, 0.5, 4)

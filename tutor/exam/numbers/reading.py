@@ -6,6 +6,7 @@ import numpy as np
 
 from tutor.exam.numbers import Numbers, Step, Value, as_tuple, maker
 from tutor.marking import Link
+from tutor.quiz.generators import generate
 from tutor.quiz.generators.attention import simplex
 from tutor.quiz.generators.revision import heatmap_table
 from tutor.render.numbers import number as num
@@ -14,10 +15,10 @@ from tutor.render.numbers import vector as vec
 
 @maker("beam")
 def beam(rng: np.random.Generator) -> Numbers:
+    # deferred: loads numba (start-up time)
     from engine.decoding import TableModel, beam_search, greedy_decode
-    from engine.decoding.search import length_normalised_score
-    from engine.traces.lecture_beam import ROWS, VOCAB
-    from tutor.quiz.generators import generate
+    from engine.decoding.search import length_normalised_score  # deferred: loads numba (start-up time)
+    from engine.traces.lecture_beam import ROWS, VOCAB  # deferred: loads numba (start-up time)
 
     while True:  # the quiz family's tables, until greedy and beam disagree (the point here)
         d = generate("beam-search", int(rng.integers(0, 2**31))).data
@@ -71,8 +72,8 @@ def beam(rng: np.random.Generator) -> Numbers:
 
 @maker("sampling")
 def sampling(rng: np.random.Generator) -> Numbers:
-    from engine.decoding import filtered_probs
-    from engine.softmax import softmax
+    from engine.decoding import filtered_probs  # deferred: loads numba (start-up time)
+    from engine.softmax import softmax  # deferred: loads numba (start-up time)
 
     words = ("cat", "dog", "mat", "hat", "bat")
     while True:
@@ -132,7 +133,7 @@ def step_value(trace, name: str):
 
 @maker("heatmap")
 def heatmap(rng: np.random.Generator) -> Numbers:
-    from engine.traces import build
+    from engine.traces import build  # looked up per call: tests replace it
 
     source, target, W = heatmap_table(rng)
     trace = build("heatmap-reading", {"source": source, "target": target, "rows": target[1:],

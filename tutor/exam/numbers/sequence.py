@@ -33,7 +33,7 @@ from tutor.render.numbers import vector as vec
 
 @maker("encoder-run")
 def encoder_run(rng: np.random.Generator) -> Numbers:
-    from engine.rnn import rnn_encoder
+    from engine.rnn import rnn_encoder  # deferred: loads numba (start-up time)
 
     X, W_HX, W_HH = encoder_inputs(rng)
     b = np.zeros(2)
@@ -71,8 +71,8 @@ _WORDS = ("chat", "chien", "<EOS>")
 
 @maker("decoder-output")
 def decoder_output(rng: np.random.Generator) -> Numbers:
-    from engine.scoring import dot_scores
-    from engine.softmax import softmax
+    from engine.scoring import dot_scores  # deferred: loads numba (start-up time)
+    from engine.softmax import softmax  # deferred: loads numba (start-up time)
 
     h = nonzero_grid(rng, -1, 1, 0.1, 2)
     W_O = grid(rng, -1, 1, 0.5, (3, 2))
@@ -97,7 +97,7 @@ def decoder_output(rng: np.random.Generator) -> Numbers:
 
 @maker("linear-fading")
 def linear_fading(rng: np.random.Generator) -> Numbers:
-    from engine.rnn import rnn_encoder
+    from engine.rnn import rnn_encoder  # deferred: loads numba (start-up time)
 
     w = float(grid(rng, 0.3, 0.8, 0.1))
     X = grid(rng, 0, 1, 0.1, (3, 2))
@@ -130,7 +130,7 @@ def linear_fading(rng: np.random.Generator) -> Numbers:
 
 @maker("error-cascade")
 def error_cascade(rng: np.random.Generator) -> Numbers:
-    from engine.loss import cross_entropy
+    from engine.loss import cross_entropy  # deferred: loads numba (start-up time)
 
     table = cascade_table(rng)
     target = ("the", "cat", "sat")
@@ -169,8 +169,8 @@ def error_cascade(rng: np.random.Generator) -> Numbers:
 
 @maker("dynamic-context")
 def dynamic_context(rng: np.random.Generator) -> Numbers:
-    from engine.pooling import attention_pool
-    from engine.softmax import softmax
+    from engine.pooling import attention_pool  # deferred: loads numba (start-up time)
+    from engine.softmax import softmax  # deferred: loads numba (start-up time)
 
     e = grid(rng, -1, 2, 0.5, 3)
     while len(set(e)) < 3:
@@ -199,7 +199,7 @@ def dynamic_context(rng: np.random.Generator) -> Numbers:
 
 @maker("sequence-loss")
 def sequence_loss(rng: np.random.Generator) -> Numbers:
-    from engine.loss import cross_entropy, cross_entropy_grad
+    from engine.loss import cross_entropy, cross_entropy_grad  # deferred: loads numba (start-up time)
 
     P = np.stack([simplex(rng, 3) for _ in range(3)])  # (3, V)
     y = rng.integers(0, 3, size=3)
@@ -228,7 +228,7 @@ def sequence_loss(rng: np.random.Generator) -> Numbers:
 
 @maker("label-smoothing")
 def label_smoothing(rng: np.random.Generator) -> Numbers:
-    from engine.loss import cross_entropy
+    from engine.loss import cross_entropy  # deferred: loads numba (start-up time)
 
     while True:
         p = simplex(rng, 4)

@@ -34,8 +34,8 @@ def par(x: float) -> str:
 def luong(rng: np.random.Generator) -> Numbers:
     """Luong et al. (2015) global attention: the current state h_t against three source states
     with the dot and the general (bilinear) score, then the weights and the context."""
-    from engine.scoring import dot_scores, general_scores
-    from engine.softmax import softmax
+    from engine.scoring import dot_scores, general_scores  # deferred: loads numba (start-up time)
+    from engine.softmax import softmax  # deferred: loads numba (start-up time)
 
     h = nonzero_grid(rng, -1, 1, 0.5, 2)
     while True:
@@ -73,7 +73,7 @@ def two_heads(rng: np.random.Generator) -> Numbers:
     """Two one-dimensional heads over three tokens whose values keep one coordinate each: head
     1 looks mostly at token i (whose value is [p, 0]), head 2 mostly at token j ([0, q]). One
     head would need α_i = α¹_i and α_j = α²_j in one distribution, which sum to more than 1."""
-    from engine.scoring import dot_scores
+    from engine.scoring import dot_scores  # deferred: loads numba (start-up time)
 
     i, j = (int(x) for x in rng.choice(3, size=2, replace=False))
     p, q = (float(x) for x in rng.choice([1, 2, 3, 4], size=2))

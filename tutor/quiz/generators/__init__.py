@@ -85,7 +85,7 @@ def generate(family: str, seed: int) -> Problem:
     Raises:
         ValueError: for an unknown family.
     """
-    import numpy as np
+    import numpy as np  # deferred: loads numpy (start-up time)
 
     try:
         fam = FAMILIES[family]

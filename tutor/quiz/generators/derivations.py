@@ -12,6 +12,7 @@ import math
 
 import numpy as np
 
+from engine.costs import layer_costs, multi_head_cost
 from tutor.quiz.generators._base import Part
 from tutor.quiz.generators.scoring import grid
 from tutor.render.numbers import matrix as mat
@@ -27,9 +28,9 @@ def _clear(*answers: np.ndarray, least: float = 0.1) -> bool:
 
 
 def make_attention_backward(rng: np.random.Generator) -> dict:
-    from engine.attention_backward import attention_backward
-    from engine.softmax import softmax
-    from engine.softmax_backward import softmax_backward
+    from engine.attention_backward import attention_backward  # deferred: loads numba (start-up time)
+    from engine.softmax import softmax  # deferred: loads numba (start-up time)
+    from engine.softmax_backward import softmax_backward  # deferred: loads numba (start-up time)
 
     n, d_k = 3, 2
     while True:
@@ -77,8 +78,9 @@ def make_attention_backward(rng: np.random.Generator) -> dict:
 
 
 def make_additive_backward(rng: np.random.Generator) -> dict:
+    # deferred: loads numba (start-up time)
     from engine.additive_attention import additive_attention, additive_attention_backward
-    from engine.softmax_backward import softmax_backward
+    from engine.softmax_backward import softmax_backward  # deferred: loads numba (start-up time)
 
     d, h = 2, 2
     while True:
@@ -128,8 +130,6 @@ _WIDTHS = (16, 24, 32, 48, 64)
 
 
 def make_multi_head_cost(rng: np.random.Generator) -> dict:
-    from engine.costs import layer_costs, multi_head_cost
-
     while True:
         n, d = int(rng.choice(_LENGTHS)), int(rng.choice(_WIDTHS))
         if n != d:                               # part (c) needs a strict winner
