@@ -282,7 +282,7 @@ def get_lesson(lesson_id: str, root: Path | None = None) -> Lesson:
         if lesson.id == lesson_id:
             return lesson
     raise LookupError(
-        f"no lesson {lesson_id!r}; expected one of: " + ", ".join(l.id for l in lessons_)
+        f"no lesson {lesson_id!r}; expected one of: " + ", ".join(lesson.id for lesson in lessons_)
     )
 
 

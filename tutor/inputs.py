@@ -188,7 +188,9 @@ def format_value(value: Any, digits: int | None = None) -> str:
         return "; ".join(", ".join(_num(v, digits) for v in row) for row in arr.tolist())
     # [x], [], [[a, b]] and [[]] would read back as something else: JSON
     nested = arr.tolist()
-    inner = (lambda r: "[" + ", ".join(_num(v, digits) for v in r) + "]")
+    def inner(r: list) -> str:
+        return "[" + ", ".join(_num(v, digits) for v in r) + "]"
+
     return inner(nested) if arr.ndim == 1 else "[" + ", ".join(inner(r) for r in nested) + "]"
 
 

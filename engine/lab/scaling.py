@@ -27,6 +27,7 @@ import math
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field, replace
+from functools import partial
 
 import numpy as np
 
@@ -218,10 +219,10 @@ def scaling_experiment(
             return _stopped(result)
         rng = np.random.default_rng([seed, n])
         Q, K, V = (rng.standard_normal((n, d)).astype(dt) for _ in range(3))
-        plain = _best_seconds(lambda: attention(Q, K, V), repeat, clock, should_stop)
+        plain = _best_seconds(partial(attention, Q, K, V), repeat, clock, should_stop)
         if plain is None or (should_stop and should_stop()):
             return _stopped(result)
-        tiled = _best_seconds(lambda: flash_attention(Q, K, V), repeat, clock, should_stop)
+        tiled = _best_seconds(partial(flash_attention, Q, K, V), repeat, clock, should_stop)
         if tiled is None:
             return _stopped(result)
         (t_plain, (out_plain, _)), (t_tiled, out_tiled) = plain, tiled

@@ -74,9 +74,9 @@ def find_lesson(key: str) -> Lesson | str:
         for lesson in lessons:
             if int(text) == lesson.section:
                 return lesson
-    name = resolve(key, [l.id for l in lessons] + [EXAM, QA], "lesson",
+    name = resolve(key, [lesson.id for lesson in lessons] + [EXAM, QA], "lesson",
                    f"Run `attn-tutor lesson` to list them (or give a section number 1-{len(lessons)}).")
-    return next((l for l in lessons if l.id == name), name)
+    return next((lesson for lesson in lessons if lesson.id == name), name)
 
 
 def listing() -> str:
@@ -85,12 +85,12 @@ def listing() -> str:
 
     lessons = load_lessons()
     opened = lessons_opened()
-    width = max(len(l.id) for l in lessons)
+    width = max(len(lesson.id) for lesson in lessons)
     lines = [f"  {'§':>2}  {'id':<{width}}  title"]
-    for l in lessons:
-        mark = "✓" if l.id in opened else " "
-        lines.append(f"{mark} {l.section:>2}  {l.id:<{width}}  {l.title}")
-    done = sum(l.id in opened for l in lessons)
+    for lesson in lessons:
+        mark = "✓" if lesson.id in opened else " "
+        lines.append(f"{mark} {lesson.section:>2}  {lesson.id:<{width}}  {lesson.title}")
+    done = sum(lesson.id in opened for lesson in lessons)
     lines += [
         "",
         f"{done} of {len(lessons)} opened (✓).",

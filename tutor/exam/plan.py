@@ -120,7 +120,7 @@ def _mistakes(recurring: Sequence[tuple[str, str]]) -> list[Task]:
         n = len(group)
         out.append(Task("mistakes", f"Aimed quiz on {n} recurring mistake{'s' * (n != 1)}: "
                                     + "; ".join(t for t, _ in group), MISTAKES_MINUTES,
-                        "attn-tutor quiz --mode mistakes", tuple(dict.fromkeys(l for _, l in group))))
+                        "attn-tutor quiz --mode mistakes", tuple(dict.fromkeys(lesson for _, lesson in group))))
     return out
 
 
@@ -192,12 +192,12 @@ def build_plan(exam: date, today: date, minutes_per_day: int, *, due: Iterable[d
     traces = practice
     mastery = dict(mastery or {})
     read = set(lessons_read)
-    lessons = [Task("lesson", f"Read lesson {LESSON_IDS.index(l) + 1}: {l}", LESSON_MINUTES,
-                    f"attn-tutor lesson {l}", (l,)) for l in EXAM_LESSONS if l not in read]
-    weak = sorted((l for l in EXAM_LESSONS if (mastery.get(l) or 0.0) < WEAK),
-                  key=lambda l: (mastery.get(l) or 0.0, LESSON_IDS.index(l)))
-    practice = [Task("practice", f"Practise {l} (mastery {round(100 * (mastery.get(l) or 0))}%)",
-                     PRACTICE_MINUTES, f"attn-tutor quiz --topic {l}", (l,)) for l in weak]
+    lessons = [Task("lesson", f"Read lesson {LESSON_IDS.index(lid) + 1}: {lid}", LESSON_MINUTES,
+                    f"attn-tutor lesson {lid}", (lid,)) for lid in EXAM_LESSONS if lid not in read]
+    weak = sorted((lid for lid in EXAM_LESSONS if (mastery.get(lid) or 0.0) < WEAK),
+                  key=lambda lid: (mastery.get(lid) or 0.0, LESSON_IDS.index(lid)))
+    practice = [Task("practice", f"Practise {lid} (mastery {round(100 * (mastery.get(lid) or 0))}%)",
+                     PRACTICE_MINUTES, f"attn-tutor quiz --topic {lid}", (lid,)) for lid in weak]
     queue = (lessons + _mistakes(mistakes) + practice + _papers(unattempted)
              + _traces(dict(traces or {}), exam))
     due_by_day: dict[date, int] = {}

@@ -213,6 +213,6 @@ def estimated_pages(sheet: Sheet | None = None, page: Page = PAGE) -> float:
         for f in g.formulas:
             lines += wrapped(f"{f.name}: {f.formula}") + wrapped(f.shapes, 6) + 0.3
     lines += 1.6
-    for s, m in sheet.notation:
+    for _, m in sheet.notation:
         lines += 1 + wrapped(m, 6) + 0.2
     return lines / (page.lines_per_column * page.columns)

@@ -217,7 +217,7 @@ def select(mode: str, *, bank: Sequence[Question], store: Store, topics: set[str
         misses = store.miss_counts()
         cards = {c.question_id: c.card for c in store.cards()}
         scored = []
-        for qid, it in by_id.items():
+        for qid in by_id:
             attempts, wrong = misses.get(qid, (0, 0))
             if attempts == 0 and qid not in cards:
                 continue
