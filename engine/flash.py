@@ -390,10 +390,12 @@ def prepare_flash(Q: object, K: object, V: object, key_padding: object | None,
         q, k, v = q[None], k[None], v[None]
     B, L, d = q.shape
     if k.shape[0] != B or k.shape[2] != d:
-        raise ValueError(f"K: expected shape {(B, 'S', d)[1 if squeeze else 0:]}, got {k.shape[1 if squeeze else 0:]}")
+        raise ValueError(f"K: expected shape {(B, 'S', d)[1 if squeeze else 0:]}, got "
+                         f"{k.shape[1 if squeeze else 0:]}")
     S = k.shape[1]
     if v.shape[0] != B or v.shape[1] != S:
-        raise ValueError(f"V: expected shape {(B, S, 'd_v')[1 if squeeze else 0:]}, got {v.shape[1 if squeeze else 0:]}")
+        raise ValueError(f"V: expected shape {(B, S, 'd_v')[1 if squeeze else 0:]}, got "
+                         f"{v.shape[1 if squeeze else 0:]}")
     sc = 1.0 / math.sqrt(d) if scale is None else check_scalar(scale, "scale")
     if key_padding is None:
         key_ok, has_pad = np.ones((1, 1), np.bool_), False

@@ -64,7 +64,8 @@ def parse_value(text: str, where: str = "value") -> Any:
     if any(ch.isdigit() for ch in text):  # "−0.2" pasted from the notes means -0.2
         text = text.translate(_MINUS)
     if not text:
-        raise UserError(f"{where}: empty value; expected a number, a list like '1,0,-1' or a matrix like '1,0; 0,1'")
+        raise UserError(f"{where}: empty value; expected a number, a list like '1,0,-1' or a matrix like "
+                        "'1,0; 0,1'")
     low = text.lower()
     if low in ("true", "false"):
         return low == "true"
@@ -72,7 +73,8 @@ def parse_value(text: str, where: str = "value") -> Any:
         try:
             value = json.loads(text)
         except json.JSONDecodeError as exc:
-            raise UserError(f"{where}: could not read {shorten(text)} as JSON ({exc.msg} at column {exc.colno})") from None
+            raise UserError(f"{where}: could not read {shorten(text)} as JSON ({exc.msg} at column "
+                            f"{exc.colno})") from None
         _check_json_numbers(value, where)
         return value
     if ";" in text:

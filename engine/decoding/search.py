@@ -70,7 +70,8 @@ def check_length_penalty(length_penalty: object) -> tuple[str, float] | None:
         return None
     if (not isinstance(length_penalty, (tuple, list)) or len(length_penalty) != 2
             or length_penalty[0] not in ("hf", "gnmt")):
-        raise ValueError(f"length_penalty: expected None, ('hf', alpha) or ('gnmt', alpha), got {length_penalty!r}")
+        raise ValueError("length_penalty: expected None, ('hf', alpha) or ('gnmt', alpha), got "
+                         f"{length_penalty!r}")
     return (str(length_penalty[0]), check_scalar(length_penalty[1], "length_penalty alpha"))
 
 

@@ -24,7 +24,8 @@ app = typer.Typer(help=HELP, no_args_is_help=True)
              "Binds 127.0.0.1 unless --host is given. A host that stopped without ending its "
              "session resumes it (same key, same port) unless --new is given.")
 def host(
-    host: Annotated[str, typer.Option(help="Interface to bind; anything but 127.0.0.1 is reachable by others (0.0.0.0: the whole network).")] = "127.0.0.1",
+    host: Annotated[str, typer.Option(help="Interface to bind; anything but 127.0.0.1 is reachable by others "
+                                           "(0.0.0.0: the whole network).")] = "127.0.0.1",
     port: Annotated[int, typer.Option(min=0, max=65535, help="TCP port (0: any free port).")] = 8765,
     new: Annotated[bool, typer.Option("--new", help="Start a new session even if one was left running.")] = False,
     cap: Annotated[int, typer.Option(min=1, max=5000, help="Most students at once.")] = 500,
@@ -70,10 +71,12 @@ def join(
              "and the first vote against the second; per student under the name they gave (or "
              "anonymous).")
 def export(
-    session: Annotated[str, typer.Argument(help="Session id (`attn-tutor class sessions` lists them; 'last' for the newest).")],
+    session: Annotated[str, typer.Argument(help="Session id (`attn-tutor class sessions` lists them; 'last' "
+                                                "for the newest).")],
     csv: Annotated[bool, typer.Option("--csv", help="CSV (the default).")] = False,
     json_out: Annotated[bool, typer.Option("--json", help="JSON.")] = False,
-    students: Annotated[bool, typer.Option("--students", help="CSV: one row per student and question instead of per answer kind.")] = False,
+    students: Annotated[bool, typer.Option("--students", help="CSV: one row per student and question instead "
+                                                              "of per answer kind.")] = False,
     out: Annotated[str | None, typer.Option("--out", help="Write to this file instead of stdout.")] = None,
 ) -> None:
     def run() -> None:

@@ -70,7 +70,8 @@ class Decoder(str, Enum):
 
 SeedOpt = Annotated[int, typer.Option("--seed", min=0, max=MAX_SEED,
                                       help="Seed for initialisation, data and sampling (0 or more).")]
-JsonOpt = Annotated[bool, typer.Option("--json", help="Print the results as JSON (schema: attn-tutor lab --schema).")]
+JsonOpt = Annotated[bool, typer.Option("--json", help="Print the results as JSON (schema: attn-tutor lab "
+                                                      "--schema).")]
 AsciiOpt = Annotated[bool, typer.Option("--ascii", help="7-bit ASCII tables and plots, no colour.")]
 # hidden knobs the tests and benchmarks use to make a run small (None: the experiment's default)
 StepsOpt = Annotated[int | None, typer.Option("--steps", min=1, max=MAX_STEPS, hidden=True)]
@@ -197,7 +198,8 @@ def train_cmd(
     batch: Annotated[int, typer.Option("--batch", min=1, max=4096, help="Sequences per step.")] = 32,
     lr: Annotated[float, typer.Option("--lr", min=1e-6, max=1.0, help="Adam learning rate at the "
                                       "start (cosine decay to a tenth of it).")] = 3e-3,
-    clip: Annotated[float, typer.Option("--clip", min=0.0, max=1e6, help="Global gradient-norm clip (0 = off).")] = 5.0,
+    clip: Annotated[float, typer.Option("--clip", min=0.0, max=1e6, help="Global gradient-norm clip (0 = "
+                                                                         "off).")] = 5.0,
     min_len: Annotated[int | None, typer.Option(
         "--min-len", min=1, max=MAX_SEQ_LEN, help="Shortest training sequence [default: 5, or the loaded "
         "model's].", show_default=False)] = None,
@@ -278,7 +280,8 @@ def scaling_cmd(
                                         "the fastest counts.")] = 3,
     seed: Annotated[int, typer.Option("--seed", min=0, max=MAX_SEED, help="Seed for Q, K, V.")] = 0,
     float64: Annotated[bool, typer.Option("--float64", help="Use float64 (default float32).")] = False,
-    as_json: Annotated[bool, typer.Option("--json", help="Print the results as JSON (schema: attn-tutor lab --schema).")] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the results as JSON (schema: attn-tutor lab "
+                                                         "--schema).")] = False,
 ) -> None:
     _run("scaling", lambda: _module("scaling").from_options(
         min_n=min_n, max_n=max_n, d=d, repeat=repeat, seed=seed,
@@ -294,7 +297,8 @@ def saturation_cmd(
                                          "variance, per d_k.")] = 20_000,
     trials: Annotated[int, typer.Option("--trials", min=1, max=100_000, help="Softmaxes averaged per d_k.")] = 2_000,
     seed: Annotated[int, typer.Option("--seed", min=0, max=MAX_SEED, help="Seed of the random q and k.")] = 0,
-    as_json: Annotated[bool, typer.Option("--json", help="Print the results as JSON (schema: attn-tutor lab --schema).")] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the results as JSON (schema: attn-tutor lab "
+                                                         "--schema).")] = False,
 ) -> None:
     _run("saturation", lambda: _module("saturation").from_options(
         min_d=min_d, max_d=max_d, keys=keys, samples=samples, trials=trials, seed=seed),

@@ -29,7 +29,8 @@ def command(
         "--question", "-q", metavar="ID", help="Exactly this question (repeatable).")] = None,
     topic: Annotated[list[str] | None, typer.Option(
         "--topic", "-t", metavar="TOPIC", help="Only these lessons (id or section number 1-13); repeatable.")] = None,
-    seed: Annotated[int | None, typer.Option(metavar="SEED", help="Seed for the choice of questions and their numbers.")] = None,
+    seed: Annotated[int | None, typer.Option(metavar="SEED", help="Seed for the choice of questions and "
+                                                                  "their numbers.")] = None,
     list_: Annotated[bool, typer.Option("--list", help="List the questions and exit.")] = False,
     plain: Annotated[bool, typer.Option("--plain", help="Line-based: parts to stdout, answers from stdin.")] = False,
 ) -> None:

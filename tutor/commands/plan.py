@@ -23,7 +23,8 @@ def command(
     exam: Annotated[str | None, typer.Option("--exam", metavar="YYYY-MM-DD",
                                              help="The exam date (remembered).")] = None,
     minutes: Annotated[int | None, typer.Option("--minutes", metavar="N",
-                                                help="Minutes a day to revise, 10-600 (default 60; remembered).")] = None,
+                                                help="Minutes a day to revise, 10-600 (default 60; "
+                                                     "remembered).")] = None,
     today: Annotated[str | None, typer.Option("--today", metavar="YYYY-MM-DD",
                                               help="Plan as if today were this date.")] = None,
     json_out: Annotated[bool, typer.Option("--json", help="Print JSON (schema: attn-tutor plan --schema).")] = False,

@@ -28,10 +28,12 @@ def command(
     mode: Annotated[str, typer.Option("--mode", "-m", help="practice, review, weak, retry, mock or mistakes.",
                                       metavar="MODE")] = "practice",
     topic: Annotated[list[str] | None, typer.Option(
-        "--topic", "-t", metavar="TOPIC", help="Only these topics (lesson id, section number or exam topic); repeatable.")] = None,
+        "--topic", "-t", metavar="TOPIC", help="Only these topics (lesson id, section number or exam topic); "
+                                               "repeatable.")] = None,
     count: Annotated[int | None, typer.Option(
         "--count", "-n", metavar="N", help="How many questions (default: 10; review 20; mock 12; mistakes 8).")] = None,
-    seed: Annotated[int | None, typer.Option(metavar="SEED", help="Seed for the choice of questions and the generated numbers.")] = None,
+    seed: Annotated[int | None, typer.Option(metavar="SEED", help="Seed for the choice of questions and the "
+                                                                  "generated numbers.")] = None,
     time_limit: Annotated[float | None, typer.Option(
         "--time-limit", help="Minutes allowed (mock default: 2 per question).", metavar="MIN")] = None,
     generated: Annotated[bool, typer.Option(

@@ -69,7 +69,8 @@ def collect() -> list[Item]:
     for spec in load_questions():
         question = instantiate(spec, 0)
         for part in question.parts:
-            front = f"{spec.title} ({part.marks} mark{'s' * (part.marks != 1)})\n{question.stem}\n\n{part.prompt}"
+            front = (f"{spec.title} ({part.marks} "
+                     f"mark{'s' * (part.marks != 1)})\n{question.stem}\n\n{part.prompt}")
             back = []
             if part.kind == "text":
                 back.append("Mark scheme (1 mark each, up to "

@@ -108,9 +108,11 @@ def check_sides(shape: tuple[int, ...], where: str) -> None:
 def check_matrix(weights: np.ndarray, where: str) -> None:
     """2-D, not empty, finite — or one line saying which cell is not."""
     if weights.ndim != 2:
-        raise UserError(f"{where}: got a {weights.ndim}-D array of shape {tuple(weights.shape)}; expected a 2-D matrix (rows, cols)")
+        raise UserError(f"{where}: got a {weights.ndim}-D array of shape {tuple(weights.shape)}; expected a "
+                        "2-D matrix (rows, cols)")
     if weights.size == 0:
-        raise UserError(f"{where}: the matrix is empty (shape {tuple(weights.shape)}); expected at least one row and column")
+        raise UserError(f"{where}: the matrix is empty (shape {tuple(weights.shape)}); expected at least one "
+                        "row and column")
     check_sides(weights.shape, where)
     bad = np.argwhere(~np.isfinite(weights))
     if len(bad):
@@ -184,7 +186,8 @@ def _load_csv(text: str, where: str, suffix: str) -> Loaded:
     if header is not None:
         names = header[1:] if len(header) == width + 1 else header
         if len(names) != width:
-            raise UserError(f"{where}: the header line {n0} has {len(header)} names; expected {width} (one per column)")
+            raise UserError(f"{where}: the header line {n0} has {len(header)} names; expected {width} (one "
+                            "per column)")
         cols = names
     return Loaded(np.array(matrix, dtype=np.float64), rows, cols)
 
@@ -255,7 +258,8 @@ def _load_json(text: str, where: str) -> Loaded:
         if unknown:
             raise UserError(f"{where}: unknown key {shorten(unknown[0])}; expected weights, rows, cols, title")
         if "weights" not in data:
-            raise UserError(f"{where}: no \"weights\" key; expected {{\"weights\": [[...]], \"rows\": [...], \"cols\": [...]}}")
+            raise UserError(f"{where}: no \"weights\" key; expected {{\"weights\": [[...]], \"rows\": [...], "
+                            "\"cols\": [...]}")
         rows = _json_labels(data.get("rows"), "rows", where)
         cols = _json_labels(data.get("cols"), "cols", where)
         title = data.get("title")
@@ -278,21 +282,26 @@ def _json_labels(value: object, key: str, where: str) -> list[str] | None:
 def _json_matrix(data: object, where: str) -> np.ndarray:
     example = "[[0.1, 0.9], [0.8, 0.2]]"
     if not isinstance(data, list) or not data:
-        raise UserError(f"{where}: weights is {_json_kind(data)}; expected a 2-D list of numbers like {example}")
+        raise UserError(f"{where}: weights is {_json_kind(data)}; expected a 2-D list of numbers like "
+                        f"{example}")
     if len(data) > MAX_HEATMAP_SIDE or any(isinstance(r, list) and len(r) > MAX_HEATMAP_SIDE for r in data):
         longest = max(len(r) if isinstance(r, list) else 0 for r in data)
         check_sides((len(data), longest), where)
     if not all(isinstance(row, list) for row in data):
         if all(_is_num(v) for v in data):
-            raise UserError(f"{where}: weights is a 1-D list of {len(data)} numbers; expected a 2-D list of rows like {example}")
-        raise UserError(f"{where}: weights mixes rows and single values; expected a 2-D list of numbers like {example}")
+            raise UserError(f"{where}: weights is a 1-D list of {len(data)} numbers; expected a 2-D list of "
+                            f"rows like {example}")
+        raise UserError(f"{where}: weights mixes rows and single values; expected a 2-D list of numbers like "
+                        f"{example}")
     width = len(data[0])
     for i, row in enumerate(data, 1):
         if len(row) != width:
-            raise UserError(f"{where}: row {i} has {_values(len(row))}; expected {width} like row 1 (every row the same length)")
+            raise UserError(f"{where}: row {i} has {_values(len(row))}; expected {width} like row 1 (every "
+                            "row the same length)")
         for j, value in enumerate(row, 1):
             if not _is_num(value):
-                raise UserError(f"{where}: row {i}, column {j} is {shorten(json.dumps(value))}; expected a number")
+                raise UserError(f"{where}: row {i}, column {j} is {shorten(json.dumps(value))}; expected a "
+                                "number")
     return np.array(data, dtype=np.float64)
 
 

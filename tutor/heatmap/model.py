@@ -299,7 +299,8 @@ def sums_line(model: HeatmapModel) -> str:
     if np.all(np.abs(model.row_sums - 1) <= SUM_TOL) and model.weights.min() < 0:
         # the sums are fine: what rules out attention weights is the sign, so say that
         return f"{name}: rows sum to 1, but some values are negative (weights never are)"
-    sums = f"every row sums to {fmt_number(a)}" if math.isclose(a, b) else f"row sums {fmt_number(a)} to {fmt_number(b)}"
+    sums = f"every row sums to {fmt_number(a)}" if math.isclose(a, b) else (f"row sums {fmt_number(a)} to "
+                                                                            f"{fmt_number(b)}")
     return f"{name}: rows do not sum to 1 ({sums})"
 
 

@@ -295,7 +295,8 @@ def check_heatmap_path(path: Path) -> None:
     """Fail before any training when ``--save`` names a file type the heatmap cannot be."""
     if path.suffix.lower() not in HEATMAP_SUFFIXES:
         shown = repr(path.suffix) if path.suffix else "no extension"
-        raise UserError(f"--save {shown_path(path)}: unknown file type {shown}; expected .json, .txt, .svg or .html")
+        raise UserError(f"--save {shown_path(path)}: unknown file type {shown}; expected .json, .txt, .svg "
+                        "or .html")
 
 
 def save_heatmap(path: Path, title: str, weights: Any, rows: list[str], cols: list[str],

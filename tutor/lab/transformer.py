@@ -75,7 +75,8 @@ def describe(s: Any) -> str:
         runs.append("the same model without positions")
     if j.rnn is not None:
         runs.append("the RNN lab's fixed-context and attention models")
-    return (f"lab transformer: training {', '.join(runs[:-1]) + ' and ' + runs[-1] if len(runs) > 1 else runs[0]}"
+    return ("lab transformer: training "
+            f"{', '.join(runs[:-1]) + ' and ' + runs[-1] if len(runs) > 1 else runs[0]}"
             f" on `{tr.task}`, lengths {tr.min_len}-{tr.max_len}, {tr.steps} steps of {tr.batch_size}"
             + (f", dropout {j.settings.dropout:g}" if j.settings.dropout else ""))
 
@@ -237,7 +238,8 @@ def save(res: Any, s: Any) -> list[str]:
             model = res.runs["transformer"].model
             save_model(path, model, {"task": res.settings.train.task,
                                      "settings": res.settings.to_dict()}, TRANSFORMER_FORMAT)
-            notes.append(f"wrote {shown_path(path)} (load it with `attn-tutor lab transformer --load {shown_path(path)}`)")
+            notes.append(f"wrote {shown_path(path)} (load it with `attn-tutor lab transformer --load "
+                         f"{shown_path(path)}`)")
         elif res.heads is None:
             notes.append(f"did not write {shown_path(path)}: no heads to draw")
         elif suffix in DRAWN_SUFFIXES:
@@ -246,7 +248,8 @@ def save(res: Any, s: Any) -> list[str]:
         else:
             save_folder(path, res)
             notes.append(f"wrote {len(res.heads.heads)} heatmaps to {shown_path(path)}/ (view one with "
-                         f"`attn-tutor heatmap --from {shown_path(path / (slug(res.heads.heads[-1]) + '.json'))}`)")
+                         "`attn-tutor heatmap --from "
+                         f"{shown_path(path / (slug(res.heads.heads[-1]) + '.json'))}`)")
     return notes
 
 

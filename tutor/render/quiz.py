@@ -210,7 +210,8 @@ def summary(result: Any) -> RenderableType:
         total = sum(t for _, t in per_topic.values())
         right = sum(c for c, _ in per_topic.values())
         parts.append(assemble("Score: ", (score_text(right, total), "bold"),
-                              f" ({percent(right / total if total else 0.0)}) — unanswered questions count as wrong"))
+                              f" ({percent(right / total if total else 0.0)}) — unanswered questions count "
+                              "as wrong"))
     else:
         parts.append(Text(counts_line(result)))
         per_topic = result.per_topic()
@@ -221,7 +222,8 @@ def summary(result: Any) -> RenderableType:
         parts += [Text(""), table]
     wrong = [r for r in result.results if r.correct is False]
     if wrong and result.mode != "mock":
-        parts += [Text(""), assemble(("To look at again", "bold"), " (", ("r", "bold"), " asks them again now):")]
+        parts += [Text(""), assemble(("To look at again", "bold"), " (", ("r", "bold"), " asks them again "
+                                                                                        "now):")]
         parts += [text(f"  {r.label}\n    you said \"{r.response}\"; expected {' | '.join(r.expected)}") for r in wrong]
     named = result.mistakes()
     if named and result.mode != "mock":

@@ -31,13 +31,15 @@ class Area:
 
 
 AREAS: tuple[Area, ...] = (
-    Area("learn", "1", "Learn", "A lesson per section of the lecture, one on the Transformer, and the exam cards."),
+    Area("learn", "1", "Learn", "A lesson per section of the lecture, one on the Transformer, and the exam "
+                                "cards."),
     Area("trace", "2", "Trace", "Every worked example, one step at a time — then with your own numbers."),
     Area("quiz", "3", "Quiz", "Spaced-repetition revision, generated problems and timed mock exams."),
     Area("heatmaps", "4", "Heatmaps", "Attention weights drawn as heatmaps, with a cell cursor."),
     Area("lab", "5", "Lab", "Train a tiny seq2seq or Transformer; watch the bottleneck, alignments, heads."),
     Area("stats", "6", "Stats", "Due cards, mastery per topic and your mock-exam history."),
-    Area("exam", "7", "Exam", "Timed papers with mark schemes, the formula sheet, and a plan to your exam date."),
+    Area("exam", "7", "Exam", "Timed papers with mark schemes, the formula sheet, and a plan to your exam "
+                              "date."),
 )
 
 

@@ -58,7 +58,8 @@ class TraceInputs(ModalScreen[dict[str, Any] | None]):
                 for spec in self.specs:
                     optional = " (optional: leave empty to let the trace work it out)" if spec.optional else ""
                     # a Static, not a Label: a long description wraps instead of being cut
-                    yield Static(assemble((spec.name, "bold"), (f"  {spec.description} — {spec.expected()}{optional}", "dim")),
+                    yield Static(assemble((spec.name, "bold"), (f"  {spec.description} — "
+                                                                f"{spec.expected()}{optional}", "dim")),
                                  classes="field-label")
                     yield Input(value_to_text(self._initial(spec)), id=f"in-{spec.name}")
                     yield Static("", id=f"err-{spec.name}", classes="field-error")

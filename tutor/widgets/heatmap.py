@@ -316,7 +316,8 @@ class Heatmap(ScrollView, can_focus=True):
         row, col = self.hover if self.hover is not None else self.cursor
         n_rows, n_cols = self.model.shape
         where = "mouse" if self.hover is not None else "cursor"
-        return f"{where} row {row + 1}/{n_rows}, column {col + 1}/{n_cols}: {self.model.describe_cell(row, col)}"
+        return (f"{where} row {row + 1}/{n_rows}, column {col + 1}/{n_cols}: "
+                f"{self.model.describe_cell(row, col)}")
 
     @property
     def key_text(self) -> str:

@@ -136,7 +136,8 @@ def multi_head_shapes(rng: np.random.Generator) -> Numbers:
     return Numbers(
         fields={"d_model": str(d_model), "h": str(heads), "n": str(n)},
         steps={
-            "d_head": Step(float(s["d_head"]), 0.0, (f"d_k = d_v = d_model / h = {d_model} / {heads} = {s['d_head']}",),
+            "d_head": Step(float(s["d_head"]), 0.0, (f"d_k = d_v = d_model / h = {d_model} / {heads} = "
+                                                     f"{s['d_head']}",),
                            link=Link("multi-head-cost", "d_k", run)),
             "params": Step(float(s["params"]), 0.0, (
                 f"W_Q, W_K, W_V, W^O are each {d_model} × {d_model}: 4 × {d_model}² = {s['params']:,} "
@@ -215,7 +216,8 @@ def dot_variance(rng: np.random.Generator) -> Numbers:
     return Numbers(
         fields={"d_k": str(d_k), "var_q": num(var_q), "var_k": num(var_k)},
         steps={
-            "std": Step(std1, 0.01, (f"Var(q·k) = d_k = {d_k}, so the standard deviation is √{d_k} = {num(std1)}",)),
+            "std": Step(std1, 0.01, (f"Var(q·k) = d_k = {d_k}, so the standard deviation is √{d_k} = "
+                                     f"{num(std1)}",)),
             "scaled": Step(var / d_k, 0.01, (
                 f"Var(q·k) = d_k σ_q² σ_k² = {d_k} × {num(var_q)} × {num(var_k)} = {num(var)}; "
                 f"divided by (√d_k)² = {d_k}: {num(var / d_k)}",), link=Link(
@@ -237,7 +239,8 @@ def pooling(rng: np.random.Generator) -> Numbers:
         steps={
             "max": Step(float(max_pool(V)), 0.0, (f"max = {num(float(max_pool(V)))}",),
                         link=Link("pooling", "max", run)),
-            "mean": Step(float(mean_pool(V)), 0.01, (f"mean = {num(float(V.sum()))} / 5 = {num(float(mean_pool(V)))}",),
+            "mean": Step(float(mean_pool(V)), 0.01, (f"mean = {num(float(V.sum()))} / 5 = "
+                                                     f"{num(float(mean_pool(V)))}",),
                          link=Link("pooling", "mean", run)),
             "att": Step(float(attention_pool(V, a)), 0.01, (
                 "Σ α_i V_i = " + " + ".join(f"{num(x)}·{num(y)}" for x, y in zip(a, V))
@@ -273,7 +276,8 @@ def positional(rng: np.random.Generator) -> Numbers:
     return Numbers(
         fields={"d": str(d), "pos": str(pos)},
         steps={
-            "sin0": Step(float(pe[0]), 0.01, (f"PE({pos}, 0) = sin({pos} / 10000^0) = sin({pos}) = {num(pe[0])}",),
+            "sin0": Step(float(pe[0]), 0.01, (f"PE({pos}, 0) = sin({pos} / 10000^0) = sin({pos}) = "
+                                              f"{num(pe[0])}",),
                          link=Link("positional-encoding", f"PE[{pos + 1},1]", run)),
             "cos0": Step(float(pe[1]), 0.01, (f"PE({pos}, 1) = cos({pos}) = {num(pe[1])}",),
                          link=Link("positional-encoding", f"PE[{pos + 1},2]", run)),

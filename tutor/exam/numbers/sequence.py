@@ -253,9 +253,11 @@ def label_smoothing(rng: np.random.Generator) -> Numbers:
         steps={
             "plain": Step(plain, 0.01, (f"−ln {num(p[y])} = {num(plain)}",), link=Link(
                 "cross-entropy", "L", {"vocab": words(4), "probs": p[None, :], "targets": [f"w{y + 1}"]})),
-            "target": Step(float(target), 0.001, (f"(1 − ε) + ε / V = {num(1 - eps)} + {num(eps)} / 4 = {num(target)}",)),
+            "target": Step(float(target), 0.001, (f"(1 − ε) + ε / V = {num(1 - eps)} + {num(eps)} / 4 = "
+                                                  f"{num(target)}",)),
             "smooth": Step(smooth, 0.01, (
-                f"Σ_v q_v (−ln P_v) with q = {num(target)} on word {y + 1} and {num(eps / 4)} elsewhere: {num(smooth)}",),
+                f"Σ_v q_v (−ln P_v) with q = {num(target)} on word {y + 1} and {num(eps / 4)} elsewhere: "
+                f"{num(smooth)}",),
                 ("target",), lambda v: smoothed_loss(float(v["target"]))),
         },
         data={"p": p, "y": y, "eps": eps})
