@@ -37,7 +37,9 @@ from tutor.terminal import degrade_to_ascii, why_not_interactive
 
 HELP = """attn-tutor: learn attention mechanisms in the terminal.
 
-Lessons for the twelve sections of the lecture (and one on the Transformer), step-by-step traces of every worked example, exam quizzes with spaced repetition, attention heatmaps, and a lab that trains a tiny seq2seq.
+Lessons for the twelve sections of the lecture (and one on the Transformer), step-by-step traces of every \
+worked example, exam quizzes with spaced repetition, attention heatmaps, and a lab that trains a tiny \
+seq2seq.
 
 Run it with no command on a terminal to open the full-screen tutor.
 """

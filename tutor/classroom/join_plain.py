@@ -1,6 +1,7 @@
 """``attn-tutor class join --plain``: the student's side in line mode.
 
-Each server message becomes a few lines (:func:`tutor.classroom.words.describe`); each line typed while a vote is
+Each server message becomes a few lines (:func:`tutor.classroom.words.describe`); each line typed while a vote
+is
 open is an answer (a letter or number picks an option). ``:quit`` or end of input leaves.
 Every line printed goes through :func:`tutor.render.safe.clean`.
 """

@@ -12,7 +12,12 @@ from tutor.errors import user_errors
 NAME = "check"
 HELP = """Check your progress file and repair it, like Anki's "Check Database".
 
-Looks for damage (integrity check, an empty file), lost tables, rows no screen can read (a bad date, card JSON that does not parse, a setting such as {"minutes": Infinity}), mock exams and papers left "running" by a program that was killed, and answers that name a mock exam that does not exist. It repairs what it finds: a damaged file is kept under a new name and its readable rows copied into a fresh one; an unreadable card is rebuilt from your answers; a stuck mock exam or paper is closed as stopped, its answers kept; any other bad row is moved, unchanged, into a set_aside table. Nothing is deleted.
+Looks for damage (integrity check, an empty file), lost tables, rows no screen can read (a bad date, card \
+JSON that does not parse, a setting such as {"minutes": Infinity}), mock exams and papers left "running" by \
+a program that was killed, and answers that name a mock exam that does not exist. It repairs what it finds: \
+a damaged file is kept under a new name and its readable rows copied into a fresh one; an unreadable card \
+is rebuilt from your answers; a stuck mock exam or paper is closed as stopped, its answers kept; any other \
+bad row is moved, unchanged, into a set_aside table. Nothing is deleted.
 
 --dry-run only reports, and writes nothing at all (the file is read from a copy when it must be).
 

@@ -82,12 +82,16 @@ SequentialOpt = Annotated[bool, typer.Option("--sequential", hidden=True)]
 
 SCALING_HELP = """Time and memory of plain vs tiled attention as n doubles, with fitted exponents.
 
-Plain attention builds the n×n weight matrix; the tiled (FlashAttention-style) kernel keeps one tile per thread. Both do n² work, so time grows like n² for both; memory grows like n² vs n. Times are the best of --repeat calls; memory is computed from the buffers each kernel allocates.
+Plain attention builds the n×n weight matrix; the tiled (FlashAttention-style) kernel keeps one tile per \
+thread. Both do n² work, so time grows like n² for both; memory grows like n² vs n. Times are the best of \
+--repeat calls; memory is computed from the buffers each kernel allocates.
 """
 
 SATURATION_HELP = """Why divide by √d_k: Var(q·k) = d_k, and what unscaled scores do to the softmax.
 
-Monte Carlo variance of q·k for q, k with unit-variance components (next to the exact value d_k), and the softmax's entropy and largest gradient max|∂α/∂s| with and without the 1/√d_k scaling, for d_k doubling from --min-d to --max-d.
+Monte Carlo variance of q·k for q, k with unit-variance components (next to the exact value d_k), and the \
+softmax's entropy and largest gradient max|∂α/∂s| with and without the 1/√d_k scaling, for d_k doubling \
+from --min-d to --max-d.
 """
 
 
@@ -226,7 +230,11 @@ def train_cmd(
 
 TRANSFORMER_HELP = """Train a tiny Transformer live and watch its heads learn.
 
-An encoder-decoder Transformer (self-attention, masked self-attention, cross-attention, 2 heads, 2+2 pre-norm layers) learns the task in about a minute; it is scored by source length on the RNN lab's held-out sequences, its heads are measured on one example (each with a sentence saying what it does), and the same model is trained without positional encodings to show what order costs. --rnn adds the fixed-context and attention RNNs to the same table and plot.
+An encoder-decoder Transformer (self-attention, masked self-attention, cross-attention, 2 heads, 2+2 \
+pre-norm layers) learns the task in about a minute; it is scored by source length on the RNN lab's held-out \
+sequences, its heads are measured on one example (each with a sentence saying what it does), and the same \
+model is trained without positional encodings to show what order costs. --rnn adds the fixed-context and \
+attention RNNs to the same table and plot.
 """
 
 

@@ -14,9 +14,14 @@ from tutor.terminal import is_interactive
 NAME = "paper"
 HELP = """Sit a timed paper of structured exam questions (default: 3 questions from different sections in 45 minutes), marked part by part.
 
-Numeric parts are marked at once, with follow-through: a part worked correctly from your own wrong earlier answer earns its full marks (error carried forward, as examiners mark) unless the part says otherwise, and the feedback says so. Text parts are self-marked: write your answer, then tick the points of the mark scheme it makes. Marks per part, per question and per topic are saved to your progress (attn-tutor stats shows them over time); the FSRS schedule is left alone.
+Numeric parts are marked at once, with follow-through: a part worked correctly from your own wrong earlier \
+answer earns its full marks (error carried forward, as examiners mark) unless the part says otherwise, and \
+the feedback says so. Text parts are self-marked: write your answer, then tick the points of the mark \
+scheme it makes. Marks per part, per question and per topic are saved to your progress (attn-tutor stats \
+shows them over time); the FSRS schedule is left alone.
 
---plain reads one answer per line from stdin (a text answer ends with an empty line, then the numbers of the points it makes). --list shows the questions; --question ID (repeatable) sits exactly those.
+--plain reads one answer per line from stdin (a text answer ends with an empty line, then the numbers of \
+the points it makes). --list shows the questions; --question ID (repeatable) sits exactly those.
 """
 
 

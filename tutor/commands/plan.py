@@ -15,7 +15,9 @@ from tutor.limits import PLAN_MINUTES
 NAME = "plan"
 HELP = """A day-by-day plan from today to your exam: cards FSRS has due, lessons not opened yet, weak topics (mastery below 60%) and structured-question papers not yet sat, fitted to the minutes you have each day.
 
-The exam date and minutes are remembered (the full-screen tutor's Home shows today's part), so later runs need no options; studying changes your progress, so each run re-plans. --json prints the plan (schema: attn-tutor plan --schema).
+The exam date and minutes are remembered (the full-screen tutor's Home shows today's part), so later runs \
+need no options; studying changes your progress, so each run re-plans. --json prints the plan (schema: \
+attn-tutor plan --schema).
 """
 
 

@@ -14,13 +14,22 @@ from tutor.terminal import is_interactive
 NAME = "quiz"
 HELP = """Revise for the exam: spaced repetition, generated problems, mock exams.
 
-Modes: practice (a shuffled sample), review (cards due under FSRS, then unseen ones), weak (lowest recall / most missed first), retry (questions you last got wrong; a generated problem keeps its numbers), mock (N questions against the clock; saved to your history, schedule untouched), mistakes (problems aimed at the mistakes you have made: on their numbers the mistake and the right method give different answers, so a right answer shows it is gone; weak mode gives them a quarter of its questions).
+Modes: practice (a shuffled sample), review (cards due under FSRS, then unseen ones), weak (lowest recall / \
+most missed first), retry (questions you last got wrong; a generated problem keeps its numbers), mock (N \
+questions against the clock; saved to your history, schedule untouched), mistakes (problems aimed at the \
+mistakes you have made: on their numbers the mistake and the right method give different answers, so a \
+right answer shows it is gone; weak mode gives them a quarter of its questions).
 
-A wrong number the mistake catalogue explains is named (the mistake, the number it gives, the lesson paragraph and the trace) and kept: attn-tutor stats lists your recurring mistakes.
+A wrong number the mistake catalogue explains is named (the mistake, the number it gives, the lesson \
+paragraph and the trace) and kept: attn-tutor stats lists your recurring mistakes.
 
---topic takes lesson ids (encoder-decoder ... training), section numbers 1-13 or exam topics (exam-scaled-dot ...); repeat it for several.
+--topic takes lesson ids (encoder-decoder ... training), section numbers 1-13 or exam topics \
+(exam-scaled-dot ...); repeat it for several.
 
---plain reads one answer per line from stdin, so a script or a screen reader can take a quiz: printf 'b\\n0.577\\n' | attn-tutor quiz --plain -t scoring --no-generated -n 2 --seed 1949. Self-graded questions then read a rating (1 Again, 2 Hard, 3 Good, 4 Easy); auto-graded answers are rated for you (correct = Good, wrong = Again). Type :hint, :skip or :quit at any prompt.
+--plain reads one answer per line from stdin, so a script or a screen reader can take a quiz: printf \
+'b\\n0.577\\n' | attn-tutor quiz --plain -t scoring --no-generated -n 2 --seed 1949. Self-graded questions \
+then read a rating (1 Again, 2 Hard, 3 Good, 4 Easy); auto-graded answers are rated for you (correct = \
+Good, wrong = Again). Type :hint, :skip or :quit at any prompt.
 """
 
 

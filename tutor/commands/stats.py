@@ -13,9 +13,14 @@ from tutor.errors import user_errors
 NAME = "stats"
 HELP = """Your progress: due cards, per-topic mastery, mock-exam history.
 
-Accuracy counts graded answers in every mode; mastery is the mean FSRS recall probability now over all of a topic's questions (unseen ones count 0); the daily goal compares your answers per day over the last 7 days with --goal (an average, not a streak).
+Accuracy counts graded answers in every mode; mastery is the mean FSRS recall probability now over all of a \
+topic's questions (unseen ones count 0); the daily goal compares your answers per day over the last 7 days \
+with --goal (an average, not a streak).
 
---json prints the same numbers as one JSON object (schema 1; --schema prints its documentation): schema, generated_at, store, due {now, next_24h, seen, unseen, total}, topics[] and exam_topics[] {id, questions, seen, answers, graded, correct, accuracy, mastery, due}, mock_exams[], daily {goal, window_days, days[], average, met}, lessons_opened, practice {traces[], by_level[], practised, due_now}.
+--json prints the same numbers as one JSON object (schema 1; --schema prints its documentation): schema, \
+generated_at, store, due {now, next_24h, seen, unseen, total}, topics[] and exam_topics[] {id, questions, \
+seen, answers, graded, correct, accuracy, mastery, due}, mock_exams[], daily {goal, window_days, days[], \
+average, met}, lessons_opened, practice {traces[], by_level[], practised, due_now}.
 """
 
 

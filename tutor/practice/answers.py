@@ -3,7 +3,8 @@
 Numbers are read by the tutor's reader (:func:`tutor.typed.read_typed`: decimals,
 fractions, roots, powers, ``-inf`` for a masked score), one per entry of the blank, separated
 by commas, semicolons or spaces. The digits typed after the point say how precisely the
-student worked (:func:`tutor.typed.typed_decimals`), and :func:`engine.mistakes.diagnose` marks the value at that
+student worked (:func:`tutor.typed.typed_decimals`), and :func:`engine.mistakes.diagnose` marks the value at
+that
 precision and names the catalogued mistakes that give it. A blank whose value is words (the
 hypotheses a beam keeps, a sampled word) is compared word for word; no mistake catalogue
 covers words.

@@ -60,7 +60,8 @@ Python API
 ==========
 
 * :func:`load_bank` ``(root=None) -> list[Question]`` in file-name order, then file order;
-  cached per folder (:func:`clear_cache` empties the cache). Raises :class:`~tutor.content_schema.ContentError`
+  cached per folder (:func:`clear_cache` empties the cache). Raises
+  :class:`~tutor.content_schema.ContentError`
   (a ``ValueError``) listing every problem found as ``file: question #n (id 'x'): field 'f':
   expected ..., got ...``.
 * Marking (:func:`~tutor.quiz.marking.check_answer`, numbers, tolerance, hints) lives in

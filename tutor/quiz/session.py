@@ -25,7 +25,8 @@ part is in; then each part is marked on its own, as papers do: ``fb.verdicts`` h
 verdict per part (a wrong number with the catalogued mistakes that give it, ``diagnoses``,
 which the store keeps with the answer), ``fb.score`` the share right, ``fb.correct`` whether all were, and the
 schedule is rated from the share (:func:`tutor.quiz.ratings.rating_for_score`: all right
-Good, at least half Hard, fewer Again); the store keeps each part's mark. In a mock exam ``fb.reveal`` is False (say "recorded", not "correct"), answers are
+Good, at least half Hard, fewer Again); the store keeps each part's mark. In a mock exam ``fb.reveal`` is
+False (say "recorded", not "correct"), answers are
 saved without touching the schedule, and once the time limit has passed ``submit`` refuses
 further answers (``fb.expired``) and ``next`` returns None. ``skip`` moves on without saving;
 ``finish`` may be called at any point (end of input, Ctrl-C) and is idempotent.
