@@ -255,7 +255,9 @@ class FunctionModel:
 def check_model(model: object) -> StepModel:
     """Reject objects that do not follow the :class:`StepModel` protocol (one-line error)."""
     if not isinstance(model, StepModel):
-        missing = [a for a in ("vocab", "bos_token", "eos_token", "initial_state", "step") if not hasattr(model, a)]
+        missing = [
+            a for a in ("vocab", "bos_token", "eos_token", "initial_state", "step") if not hasattr(model, a)
+        ]
         raise ValueError("model: expected a StepModel (TableModel, FunctionModel, ...); missing "
                          f"{', '.join(missing)}")
     return model

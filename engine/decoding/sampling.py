@@ -46,7 +46,9 @@ def _scores(x: object, name: str = "scores") -> tuple[np.ndarray, np.dtype]:
     """Scores as float64 (R, V) rows plus the original dtype; -inf allowed, NaN/+inf not."""
     arr = as_float(x, name, finite=False)
     if np.isnan(arr).any() or np.isposinf(arr).any():
-        raise ValueError(f"{name}: contains NaN or +inf; expected finite scores (or -inf for excluded tokens)")
+        raise ValueError(
+            f"{name}: contains NaN or +inf; expected finite scores (or -inf for excluded tokens)"
+        )
     if arr.ndim == 0:
         raise ValueError(f"{name}: expected shape (V,) or (..., V), got a scalar")
     if np.isneginf(arr).all(axis=-1).any():

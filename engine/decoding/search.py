@@ -331,7 +331,9 @@ def beam_search(model: StepModel, beam_width: int, max_length: int, *,
                     evicted.append(out)
             elif len(new_live) < K:
                 p = live[b]
-                new_live.append(_Live(p.tokens + (j,), p.logps + (float(LP[b, j]),), float(val[r]), p.state, j))
+                new_live.append(
+                    _Live(p.tokens + (j,), p.logps + (float(LP[b, j]),), float(val[r]), p.state, j)
+                )
                 statuses.append("beam")
             else:
                 statuses.append("pruned")

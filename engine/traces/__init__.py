@@ -34,46 +34,90 @@ class TraceInfo:
 
 
 _TABLE = [
-    ("encoder", 1, "Tiny RNN encoder", "H_t = tanh(W_HX X_t + W_HH H_{t-1} + b) over \"cat sat mat\"; C = H_3"),
-    ("decoder-step", 1, "One decoder step", "H_t = f(W_HH H_{t-1} + W_HY Y_{t-1} + W_HC C + b), then "
-                                            "softmax(W_O H_t)"),
-    ("bottleneck", 2, "The fixed-context bottleneck", "how much of early tokens survives in C = H_T as the "
-                                                      "input grows"),
-    ("teacher-forcing", 3, "Teacher forcing vs free running", "the same tiny decoder fed ground truth or its "
-                                                              "own guesses"),
-    ("error-cascade", 3, "Error cascade on a table decoder", "teacher forcing vs free running, one table "
-                                                             "lookup per step"),
-    ("dynamic-context", 4, "Dynamic context vectors", "C_t = Σ α_ti H_i for \"my feet hurt\" → French"),
-    ("qkv", 5, "Q, K, V for \"I love cats\"", "projections, scaled scores, softmax and output for position 2"),
+    ("encoder", 1, "Tiny RNN encoder", 'H_t = tanh(W_HX X_t + W_HH H_{t-1} + b) over "cat sat mat"; C = H_3'),
+    (
+        "decoder-step",
+        1,
+        "One decoder step",
+        "H_t = f(W_HH H_{t-1} + W_HY Y_{t-1} + W_HC C + b), then softmax(W_O H_t)",
+    ),
+    (
+        "bottleneck",
+        2,
+        "The fixed-context bottleneck",
+        "how much of early tokens survives in C = H_T as the input grows",
+    ),
+    (
+        "teacher-forcing",
+        3,
+        "Teacher forcing vs free running",
+        "the same tiny decoder fed ground truth or its own guesses",
+    ),
+    (
+        "error-cascade",
+        3,
+        "Error cascade on a table decoder",
+        "teacher forcing vs free running, one table lookup per step",
+    ),
+    ("dynamic-context", 4, "Dynamic context vectors", 'C_t = Σ α_ti H_i for "my feet hurt" → French'),
+    ("qkv", 5, 'Q, K, V for "I love cats"', "projections, scaled scores, softmax and output for position 2"),
     ("self-attention", 6, "Self-attention, all positions", "softmax(Q Kᵀ / √d_k) V row by row"),
     ("scores", 6, "Scaled dot-product scores", "Q = [0.5, -0.2] against three keys: scores and weights"),
-    ("cross-attention", 7, "Cross-attention for QA", "decoder query over encoder states: \"What year was "
-                                                     "independence?\""),
+    (
+        "cross-attention",
+        7,
+        "Cross-attention for QA",
+        'decoder query over encoder states: "What year was independence?"',
+    ),
     ("scoring-compare", 8, "Scaled dot vs additive", "Q = [1, 0, -1], K = [0, 1, -1]: 0.58 vs 0.56"),
     ("scaling", 8, "Why divide by √d_k", "Var(q·k) grows with d_k; softmax saturates without scaling"),
     ("masking", 8, "Padding and causal masks", "masked positions get weight exactly 0"),
-    ("additive-backward", 8, "Gradients of additive attention", "shared with dot-product up to the scores, "
-                                                                "then into v, through tanh, into W_q, W_k"),
-    ("softmax-jacobian", 8, "The softmax Jacobian", "∂α/∂s = diag(α) − ααᵀ on the \"I love cats\" scores; "
-                                                    "saturation without the √d_k"),
-    ("distance-scores", 8, "Distance-based scores", "s = −‖q − k‖² on the notes' scalar-example query and "
-                                                    "keys: ‖q‖² cancels, ‖k‖² stays as a bias"),
+    (
+        "additive-backward",
+        8,
+        "Gradients of additive attention",
+        "shared with dot-product up to the scores, then into v, through tanh, into W_q, W_k",
+    ),
+    (
+        "softmax-jacobian",
+        8,
+        "The softmax Jacobian",
+        '∂α/∂s = diag(α) − ααᵀ on the "I love cats" scores; saturation without the √d_k',
+    ),
+    (
+        "distance-scores",
+        8,
+        "Distance-based scores",
+        "s = −‖q − k‖² on the notes' scalar-example query and keys: ‖q‖² cancels, ‖k‖² stays as a bias",
+    ),
     ("multi-head", 6, "Multi-head attention", "heads as slices of the projections, concatenated, then W_O"),
-    ("multi-head-cost", 6, "What multi-head attention costs", "parameters and FLOPs as n, d_model, h grow; "
-                                                              "Vaswani et al. Table 1 at your n and d"),
+    (
+        "multi-head-cost",
+        6,
+        "What multi-head attention costs",
+        "parameters and FLOPs as n, d_model, h grow; Vaswani et al. Table 1 at your n and d",
+    ),
     ("positional-encoding", 6, "Sinusoidal positional encoding", "PE(pos, 2i) = sin(pos / 10000^(2i/d))"),
     ("pooling", 9, "Max, mean and attention pooling", "[2, 8, 3, 100, 4]: 100 vs 23.4 vs 9.5"),
-    ("greedy-vs-beam", 10, "Greedy vs beam search", "the/a → cat/dog: greedy picks \"the\", beam keeps \"a\""),
-    ("beam-search", 10, "Beam search step by step", "candidates, cumulative log-probs, survivors, finished "
-                                                    "pool"),
+    ("greedy-vs-beam", 10, "Greedy vs beam search", 'the/a → cat/dog: greedy picks "the", beam keeps "a"'),
+    (
+        "beam-search",
+        10,
+        "Beam search step by step",
+        "candidates, cumulative log-probs, survivors, finished pool",
+    ),
     ("top-k", 10, "Top-k filtering", "keep the k most probable tokens (ties kept) and renormalise"),
     ("nucleus", 10, "Nucleus (top-p) filtering", "the smallest set whose mass reaches p"),
     ("temperature", 10, "Temperature", "softmax(z / T): sharper below 1, flatter above 1"),
-    ("heatmap-reading", 11, "Reading a heatmap", "\"my feet hurt\" → \"j' ai mal au pieds\""),
-    ("cross-entropy", 12, "Cross-entropy loss", "\"cat\" → \"chat\": 0.511 + 0.223 = 0.734, and its gradient"),
+    ("heatmap-reading", 11, "Reading a heatmap", '"my feet hurt" → "j\' ai mal au pieds"'),
+    ("cross-entropy", 12, "Cross-entropy loss", '"cat" → "chat": 0.511 + 0.223 = 0.734, and its gradient'),
     ("training-step", 12, "One training step", "forward, loss, backward and an update on a tiny decoder"),
-    ("attention-backward", 12, "Backpropagation through attention", "dV = αᵀ dO, dα = dO Vᵀ, the softmax "
-                                                                    "Jacobian, dQ, dK, then W_Q, W_K, W_V"),
+    (
+        "attention-backward",
+        12,
+        "Backpropagation through attention",
+        "dV = αᵀ dO, dα = dO Vᵀ, the softmax Jacobian, dQ, dK, then W_Q, W_K, W_V",
+    ),
 ]
 
 REGISTRY: dict[str, TraceInfo] = {row[0]: TraceInfo(*row) for row in _TABLE}

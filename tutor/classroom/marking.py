@@ -132,7 +132,9 @@ def diagnose(trace: str, inputs: Mapping[str, Any] | None, name: str, values: Se
     return _unknown()
 
 
-def value_name(trace: str, inputs: Mapping[str, Any] | None, answer: Any) -> tuple[str, tuple[int, ...]] | None:
+def value_name(
+    trace: str, inputs: Mapping[str, Any] | None, answer: Any
+) -> tuple[str, tuple[int, ...]] | None:
     """The checkable value of ``trace`` on ``inputs`` whose right value is ``answer`` (a
     question's engine-computed answer), with its shape; None when no value is."""
     want = np.asarray(answer, dtype=float)

@@ -24,10 +24,17 @@ app = typer.Typer(help=HELP, no_args_is_help=True)
              "Binds 127.0.0.1 unless --host is given. A host that stopped without ending its "
              "session resumes it (same key, same port) unless --new is given.")
 def host(
-    host: Annotated[str, typer.Option(help="Interface to bind; anything but 127.0.0.1 is reachable by others "
-                                           "(0.0.0.0: the whole network).")] = "127.0.0.1",
+    host: Annotated[
+        str,
+        typer.Option(
+            help="Interface to bind; anything but 127.0.0.1 is reachable by others "
+            "(0.0.0.0: the whole network)."
+        ),
+    ] = "127.0.0.1",
     port: Annotated[int, typer.Option(min=0, max=65535, help="TCP port (0: any free port).")] = 8765,
-    new: Annotated[bool, typer.Option("--new", help="Start a new session even if one was left running.")] = False,
+    new: Annotated[
+        bool, typer.Option("--new", help="Start a new session even if one was left running.")
+    ] = False,
     cap: Annotated[int, typer.Option(min=1, max=5000, help="Most students at once.")] = 500,
 ) -> None:
     def run() -> None:
@@ -43,7 +50,9 @@ def host(
 def join(
     address: Annotated[str, typer.Argument(help="HOST:PORT of the class.")],
     key: Annotated[str, typer.Argument(help="The session key (case and dashes do not matter).")],
-    name: Annotated[str | None, typer.Option(help="Your display name (asked if not given; empty = anonymous).")] = None,
+    name: Annotated[
+        str | None, typer.Option(help="Your display name (asked if not given; empty = anonymous).")
+    ] = None,
     anonymous: Annotated[bool, typer.Option("--anonymous", help="Join without a name.")] = False,
     plain: Annotated[bool, typer.Option("--plain", help="Line mode instead of the full screen.")] = False,
 ) -> None:

@@ -10,7 +10,8 @@ import typer
 from tutor.errors import UserError, user_errors
 
 NAME = "export"
-HELP = """Export the exam cards, Q&A, every quiz item with its answer and explanation, and the mark scheme of every structured-question part.
+HELP = """Export the exam cards, Q&A, every quiz item with its answer and explanation, and the mark scheme \
+of every structured-question part.
 
 anki FILE.apkg writes an Anki deck with genanki; each note's id comes from its question id, so importing a \
 later export updates the same notes instead of adding copies. markdown FILE.md and csv FILE.csv (id, kind, \

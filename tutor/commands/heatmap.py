@@ -100,7 +100,9 @@ def run(
     if source is None and label_flags:
         raise UserError(f"{label_flags[0]} labels a file's matrix; use it with --from FILE")
     if name is None and (sets or file or index is not None):
-        raise UserError("name a trace to use --set, --file or --index (run `attn-tutor heatmap` to list them)")
+        raise UserError(
+            "name a trace to use --set, --file or --index (run `attn-tutor heatmap` to list them)"
+        )
     if rows is not None and rows_file is not None:
         raise UserError("give --rows or --rows-file, not both")
     if cols is not None and cols_file is not None:
@@ -132,8 +134,20 @@ def _from_file(source, rows, cols, rows_file, cols_file, title):
     col_labels = (split_labels(cols) if cols is not None
                   else load_labels(cols_file, f"--cols-file {shown_path(cols_file)}") if cols_file is not None
                   else loaded.cols)
-    flag_r = "--rows" if rows is not None else f"--rows-file {shown_path(rows_file)}" if rows_file else f"--from {shown_path(source)} (its row labels)"
-    flag_c = "--cols" if cols is not None else f"--cols-file {shown_path(cols_file)}" if cols_file else f"--from {shown_path(source)} (its column labels)"
+    flag_r = (
+        "--rows"
+        if rows is not None
+        else f"--rows-file {shown_path(rows_file)}"
+        if rows_file
+        else f"--from {shown_path(source)} (its row labels)"
+    )
+    flag_c = (
+        "--cols"
+        if cols is not None
+        else f"--cols-file {shown_path(cols_file)}"
+        if cols_file
+        else f"--from {shown_path(source)} (its column labels)"
+    )
     if row_labels is not None:
         check_labels(row_labels, n_rows, flag_r, "rows")
     if col_labels is not None:

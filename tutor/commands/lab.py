@@ -32,8 +32,13 @@ app = typer.Typer(help=HELP, invoke_without_command=True)
 
 
 @app.callback()
-def lab(ctx: typer.Context, schema: Annotated[bool, typer.Option(
-        "--schema", help="Print the schema of every lab command's --json (Markdown) and exit.")] = False) -> None:
+def lab(
+    ctx: typer.Context,
+    schema: Annotated[
+        bool,
+        typer.Option("--schema", help="Print the schema of every lab command's --json (Markdown) and exit."),
+    ] = False,
+) -> None:
     """Bare `attn-tutor lab`: the TUI's lab screen on a terminal, this help otherwise."""
     if schema:
         # deferred: keeps `attn-tutor --help` and `trace qkv --json` lean
@@ -183,40 +188,82 @@ def alignment_cmd(
 @app.command("train", help="Train one model on a task of your choice; --save it and --load "
                            "it again (.npz with a metadata record).")
 def train_cmd(
-    task: Annotated[Task | None, typer.Option("--task", help="What the model learns "
-                                                 "[default: reverse, or the loaded model's].",
-                                                 show_default=False)] = None,
-    cell: Annotated[Cell, typer.Option("--cell", help="Recurrent cell: GRU or the plain tanh RNN.")] = Cell.gru,
-    decoder: Annotated[Decoder, typer.Option("--decoder", help="Bahdanau attention or a fixed "
-                                             "context C = H_T.")] = Decoder.attention,
-    bidirectional: Annotated[bool, typer.Option("--bidirectional/--unidirectional",
-                                                help="Encoder reads both ways.")] = True,
+    task: Annotated[
+        Task | None,
+        typer.Option(
+            "--task",
+            help="What the model learns [default: reverse, or the loaded model's].",
+            show_default=False,
+        ),
+    ] = None,
+    cell: Annotated[
+        Cell, typer.Option("--cell", help="Recurrent cell: GRU or the plain tanh RNN.")
+    ] = Cell.gru,
+    decoder: Annotated[
+        Decoder, typer.Option("--decoder", help="Bahdanau attention or a fixed context C = H_T.")
+    ] = Decoder.attention,
+    bidirectional: Annotated[
+        bool, typer.Option("--bidirectional/--unidirectional", help="Encoder reads both ways.")
+    ] = True,
     hidden: Annotated[int, typer.Option("--hidden", min=1, max=MAX_MODEL_SIZE, help="Hidden size d_h.")] = 64,
-    embed: Annotated[int, typer.Option("--embed", min=1, max=MAX_MODEL_SIZE, help="Embedding size d_x.")] = 16,
-    attn_dim: Annotated[int, typer.Option("--attn-dim", min=1, max=MAX_MODEL_SIZE,
-                                          help="Hidden size of the additive scorer.")] = 32,
-    ratio: Annotated[float, typer.Option("--ratio", min=0.0, max=1.0,
-                                         help="Teacher-forcing ratio (1 = always the truth).")] = 1.0,
-    steps: Annotated[int, typer.Option("--steps", min=0, max=MAX_STEPS, help="Training steps (0 with --load: "
-                                       "just evaluate).")] = 1000,
+    embed: Annotated[
+        int, typer.Option("--embed", min=1, max=MAX_MODEL_SIZE, help="Embedding size d_x.")
+    ] = 16,
+    attn_dim: Annotated[
+        int, typer.Option("--attn-dim", min=1, max=MAX_MODEL_SIZE, help="Hidden size of the additive scorer.")
+    ] = 32,
+    ratio: Annotated[
+        float, typer.Option("--ratio", min=0.0, max=1.0, help="Teacher-forcing ratio (1 = always the truth).")
+    ] = 1.0,
+    steps: Annotated[
+        int,
+        typer.Option("--steps", min=0, max=MAX_STEPS, help="Training steps (0 with --load: just evaluate)."),
+    ] = 1000,
     batch: Annotated[int, typer.Option("--batch", min=1, max=4096, help="Sequences per step.")] = 32,
-    lr: Annotated[float, typer.Option("--lr", min=1e-6, max=1.0, help="Adam learning rate at the "
-                                      "start (cosine decay to a tenth of it).")] = 3e-3,
-    clip: Annotated[float, typer.Option("--clip", min=0.0, max=1e6, help="Global gradient-norm clip (0 = "
-                                                                         "off).")] = 5.0,
-    min_len: Annotated[int | None, typer.Option(
-        "--min-len", min=1, max=MAX_SEQ_LEN, help="Shortest training sequence [default: 5, or the loaded "
-        "model's].", show_default=False)] = None,
-    max_len: Annotated[int | None, typer.Option(
-        "--max-len", min=1, max=MAX_SEQ_LEN, help="Longest training sequence [default: 20, or the loaded "
-        "model's].", show_default=False)] = None,
-    save: Annotated[Path | None, typer.Option("--save", metavar="FILE.npz",
-                                                 help="Write the trained weights here.",
-                                                 show_default=False)] = None,
-    load: Annotated[Path | None, typer.Option("--load", metavar="FILE.npz",
-                                                 help="Start from these weights (their sizes, cell "
-                                                 "and decoder win over the options).",
-                                                 show_default=False)] = None,
+    lr: Annotated[
+        float,
+        typer.Option(
+            "--lr", min=1e-6, max=1.0, help="Adam learning rate at the start (cosine decay to a tenth of it)."
+        ),
+    ] = 3e-3,
+    clip: Annotated[
+        float, typer.Option("--clip", min=0.0, max=1e6, help="Global gradient-norm clip (0 = off).")
+    ] = 5.0,
+    min_len: Annotated[
+        int | None,
+        typer.Option(
+            "--min-len",
+            min=1,
+            max=MAX_SEQ_LEN,
+            help="Shortest training sequence [default: 5, or the loaded model's].",
+            show_default=False,
+        ),
+    ] = None,
+    max_len: Annotated[
+        int | None,
+        typer.Option(
+            "--max-len",
+            min=1,
+            max=MAX_SEQ_LEN,
+            help="Longest training sequence [default: 20, or the loaded model's].",
+            show_default=False,
+        ),
+    ] = None,
+    save: Annotated[
+        Path | None,
+        typer.Option(
+            "--save", metavar="FILE.npz", help="Write the trained weights here.", show_default=False
+        ),
+    ] = None,
+    load: Annotated[
+        Path | None,
+        typer.Option(
+            "--load",
+            metavar="FILE.npz",
+            help="Start from these weights (their sizes, cell and decoder win over the options).",
+            show_default=False,
+        ),
+    ] = None,
     seed: SeedOpt = 0,
     json_out: JsonOpt = False,
     ascii_only: AsciiOpt = False,
@@ -301,12 +348,16 @@ def saturation_cmd(
     min_d: Annotated[int, typer.Option("--min-d", min=1, max=4096, help="Smallest d_k.")] = 2,
     max_d: Annotated[int, typer.Option("--max-d", min=1, max=4096, help="Largest d_k (doubling).")] = 512,
     keys: Annotated[int, typer.Option("--keys", min=2, max=1000, help="Keys per softmax.")] = 10,
-    samples: Annotated[int, typer.Option("--samples", min=2, max=1_000_000, help="(q, k) pairs for the "
-                                         "variance, per d_k.")] = 20_000,
-    trials: Annotated[int, typer.Option("--trials", min=1, max=100_000, help="Softmaxes averaged per d_k.")] = 2_000,
+    samples: Annotated[
+        int, typer.Option("--samples", min=2, max=1_000_000, help="(q, k) pairs for the variance, per d_k.")
+    ] = 20_000,
+    trials: Annotated[
+        int, typer.Option("--trials", min=1, max=100_000, help="Softmaxes averaged per d_k.")
+    ] = 2_000,
     seed: Annotated[int, typer.Option("--seed", min=0, max=MAX_SEED, help="Seed of the random q and k.")] = 0,
-    as_json: Annotated[bool, typer.Option("--json", help="Print the results as JSON (schema: attn-tutor lab "
-                                                         "--schema).")] = False,
+    as_json: Annotated[
+        bool, typer.Option("--json", help="Print the results as JSON (schema: attn-tutor lab --schema).")
+    ] = False,
 ) -> None:
     _run("saturation", lambda: _module("saturation").from_options(
         min_d=min_d, max_d=max_d, keys=keys, samples=samples, trials=trials, seed=seed),

@@ -12,7 +12,8 @@ from tutor.limits import check_seed, shorten
 from tutor.terminal import is_interactive
 
 NAME = "paper"
-HELP = """Sit a timed paper of structured exam questions (default: 3 questions from different sections in 45 minutes), marked part by part.
+HELP = """Sit a timed paper of structured exam questions (default: 3 questions from different sections in \
+45 minutes), marked part by part.
 
 Numeric parts are marked at once, with follow-through: a part worked correctly from your own wrong earlier \
 answer earns its full marks (error carried forward, as examiners mark) unless the part says otherwise, and \
@@ -26,18 +27,32 @@ the points it makes). --list shows the questions; --question ID (repeatable) sit
 
 
 def command(
-    questions: Annotated[int, typer.Option("--questions", "-n", metavar="N",
-                                           help="How many questions (default 3).")] = 3,
-    minutes: Annotated[float, typer.Option("--minutes", metavar="MIN",
-                                           help="Time allowed (default 45; 0 = untimed).")] = 45,
-    question: Annotated[list[str] | None, typer.Option(
-        "--question", "-q", metavar="ID", help="Exactly this question (repeatable).")] = None,
-    topic: Annotated[list[str] | None, typer.Option(
-        "--topic", "-t", metavar="TOPIC", help="Only these lessons (id or section number 1-13); repeatable.")] = None,
-    seed: Annotated[int | None, typer.Option(metavar="SEED", help="Seed for the choice of questions and "
-                                                                  "their numbers.")] = None,
+    questions: Annotated[
+        int, typer.Option("--questions", "-n", metavar="N", help="How many questions (default 3).")
+    ] = 3,
+    minutes: Annotated[
+        float, typer.Option("--minutes", metavar="MIN", help="Time allowed (default 45; 0 = untimed).")
+    ] = 45,
+    question: Annotated[
+        list[str] | None,
+        typer.Option("--question", "-q", metavar="ID", help="Exactly this question (repeatable)."),
+    ] = None,
+    topic: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--topic",
+            "-t",
+            metavar="TOPIC",
+            help="Only these lessons (id or section number 1-13); repeatable.",
+        ),
+    ] = None,
+    seed: Annotated[
+        int | None, typer.Option(metavar="SEED", help="Seed for the choice of questions and their numbers.")
+    ] = None,
     list_: Annotated[bool, typer.Option("--list", help="List the questions and exit.")] = False,
-    plain: Annotated[bool, typer.Option("--plain", help="Line-based: parts to stdout, answers from stdin.")] = False,
+    plain: Annotated[
+        bool, typer.Option("--plain", help="Line-based: parts to stdout, answers from stdin.")
+    ] = False,
 ) -> None:
     user_errors(run)(questions=questions, minutes=minutes, ids=question or [],
                      topics=topic or [], seed=seed, list_=list_, plain=plain)

@@ -13,7 +13,9 @@ from tutor.errors import UserError, user_errors
 from tutor.limits import PLAN_MINUTES
 
 NAME = "plan"
-HELP = """A day-by-day plan from today to your exam: cards FSRS has due, lessons not opened yet, weak topics (mastery below 60%) and structured-question papers not yet sat, fitted to the minutes you have each day.
+HELP = """A day-by-day plan from today to your exam: cards FSRS has due, lessons not opened yet, weak \
+topics (mastery below 60%) and structured-question papers not yet sat, fitted to the minutes you have each \
+day.
 
 The exam date and minutes are remembered (the full-screen tutor's Home shows today's part), so later runs \
 need no options; studying changes your progress, so each run re-plans. --json prints the plan (schema: \
@@ -22,15 +24,24 @@ attn-tutor plan --schema).
 
 
 def command(
-    exam: Annotated[str | None, typer.Option("--exam", metavar="YYYY-MM-DD",
-                                             help="The exam date (remembered).")] = None,
-    minutes: Annotated[int | None, typer.Option("--minutes", metavar="N",
-                                                help="Minutes a day to revise, 10-600 (default 60; "
-                                                     "remembered).")] = None,
-    today: Annotated[str | None, typer.Option("--today", metavar="YYYY-MM-DD",
-                                              help="Plan as if today were this date.")] = None,
-    json_out: Annotated[bool, typer.Option("--json", help="Print JSON (schema: attn-tutor plan --schema).")] = False,
-    schema: Annotated[bool, typer.Option("--schema", help="Print the schema of --json (Markdown) and exit.")] = False,
+    exam: Annotated[
+        str | None, typer.Option("--exam", metavar="YYYY-MM-DD", help="The exam date (remembered).")
+    ] = None,
+    minutes: Annotated[
+        int | None,
+        typer.Option(
+            "--minutes", metavar="N", help="Minutes a day to revise, 10-600 (default 60; remembered)."
+        ),
+    ] = None,
+    today: Annotated[
+        str | None, typer.Option("--today", metavar="YYYY-MM-DD", help="Plan as if today were this date.")
+    ] = None,
+    json_out: Annotated[
+        bool, typer.Option("--json", help="Print JSON (schema: attn-tutor plan --schema).")
+    ] = False,
+    schema: Annotated[
+        bool, typer.Option("--schema", help="Print the schema of --json (Markdown) and exit.")
+    ] = False,
 ) -> None:
     if schema:
         # deferred: keeps `attn-tutor --help` and `trace qkv --json` lean

@@ -34,21 +34,42 @@ Good, wrong = Again). Type :hint, :skip or :quit at any prompt.
 
 
 def command(
-    mode: Annotated[str, typer.Option("--mode", "-m", help="practice, review, weak, retry, mock or mistakes.",
-                                      metavar="MODE")] = "practice",
-    topic: Annotated[list[str] | None, typer.Option(
-        "--topic", "-t", metavar="TOPIC", help="Only these topics (lesson id, section number or exam topic); "
-                                               "repeatable.")] = None,
-    count: Annotated[int | None, typer.Option(
-        "--count", "-n", metavar="N", help="How many questions (default: 10; review 20; mock 12; mistakes 8).")] = None,
-    seed: Annotated[int | None, typer.Option(metavar="SEED", help="Seed for the choice of questions and the "
-                                                                  "generated numbers.")] = None,
-    time_limit: Annotated[float | None, typer.Option(
-        "--time-limit", help="Minutes allowed (mock default: 2 per question).", metavar="MIN")] = None,
-    generated: Annotated[bool, typer.Option(
-        "--generated/--no-generated", help="Include generated numeric problems.")] = True,
-    plain: Annotated[bool, typer.Option(
-        "--plain", help="Line-based: questions to stdout, one answer per line from stdin.")] = False,
+    mode: Annotated[
+        str,
+        typer.Option("--mode", "-m", help="practice, review, weak, retry, mock or mistakes.", metavar="MODE"),
+    ] = "practice",
+    topic: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--topic",
+            "-t",
+            metavar="TOPIC",
+            help="Only these topics (lesson id, section number or exam topic); repeatable.",
+        ),
+    ] = None,
+    count: Annotated[
+        int | None,
+        typer.Option(
+            "--count",
+            "-n",
+            metavar="N",
+            help="How many questions (default: 10; review 20; mock 12; mistakes 8).",
+        ),
+    ] = None,
+    seed: Annotated[
+        int | None,
+        typer.Option(metavar="SEED", help="Seed for the choice of questions and the generated numbers."),
+    ] = None,
+    time_limit: Annotated[
+        float | None,
+        typer.Option("--time-limit", help="Minutes allowed (mock default: 2 per question).", metavar="MIN"),
+    ] = None,
+    generated: Annotated[
+        bool, typer.Option("--generated/--no-generated", help="Include generated numeric problems.")
+    ] = True,
+    plain: Annotated[
+        bool, typer.Option("--plain", help="Line-based: questions to stdout, one answer per line from stdin.")
+    ] = False,
 ) -> None:
     user_errors(run)(mode=mode, topics=topic or [], count=count, seed=seed,
                      time_limit=time_limit, generated=generated, plain=plain)

@@ -28,11 +28,20 @@ it to: this module imports only typer at the top)."""
 
 
 def command(
-    host: Annotated[str, typer.Option(help="Interface to bind; anything but localhost is reachable by others.")] = "localhost",
+    host: Annotated[
+        str, typer.Option(help="Interface to bind; anything but localhost is reachable by others.")
+    ] = "localhost",
     port: Annotated[int, typer.Option(min=1, max=65535, help="TCP port.")] = 8000,
-    max_sessions: Annotated[int, typer.Option(
-        "--max-sessions", min=1, max=200, metavar="N",
-        help="Browser tabs served at once; each runs its own tutor (about 150-250 MB).")] = MAX_SESSIONS,
+    max_sessions: Annotated[
+        int,
+        typer.Option(
+            "--max-sessions",
+            min=1,
+            max=200,
+            metavar="N",
+            help="Browser tabs served at once; each runs its own tutor (about 150-250 MB).",
+        ),
+    ] = MAX_SESSIONS,
 ) -> None:
     try:
         import textual_serve.server  # noqa: F401

@@ -10,7 +10,8 @@ import typer
 from tutor.errors import UserError, user_errors
 
 NAME = "sheet"
-HELP = """The formula sheet: every formula of the lecture with its symbols, shapes and section, and a notation map for the notes' overloaded symbols (H_t^(d) and S_t; W_O and W^O; W_Q and W_K in §5 versus §8).
+HELP = """The formula sheet: every formula of the lecture with its symbols, shapes and section, and a \
+notation map for the notes' overloaded symbols (H_t^(d) and S_t; W_O and W^O; W_Q and W_K in §5 versus §8).
 
 Plain text by default (or say --plain); --markdown, or --html for a page that prints on two A4 pages. -o \
 FILE writes to a file (its suffix .txt, .md or .html picks the format when no flag does).

@@ -25,10 +25,15 @@ average, met}, lessons_opened, practice {traces[], by_level[], practised, due_no
 
 
 def command(
-    json_out: Annotated[bool, typer.Option("--json", help="Print JSON (schema: attn-tutor stats --schema).")] = False,
-    goal: Annotated[int, typer.Option("--goal", metavar="N", min=1, max=100_000,
-                                      help="Daily goal in answers per day.")] = 20,
-    schema: Annotated[bool, typer.Option("--schema", help="Print the schema of --json (Markdown) and exit.")] = False,
+    json_out: Annotated[
+        bool, typer.Option("--json", help="Print JSON (schema: attn-tutor stats --schema).")
+    ] = False,
+    goal: Annotated[
+        int, typer.Option("--goal", metavar="N", min=1, max=100_000, help="Daily goal in answers per day.")
+    ] = 20,
+    schema: Annotated[
+        bool, typer.Option("--schema", help="Print the schema of --json (Markdown) and exit.")
+    ] = False,
 ) -> None:
     if schema:
         # deferred: keeps `attn-tutor --help` and `trace qkv --json` lean

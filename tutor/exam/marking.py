@@ -222,7 +222,9 @@ def mark_text(part: ExamPart, ticked: Iterable[int]) -> PartMark:
     if bad:
         raise AnswerError(f"Point {bad[0] + 1} is not in the scheme; tick 1–{len(points)}.")
     earned = min(len(chosen), part.marks)
-    extra = f" ({len(chosen)} points ticked; the part is worth {part.marks})" if len(chosen) > part.marks else ""
+    extra = (
+        f" ({len(chosen)} points ticked; the part is worth {part.marks})" if len(chosen) > part.marks else ""
+    )
     return PartMark(part.letter, earned, part.marks, "self-marked",
                     f"Self-marked: {earned} of {part.marks}{extra}.", ticked=chosen)
 

@@ -118,9 +118,15 @@ def _mistakes(recurring: Sequence[tuple[str, str]]) -> list[Task]:
     for i in range(0, len(recurring), MISTAKES_PER_SET):
         group = recurring[i:i + MISTAKES_PER_SET]
         n = len(group)
-        out.append(Task("mistakes", f"Aimed quiz on {n} recurring mistake{'s' * (n != 1)}: "
-                                    + "; ".join(t for t, _ in group), MISTAKES_MINUTES,
-                        "attn-tutor quiz --mode mistakes", tuple(dict.fromkeys(lesson for _, lesson in group))))
+        out.append(
+            Task(
+                "mistakes",
+                f"Aimed quiz on {n} recurring mistake{'s' * (n != 1)}: " + "; ".join(t for t, _ in group),
+                MISTAKES_MINUTES,
+                "attn-tutor quiz --mode mistakes",
+                tuple(dict.fromkeys(lesson for _, lesson in group)),
+            )
+        )
     return out
 
 

@@ -139,7 +139,11 @@ def _number(cell: str) -> float | None:
 
 
 def _load_csv(text: str, where: str, suffix: str) -> Loaded:
-    lines = [(n, line) for n, line in enumerate(text.splitlines(), 1) if line.strip() and not line.lstrip().startswith("#")]
+    lines = [
+        (n, line)
+        for n, line in enumerate(text.splitlines(), 1)
+        if line.strip() and not line.lstrip().startswith("#")
+    ]
     if not lines:
         raise UserError(f"{where}: no rows; expected lines of numbers separated by commas")
     if len(lines) > MAX_HEATMAP_SIDE + 1:  # a header line and the rows
@@ -251,12 +255,16 @@ def _load_json(text: str, where: str) -> Loaded:
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
-        raise UserError(f"{where}: not valid JSON ({exc.msg} at line {exc.lineno}, column {exc.colno})") from None
+        raise UserError(
+            f"{where}: not valid JSON ({exc.msg} at line {exc.lineno}, column {exc.colno})"
+        ) from None
     rows = cols = title = None
     if isinstance(data, dict):
         unknown = sorted(set(data) - {"weights", "rows", "cols", "title"})
         if unknown:
-            raise UserError(f"{where}: unknown key {shorten(unknown[0])}; expected weights, rows, cols, title")
+            raise UserError(
+                f"{where}: unknown key {shorten(unknown[0])}; expected weights, rows, cols, title"
+            )
         if "weights" not in data:
             raise UserError(f"{where}: no \"weights\" key; expected {{\"weights\": [[...]], \"rows\": [...], "
                             "\"cols\": [...]}")
@@ -274,7 +282,9 @@ def _load_json(text: str, where: str) -> Loaded:
 def _json_labels(value: object, key: str, where: str) -> list[str] | None:
     if value is None:
         return None
-    if not isinstance(value, list) or not all(isinstance(v, (str, int, float)) and not isinstance(v, bool) for v in value):
+    if not isinstance(value, list) or not all(
+        isinstance(v, (str, int, float)) and not isinstance(v, bool) for v in value
+    ):
         raise UserError(f"{where}: \"{key}\" must be a list of strings, like [\"my\", \"feet\", \"hurt\"]")
     return [str(v) for v in value]
 
@@ -316,7 +326,9 @@ def _is_num(value: object) -> bool:
 def _json_kind(value: object) -> str:
     if isinstance(value, list):
         return "an empty list"
-    return {dict: "an object", str: "a string", bool: "a boolean", type(None): "null"}.get(type(value), "a number")
+    return {dict: "an object", str: "a string", bool: "a boolean", type(None): "null"}.get(
+        type(value), "a number"
+    )
 
 
 def split_labels(text: str) -> list[str]:

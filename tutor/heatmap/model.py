@@ -214,7 +214,9 @@ def _labels(labels: Sequence[object] | None, n: int, what: str, axis: str) -> li
         return [str(i + 1) for i in range(n)]
     labels = [clean_label(x) for x in labels]
     if len(labels) != n:
-        raise ValueError(f"{what}: got {len(labels)} labels for {n} {axis}; expected {n}, one per {axis[:-1]}")
+        raise ValueError(
+            f"{what}: got {len(labels)} labels for {n} {axis}; expected {n}, one per {axis[:-1]}"
+        )
     return labels
 
 
@@ -232,7 +234,9 @@ def prepare(
     except (TypeError, ValueError):
         raise ValueError("weights: not a matrix of numbers; expected a 2-D array (rows, cols)") from None
     if w.ndim != 2 or w.size == 0:
-        raise ValueError(f"weights: got shape {tuple(w.shape)}; expected a 2-D matrix (rows, cols), not empty")
+        raise ValueError(
+            f"weights: got shape {tuple(w.shape)}; expected a 2-D matrix (rows, cols), not empty"
+        )
     bad = np.argwhere(~np.isfinite(w))
     if len(bad):
         i, j = bad[0]

@@ -44,7 +44,9 @@ def listing(ascii_only: bool = False) -> str:
             skipped.append(info.name)
             continue
         if trace.heatmaps:
-            shapes = ", ".join(f"{h.title} ({h.weights.shape[0]}x{h.weights.shape[1]})" for h in trace.heatmaps)
+            shapes = ", ".join(
+                f"{h.title} ({h.weights.shape[0]}x{h.weights.shape[1]})" for h in trace.heatmaps
+            )
             found.append((info, shapes))
     if skipped:
         print(f"(skipped {len(skipped)} trace{'s' if len(skipped) > 1 else ''} that could not be "
@@ -54,7 +56,9 @@ def listing(ascii_only: bool = False) -> str:
     else:
         width = max(len(info.name) for info, _ in found)
         lines = ["Traces with heatmaps (attn-tutor heatmap NAME; --set, --file, --index, --values):", ""]
-        lines += [f"  sec {info.section:<3}{info.name:<{width + 2}}{info.title}: {shapes}" for info, shapes in found]
+        lines += [
+            f"  sec {info.section:<3}{info.name:<{width + 2}}{info.title}: {shapes}" for info, shapes in found
+        ]
     lines += ["", "Or draw your own: attn-tutor heatmap --from weights.csv --rows \"j' ai mal au pieds\" "
                   "--cols \"my feet hurt\""]
     text = "\n".join(lines) + "\n"

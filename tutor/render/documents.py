@@ -44,7 +44,11 @@ def _key_links(lesson: Lesson, root: Path | None = None) -> list[str]:
     lessons by their titles, as the list beside it names them (ids are for the command line)."""
     out = []
     if lesson.traces:
-        more = f"; the others ({', '.join(lesson.traces[1:])}): **o** on the trace screen" if len(lesson.traces) > 1 else ""
+        more = (
+            f"; the others ({', '.join(lesson.traces[1:])}): **o** on the trace screen"
+            if len(lesson.traces) > 1
+            else ""
+        )
         out.append(f"- **t** opens the worked example `{lesson.traces[0]}`{more}")
     if lesson.heatmaps:
         out.append(f"- **h** opens the heatmap of `{lesson.heatmaps[0]}`")

@@ -85,7 +85,9 @@ def feedback(fb: Any, answer: str | None = None) -> RenderableType:
     elif fb.correct is None:
         if answer is not None:
             parts += [self_answer(answer, fb), Text("")]
-        parts.append(assemble(("Saved" if fb.saved else "Rated", "bold"), f" as {RATINGS.get(fb.rating or 0, '')}."))
+        parts.append(
+            assemble(("Saved" if fb.saved else "Rated", "bold"), f" as {RATINGS.get(fb.rating or 0, '')}.")
+        )
     elif fb.correct:
         parts.append(Text("✓ Correct.", style="bold green"))
         if len(fb.verdicts) > 1:
@@ -224,7 +226,10 @@ def summary(result: Any) -> RenderableType:
     if wrong and result.mode != "mock":
         parts += [Text(""), assemble(("To look at again", "bold"), " (", ("r", "bold"), " asks them again "
                                                                                         "now):")]
-        parts += [text(f"  {r.label}\n    you said \"{r.response}\"; expected {' | '.join(r.expected)}") for r in wrong]
+        parts += [
+            text(f'  {r.label}\n    you said "{r.response}"; expected {" | ".join(r.expected)}')
+            for r in wrong
+        ]
     named = result.mistakes()
     if named and result.mode != "mock":
         parts += [Text(""), Text("Mistakes named (Stats keeps the tally; quiz mode Mistakes aims at them):",

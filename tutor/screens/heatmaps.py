@@ -28,7 +28,9 @@ class HeatmapsScreen(Screen):
     def compose(self) -> ComposeResult:
         yield Header()
         with Horizontal(id="heatmaps-main"):
-            yield OptionList(Option(assemble(("finding attention weights…", "dim")), disabled=True), id="heatmaps-list")
+            yield OptionList(
+                Option(assemble(("finding attention weights…", "dim")), disabled=True), id="heatmaps-list"
+            )
             yield HeatmapPanel(id="heatmaps-panel")
         yield Footer(compact=True)
 
@@ -80,8 +82,12 @@ class HeatmapsScreen(Screen):
             options.add_option(Option(assemble(name, count, mark), id=name))
         if pending is not None:
             through, total = pending
-            options.add_option(Option(assemble((f"finding attention weights… ({through} of {total} traces)", "dim")),
-                                      disabled=True))
+            options.add_option(
+                Option(
+                    assemble((f"finding attention weights… ({through} of {total} traces)", "dim")),
+                    disabled=True,
+                )
+            )
         if self.wanted in self.sources and self.wanted != self.shown:
             self.select(self.wanted)
         elif pending is None and self.wanted is not None and self.wanted not in self.sources:

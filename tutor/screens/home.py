@@ -55,7 +55,9 @@ class HomeScreen(Screen):
         yield Header()
         with Horizontal(id="home-body"):
             with Vertical(id="home-menu"):
-                yield Static("[b]attn-tutor[/b]\n[dim]attention mechanisms, step by step[/dim]", id="home-title")
+                yield Static(
+                    "[b]attn-tutor[/b]\n[dim]attention mechanisms, step by step[/dim]", id="home-title"
+                )
                 yield OptionList(
                     *(Option(assemble((a.key, "bold"), f"  {a.title}"), id=a.mode) for a in AREAS),
                     id="home-options",
@@ -93,7 +95,11 @@ class HomeScreen(Screen):
             due = len(store.due_cards())
         except Exception as exc:  # noqa: BLE001 - home must paint even if progress cannot be read
             return assemble((f"Progress unavailable: {exc}", "dim"))
-        due_text = ((str(due), "bold"), f" card{'s' * (due != 1)} due for review (key 3)") if due else ("no cards due",)
+        due_text = (
+            ((str(due), "bold"), f" card{'s' * (due != 1)} due for review (key 3)")
+            if due
+            else ("no cards due",)
+        )
 
         return assemble("Lessons read: ", (str(opened), "bold"), f"/{len(LESSON_IDS)} · ", *due_text)
 

@@ -208,7 +208,9 @@ class TraceScreen(Screen):
                 self.load(self.trace_name, overrides, self.page)
 
         self.app.push_screen(
-            TraceInputs(self.trace_name, input_specs(self.trace_name), self.trace.inputs, self.overrides), applied)
+            TraceInputs(self.trace_name, input_specs(self.trace_name), self.trace.inputs, self.overrides),
+            applied,
+        )
 
     def action_heatmap(self) -> None:
         if self.trace is None or not self.trace.heatmaps:

@@ -56,7 +56,9 @@ class TraceInputs(ModalScreen[dict[str, Any] | None]):
                                    "ctrl+s apply · ctrl+r defaults · Esc cancel", "dim")))
             with VerticalScroll(id="inputs-fields"):
                 for spec in self.specs:
-                    optional = " (optional: leave empty to let the trace work it out)" if spec.optional else ""
+                    optional = (
+                        " (optional: leave empty to let the trace work it out)" if spec.optional else ""
+                    )
                     # a Static, not a Label: a long description wraps instead of being cut
                     yield Static(assemble((spec.name, "bold"), (f"  {spec.description} — "
                                                                 f"{spec.expected()}{optional}", "dim")),
@@ -73,7 +75,9 @@ class TraceInputs(ModalScreen[dict[str, Any] | None]):
         self.query(Input).first().focus()
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
-        {"apply": self.action_apply, "reset": self.action_reset, "cancel": self.action_cancel}[event.button.id]()
+        {"apply": self.action_apply, "reset": self.action_reset, "cancel": self.action_cancel}[
+            event.button.id
+        ]()
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         self.action_apply()

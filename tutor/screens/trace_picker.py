@@ -40,7 +40,9 @@ class TracePicker(ModalScreen[str | None]):
         with Vertical(id="picker-box"):
             yield Static(assemble(("Pick a worked example", "bold"),
                                   ("  type to filter · ↑↓ · Enter opens · Esc cancels", "dim")))
-            yield Input(placeholder="filter: a name, words of a title, or a section like 10", id="picker-filter")
+            yield Input(
+                placeholder="filter: a name, words of a title, or a section like 10", id="picker-filter"
+            )
             yield OptionList(id="picker-options")
 
     def on_mount(self) -> None:
@@ -59,7 +61,9 @@ class TracePicker(ModalScreen[str | None]):
         options.clear_options()
         section = None
         for info in self._traces:
-            if not matches(query, info.name, info.title, info.description, f"§{info.section}", str(info.section)):
+            if not matches(
+                query, info.name, info.title, info.description, f"§{info.section}", str(info.section)
+            ):
                 continue
             if section is not None and info.section != section:
                 options.add_option(None)
@@ -71,7 +75,9 @@ class TracePicker(ModalScreen[str | None]):
         if options.option_count:
             options.highlighted = 0
         else:
-            options.add_option(Option(assemble(("no trace matches; Backspace to widen", "dim")), disabled=True))
+            options.add_option(
+                Option(assemble(("no trace matches; Backspace to widen", "dim")), disabled=True)
+            )
 
     def on_input_changed(self, event: Input.Changed) -> None:
         self._fill(event.value)

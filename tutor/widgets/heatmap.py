@@ -343,7 +343,9 @@ class Heatmap(ScrollView, can_focus=True):
         if y < top:
             titles = self._title_rows()
             if y < len(titles):
-                return self._text_strip(titles[y], base + self.get_component_rich_style("heatmap--title"), width)
+                return self._text_strip(
+                    titles[y], base + self.get_component_rich_style("heatmap--title"), width
+                )
             return self._header_strip(y - len(titles), width, base)
         row = int(self.scroll_offset.y) + y - top
         if row >= self.model.shape[0]:

@@ -84,6 +84,9 @@ class HeatmapPanel(Vertical):
         title = self.query_one("#panel-title", Static)
         title.update(f"matrix {self.index + 1} of {n} · , and . switch" if n > 1 else "")
         title.display = n > 1
-        lines = [f"⚠ {e.where} — the notes: {e.printed} · computed: {e.computed} · why: {e.why}" for e in self.errata]
+        lines = [
+            f"⚠ {e.where} — the notes: {e.printed} · computed: {e.computed} · why: {e.why}"
+            for e in self.errata
+        ]
         self.query_one("#panel-errata", Static).update(text("\n".join(lines)))
         self.query_one("#panel-errata-box").display = bool(lines)

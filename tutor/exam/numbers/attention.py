@@ -216,14 +216,25 @@ def dot_variance(rng: np.random.Generator) -> Numbers:
     return Numbers(
         fields={"d_k": str(d_k), "var_q": num(var_q), "var_k": num(var_k)},
         steps={
-            "std": Step(std1, 0.01, (f"Var(q·k) = d_k = {d_k}, so the standard deviation is √{d_k} = "
-                                     f"{num(std1)}",)),
-            "scaled": Step(var / d_k, 0.01, (
-                f"Var(q·k) = d_k σ_q² σ_k² = {d_k} × {num(var_q)} × {num(var_k)} = {num(var)}; "
-                f"divided by (√d_k)² = {d_k}: {num(var / d_k)}",), link=Link(
-                "scaling", "exact_scaled[2]", {"dims": [1, d_k], "d_big": d_k, "var_q": var_q, "var_k": var_k})),
+            "std": Step(
+                std1, 0.01, (f"Var(q·k) = d_k = {d_k}, so the standard deviation is √{d_k} = {num(std1)}",)
+            ),
+            "scaled": Step(
+                var / d_k,
+                0.01,
+                (
+                    f"Var(q·k) = d_k σ_q² σ_k² = {d_k} × {num(var_q)} × {num(var_k)} = {num(var)}; "
+                    f"divided by (√d_k)² = {d_k}: {num(var / d_k)}",
+                ),
+                link=Link(
+                    "scaling",
+                    "exact_scaled[2]",
+                    {"dims": [1, d_k], "d_big": d_k, "var_q": var_q, "var_k": var_k},
+                ),
+            ),
         },
-        data={"d_k": d_k})
+        data={"d_k": d_k},
+    )
 
 
 @maker("pooling")

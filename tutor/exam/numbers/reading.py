@@ -105,27 +105,55 @@ def sampling(rng: np.random.Generator) -> Numbers:
         return Link("top-k", f"probs_top_k[{top}]", {**pick, "k": int(size)})
 
     return Numbers(
-        fields={"p": ", ".join(f"P({w}) = {num(x)}" for w, x in zip(words, p)), "k": str(k),
-                "top_p": num(top_p), "z": vec(z), "T": num(T)},
-        steps={
-            "topk": Step(float(pk.max()), 0.01, (f"keep the {k} largest, renormalise: top word "
-                                                 f"{num(p.max())} / {num(float(p[pk > 0].sum()))} = "
-                                                 f"{num(float(pk.max()))}",),
-                         link=Link("top-k", f"probs_top_k[{top}]", {**pick, "k": k})),
-            "nucleus_size": Step(float((pp > 0).sum()), 0.0, (
-                f"add from the top until the mass reaches {num(top_p)}: {int((pp > 0).sum())} words "
-                f"(mass {num(float(p[pp > 0].sum()))})",),
-                link=Link("nucleus", "nucleus_size", {**pick, "p": top_p})),
-            "nucleus_top": Step(float(pp.max()), 0.01, ("renormalised top probability: "
-                                                        f"{num(float(pp.max()))}",),
-                                ("nucleus_size",), lambda v: top_of_kept(v["nucleus_size"]),
-                                link=Link("nucleus", f"probs_top_p[{top}]", {**pick, "p": top_p}),
-                                relink=lambda v: kept_top(v["nucleus_size"])),
-            "temp": Step(as_tuple(softmax(z, temperature=T)), 0.01, (
-                f"softmax(z / {num(T)}) = {vec(softmax(z, temperature=T))}",), link=Link(
-                "temperature", "probs[2]", {"words": ["z1", "z2", "z3"], "logits": z, "temperatures": [1.0, T]})),
+        fields={
+            "p": ", ".join(f"P({w}) = {num(x)}" for w, x in zip(words, p)),
+            "k": str(k),
+            "top_p": num(top_p),
+            "z": vec(z),
+            "T": num(T),
         },
-        data={"p": p, "k": k, "top_p": top_p})
+        steps={
+            "topk": Step(
+                float(pk.max()),
+                0.01,
+                (
+                    f"keep the {k} largest, renormalise: top word "
+                    f"{num(p.max())} / {num(float(p[pk > 0].sum()))} = "
+                    f"{num(float(pk.max()))}",
+                ),
+                link=Link("top-k", f"probs_top_k[{top}]", {**pick, "k": k}),
+            ),
+            "nucleus_size": Step(
+                float((pp > 0).sum()),
+                0.0,
+                (
+                    f"add from the top until the mass reaches {num(top_p)}: {int((pp > 0).sum())} words "
+                    f"(mass {num(float(p[pp > 0].sum()))})",
+                ),
+                link=Link("nucleus", "nucleus_size", {**pick, "p": top_p}),
+            ),
+            "nucleus_top": Step(
+                float(pp.max()),
+                0.01,
+                (f"renormalised top probability: {num(float(pp.max()))}",),
+                ("nucleus_size",),
+                lambda v: top_of_kept(v["nucleus_size"]),
+                link=Link("nucleus", f"probs_top_p[{top}]", {**pick, "p": top_p}),
+                relink=lambda v: kept_top(v["nucleus_size"]),
+            ),
+            "temp": Step(
+                as_tuple(softmax(z, temperature=T)),
+                0.01,
+                (f"softmax(z / {num(T)}) = {vec(softmax(z, temperature=T))}",),
+                link=Link(
+                    "temperature",
+                    "probs[2]",
+                    {"words": ["z1", "z2", "z3"], "logits": z, "temperatures": [1.0, T]},
+                ),
+            ),
+        },
+        data={"p": p, "k": k, "top_p": top_p},
+    )
 
 
 def step_value(trace, name: str):
@@ -150,15 +178,44 @@ def heatmap(rng: np.random.Generator) -> Numbers:
     return Numbers(
         fields={"table": head + "\n" + rows, "row": target[r]},
         steps={
-            "align": Step(align, 0.0, ("the largest entry of each row: columns " + vec(align, 0)
-                                       + " → " + ", ".join(trace.result["alignment"]),)),
-            "ratio": Step(float(table[r, c] * 3), 0.01, (
-                f"uniform weight is 1/3; {num(table[r, c])} × 3 = {num(float(table[r, c] * 3))} times that",)),
-            "entropy": Step(float(ent[r]), 0.01, (f"H = −Σ α log₂ α over the {target[r]!r} row = "
-                                                  f"{num(ent[r])} bits "
-                                                  f"(log₂ 3 ≈ 1.585 is the most spread out)",),
-                            link=Link("heatmap-reading", f"entropy_bits[{r + 1}]", {
-                                "source": source, "target": target, "rows": target[1:],
-                                "weights": W[1:], "missing_rows": W[:1]})),
+            "align": Step(
+                align,
+                0.0,
+                (
+                    "the largest entry of each row: columns "
+                    + vec(align, 0)
+                    + " → "
+                    + ", ".join(trace.result["alignment"]),
+                ),
+            ),
+            "ratio": Step(
+                float(table[r, c] * 3),
+                0.01,
+                (
+                    f"uniform weight is 1/3; {num(table[r, c])} × 3 = "
+                    f"{num(float(table[r, c] * 3))} times that",
+                ),
+            ),
+            "entropy": Step(
+                float(ent[r]),
+                0.01,
+                (
+                    f"H = −Σ α log₂ α over the {target[r]!r} row = "
+                    f"{num(ent[r])} bits "
+                    f"(log₂ 3 ≈ 1.585 is the most spread out)",
+                ),
+                link=Link(
+                    "heatmap-reading",
+                    f"entropy_bits[{r + 1}]",
+                    {
+                        "source": source,
+                        "target": target,
+                        "rows": target[1:],
+                        "weights": W[1:],
+                        "missing_rows": W[:1],
+                    },
+                ),
+            ),
         },
-        data={"table": table, "row": r})
+        data={"table": table, "row": r},
+    )

@@ -150,21 +150,39 @@ def error_cascade(rng: np.random.Generator) -> Numbers:
     return Numbers(
         fields={"table": cascade_text(table), "target": " ".join(target)},
         steps={
-            "tf": Step(as_tuple(tf), 0.01, (
-                "teacher forcing feeds <s>, the, cat: " + ", ".join(
-                    f"−ln P({w} | {f}) = {num(x)}" for w, f, x in zip(target, forced, tf)),),
-                link=Link("error-cascade", "losses_forced", run)),
-            "tf_total": Step(float(cross_entropy(np.log(np.stack([table[CASCADE_FED.index(w)] for w in forced])), y,
-                                                 reduction="sum")), 0.01,
-                             (f"L = {' + '.join(num(x) for x in tf)} = {num(tf.sum())}",),
-                             ("tf",), lambda v: float(np.sum(v["tf"])),
-                             link=Link("error-cascade", "L_forced", run)),
-            "free": Step(as_tuple(fr), 0.01, (
-                f"free running feeds {', '.join(free)} (each the argmax of the row before): "
-                + ", ".join(f"−ln P({w} | {f}) = {num(x)}" for w, f, x in zip(target, free, fr)),),
-                link=Link("error-cascade", "losses_free", run)),
+            "tf": Step(
+                as_tuple(tf),
+                0.01,
+                (
+                    "teacher forcing feeds <s>, the, cat: "
+                    + ", ".join(f"−ln P({w} | {f}) = {num(x)}" for w, f, x in zip(target, forced, tf)),
+                ),
+                link=Link("error-cascade", "losses_forced", run),
+            ),
+            "tf_total": Step(
+                float(
+                    cross_entropy(
+                        np.log(np.stack([table[CASCADE_FED.index(w)] for w in forced])), y, reduction="sum"
+                    )
+                ),
+                0.01,
+                (f"L = {' + '.join(num(x) for x in tf)} = {num(tf.sum())}",),
+                ("tf",),
+                lambda v: float(np.sum(v["tf"])),
+                link=Link("error-cascade", "L_forced", run),
+            ),
+            "free": Step(
+                as_tuple(fr),
+                0.01,
+                (
+                    f"free running feeds {', '.join(free)} (each the argmax of the row before): "
+                    + ", ".join(f"−ln P({w} | {f}) = {num(x)}" for w, f, x in zip(target, free, fr)),
+                ),
+                link=Link("error-cascade", "losses_free", run),
+            ),
         },
-        data={"table": table, "free": tuple(free)})
+        data={"table": table, "free": tuple(free)},
+    )
 
 
 @maker("dynamic-context")
@@ -180,21 +198,42 @@ def dynamic_context(rng: np.random.Generator) -> Numbers:
     C = attention_pool(H, a)  # (2,)
     Tsrc, Tout = int(rng.integers(8, 31)), int(rng.integers(5, 26))
     return Numbers(
-        fields={"e": vec(e), "H1": vec(H[0]), "H2": vec(H[1]), "H3": vec(H[2]),
-                "T": str(Tsrc), "T_out": str(Tout)},
-        steps={
-            "alpha": Step(as_tuple(a), 0.01, (f"α = softmax({vec(e)}) = {vec(a)}",),
-                          link=softmax_link(e, words(3, "h"))),
-            "C": Step(as_tuple(C), 0.01, ("C_t = " + " + ".join(f"{num(x)}·{vec(h)}" for x, h in zip(a, H))
-                                          + f" = {vec(C)}",),
-                      ("alpha",), lambda v: weighted_sum(v["alpha"], H),
-                      link=context_link(a, H), relink=lambda v: context_link(v["alpha"], H)),
-            "top": Step(float(np.argmax(a) + 1), 0.0, (f"the largest weight is on H_{int(np.argmax(a)) + 1}",),
-                        ("alpha",), lambda v: float(np.argmax(np.asarray(v["alpha"], dtype=float)) + 1)),
-            "scores": Step(float(Tsrc * Tout), 0.0, (f"one score per (output step, source position): "
-                                                    f"{Tout} × {Tsrc} = {Tsrc * Tout}",)),
+        fields={
+            "e": vec(e),
+            "H1": vec(H[0]),
+            "H2": vec(H[1]),
+            "H3": vec(H[2]),
+            "T": str(Tsrc),
+            "T_out": str(Tout),
         },
-        data={"e": e, "H": H})
+        steps={
+            "alpha": Step(
+                as_tuple(a), 0.01, (f"α = softmax({vec(e)}) = {vec(a)}",), link=softmax_link(e, words(3, "h"))
+            ),
+            "C": Step(
+                as_tuple(C),
+                0.01,
+                ("C_t = " + " + ".join(f"{num(x)}·{vec(h)}" for x, h in zip(a, H)) + f" = {vec(C)}",),
+                ("alpha",),
+                lambda v: weighted_sum(v["alpha"], H),
+                link=context_link(a, H),
+                relink=lambda v: context_link(v["alpha"], H),
+            ),
+            "top": Step(
+                float(np.argmax(a) + 1),
+                0.0,
+                (f"the largest weight is on H_{int(np.argmax(a)) + 1}",),
+                ("alpha",),
+                lambda v: float(np.argmax(np.asarray(v["alpha"], dtype=float)) + 1),
+            ),
+            "scores": Step(
+                float(Tsrc * Tout),
+                0.0,
+                (f"one score per (output step, source position): {Tout} × {Tsrc} = {Tsrc * Tout}",),
+            ),
+        },
+        data={"e": e, "H": H},
+    )
 
 
 @maker("sequence-loss")
@@ -213,17 +252,37 @@ def sequence_loss(rng: np.random.Generator) -> Numbers:
     return Numbers(
         fields={"rows": rows, "words": ", ".join(_WORDS), "first": _WORDS[y[0]]},
         steps={
-            "each": Step(as_tuple(each), 0.01, ("L_t = −ln P(reference): " + ", ".join(num(x) for x in each),),
-                         link=Link("cross-entropy", "losses", run)),
-            "total": Step(total, 0.01, (f"L = Σ L_t = {num(total)}",), ("each",),
-                          lambda v: float(np.sum(v["each"])), link=Link("cross-entropy", "L", run)),
-            "mean": Step(total / 3, 0.01, (f"mean = {num(total)} / 3 = {num(total / 3)}",), ("total",),
-                         lambda v: float(v["total"]) / 3,
-                         link=Link("sequence-loss", "L", {**run, "reduction": "mean"})),
-            "grad": Step(as_tuple(grad), 0.01, (f"∂L_1/∂z = P_1 − onehot({_WORDS[y[0]]}) = {vec(grad)}",),
-                         link=Link("cross-entropy", "grad[1]", run)),
+            "each": Step(
+                as_tuple(each),
+                0.01,
+                ("L_t = −ln P(reference): " + ", ".join(num(x) for x in each),),
+                link=Link("cross-entropy", "losses", run),
+            ),
+            "total": Step(
+                total,
+                0.01,
+                (f"L = Σ L_t = {num(total)}",),
+                ("each",),
+                lambda v: float(np.sum(v["each"])),
+                link=Link("cross-entropy", "L", run),
+            ),
+            "mean": Step(
+                total / 3,
+                0.01,
+                (f"mean = {num(total)} / 3 = {num(total / 3)}",),
+                ("total",),
+                lambda v: float(v["total"]) / 3,
+                link=Link("sequence-loss", "L", {**run, "reduction": "mean"}),
+            ),
+            "grad": Step(
+                as_tuple(grad),
+                0.01,
+                (f"∂L_1/∂z = P_1 − onehot({_WORDS[y[0]]}) = {vec(grad)}",),
+                link=Link("cross-entropy", "grad[1]", run),
+            ),
         },
-        data={"P": P, "y": y})
+        data={"P": P, "y": y},
+    )
 
 
 @maker("label-smoothing")

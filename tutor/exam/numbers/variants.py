@@ -54,18 +54,40 @@ def luong(rng: np.random.Generator) -> Numbers:
     return Numbers(
         fields={"h": vec(h), "H1": vec(H[0]), "H2": vec(H[1]), "H3": vec(H[2]), "W": mat(W)},
         steps={
-            "dot": Step(as_tuple(dots), 0.01, (f"h_tᵀ h̄_s = {vec(dots)}",),
-                        link=Link("scores", "dots", {"Q": h, "K": H})),
-            "general": Step(as_tuple(gen), 0.01, (f"h_tᵀ W_a = {vec(hW)}; dotted with each h̄_s: {vec(gen)}",)),
-            "alpha": Step(as_tuple(alpha), 0.01, (f"α = softmax({vec(gen)}) = {vec(alpha)}",),
-                          ("general",), lambda v: as_tuple(softmax(np.asarray(v["general"]))),
-                          link=softmax_link(gen), relink=lambda v: softmax_link(v["general"])),
-            "context": Step(context, 0.01, ("c_t = Σ_s α_s h̄_s = " + " + ".join(
-                f"{num(a)}·{vec(r)}" for a, r in zip(alpha, H)) + f" = {vec(context)}",),
-                ("alpha",), lambda v: weighted_sum(v["alpha"], H),
-                link=context_link(alpha, H), relink=lambda v: context_link(v["alpha"], H)),
+            "dot": Step(
+                as_tuple(dots),
+                0.01,
+                (f"h_tᵀ h̄_s = {vec(dots)}",),
+                link=Link("scores", "dots", {"Q": h, "K": H}),
+            ),
+            "general": Step(
+                as_tuple(gen), 0.01, (f"h_tᵀ W_a = {vec(hW)}; dotted with each h̄_s: {vec(gen)}",)
+            ),
+            "alpha": Step(
+                as_tuple(alpha),
+                0.01,
+                (f"α = softmax({vec(gen)}) = {vec(alpha)}",),
+                ("general",),
+                lambda v: as_tuple(softmax(np.asarray(v["general"]))),
+                link=softmax_link(gen),
+                relink=lambda v: softmax_link(v["general"]),
+            ),
+            "context": Step(
+                context,
+                0.01,
+                (
+                    "c_t = Σ_s α_s h̄_s = "
+                    + " + ".join(f"{num(a)}·{vec(r)}" for a, r in zip(alpha, H))
+                    + f" = {vec(context)}",
+                ),
+                ("alpha",),
+                lambda v: weighted_sum(v["alpha"], H),
+                link=context_link(alpha, H),
+                relink=lambda v: context_link(v["alpha"], H),
+            ),
         },
-        data={"h": h, "H": H, "W": W})
+        data={"h": h, "H": H, "W": W},
+    )
 
 
 @maker("two-heads")

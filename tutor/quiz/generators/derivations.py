@@ -49,16 +49,29 @@ def make_attention_backward(rng: np.random.Generator) -> dict:
     ds = softmax_backward(a, grads.d_weights[i])  # (n,) α ⊙ (dα − α·dα), shown as working
     sub_i, sub_j = _SUBSCRIPTS[i], _SUBSCRIPTS[j]
     return dict(
-        prompt=("Self-attention over three tokens with d_k = 2 (one row per token):\n"
-                + "\n".join(f"  Q{_SUBSCRIPTS[r]} = {vec(Q[r])}   K{_SUBSCRIPTS[r]} = "
-                            f"{vec(K[r])}   V{_SUBSCRIPTS[r]} = {vec(V[r])}" for r in range(n))
-                + f"\nThe loss depends only on output O{sub_i} = Σⱼ α{sub_i}ⱼ Vⱼ: its upstream "
-                f"gradient is dO{sub_i} = ∂L/∂O{sub_i} = {vec(g)}, and every other row of dO is 0."),
+        prompt=(
+            "Self-attention over three tokens with d_k = 2 (one row per token):\n"
+            + "\n".join(
+                f"  Q{_SUBSCRIPTS[r]} = {vec(Q[r])}   K{_SUBSCRIPTS[r]} = "
+                f"{vec(K[r])}   V{_SUBSCRIPTS[r]} = {vec(V[r])}"
+                for r in range(n)
+            )
+            + f"\nThe loss depends only on output O{sub_i} = Σⱼ α{sub_i}ⱼ Vⱼ: its upstream "
+            f"gradient is dO{sub_i} = ∂L/∂O{sub_i} = {vec(g)}, and every other row of dO is 0."
+        ),
         parts=(
-            Part.vector(f"(a) ∂L/∂α{sub_i}ⱼ for j = 1, 2, 3?", grads.d_weights[i], tolerance=0.01,
-                        value=f"d_alpha[{i + 1}]"),
-            Part.vector(f"(b) ∂L/∂Q{sub_i} (two numbers)?", grads.dQ[i], tolerance=0.01, value=f"dQ[{i + 1}]"),
-            Part.vector(f"(c) ∂L/∂V{sub_j} (two numbers)?", grads.dV[j], tolerance=0.01, value=f"dV[{j + 1}]"),
+            Part.vector(
+                f"(a) ∂L/∂α{sub_i}ⱼ for j = 1, 2, 3?",
+                grads.d_weights[i],
+                tolerance=0.01,
+                value=f"d_alpha[{i + 1}]",
+            ),
+            Part.vector(
+                f"(b) ∂L/∂Q{sub_i} (two numbers)?", grads.dQ[i], tolerance=0.01, value=f"dQ[{i + 1}]"
+            ),
+            Part.vector(
+                f"(c) ∂L/∂V{sub_j} (two numbers)?", grads.dV[j], tolerance=0.01, value=f"dV[{j + 1}]"
+            ),
         ),
         solution=(
             f"∂L/∂α{sub_i}ⱼ = dO{sub_i} · Vⱼ = {vec(grads.d_weights[i])}",
@@ -71,8 +84,15 @@ def make_attention_backward(rng: np.random.Generator) -> dict:
             "The trace takes one-hot embeddings X = I, so W_Q = Q, W_K = K, W_V = V and "
             f"row {i + 1} of ∂L/∂W_Q is ∂L/∂Q{sub_i}.",
         ),
-        trace_inputs={"tokens": [f"w{k + 1}" for k in range(n)], "X": np.eye(n), "W_Q": Q, "W_K": K,
-                      "W_V": V, "dO": dO, "position": i + 1},
+        trace_inputs={
+            "tokens": [f"w{k + 1}" for k in range(n)],
+            "X": np.eye(n),
+            "W_Q": Q,
+            "W_K": K,
+            "W_V": V,
+            "dO": dO,
+            "position": i + 1,
+        },
         data={"Q": Q, "K": K, "V": V, "g": g, "i": i, "j": j},
     )
 
