@@ -14,7 +14,7 @@ import time
 import traceback
 from collections.abc import Callable
 from pathlib import Path
-from typing import ParamSpec, TypeVar
+from typing import NoReturn, ParamSpec, TypeVar
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -32,7 +32,7 @@ class UserError(Exception):
     """Something the user asked for that cannot be done; the message says what and why."""
 
 
-def fail(message: str, code: int = EXIT_USAGE):
+def fail(message: str, code: int = EXIT_USAGE) -> NoReturn:
     """Print ``attn-tutor: error: message`` to stderr and exit with ``code``; the message
     often echoes what the user typed or a file held, so terminal control is removed."""
     import typer  # deferred: loads typer (start-up time)

@@ -54,8 +54,8 @@ def collect() -> list[Item]:
                 f"Key formula:\n{c.key_formula.strip()}\n\nTop pitfall: {_para(c.top_pitfall)}")
         items.append(Item(c.id, "exam-card", c.lesson, f"{c.title}: {_para(c.self_check)}", back,
                           (c.id,)))
-    for q in load_qa():
-        items.append(Item(q.id, "qa", q.lesson, _para(q.question), _para(q.answer)))
+    for qa in load_qa():
+        items.append(Item(qa.id, "qa", qa.lesson, _para(qa.question), _para(qa.answer)))
     for q in load_bank():
         front = q.prompt.strip()
         if q.kind == "mcq":
@@ -71,18 +71,18 @@ def collect() -> list[Item]:
         for part in question.parts:
             front = (f"{spec.title} ({part.marks} "
                      f"mark{'s' * (part.marks != 1)})\n{question.stem}\n\n{part.prompt}")
-            back = []
+            scheme: list[str] = []
             if part.kind == "text":
-                back.append("Mark scheme (1 mark each, up to "
+                scheme.append("Mark scheme (1 mark each, up to "
                             f"{part.marks}):\n" + "\n".join(f"• {p}" for p in part.spec.points))
             elif part.spec.method:
-                back.append(f"Follow-through: {part.spec.method} method mark"
+                scheme.append(f"Follow-through: {part.spec.method} method mark"
                             f"{'s' * (part.spec.method != 1)} for correct working from your own "
                             "earlier answer.")
-            back.append("Model answer:\n" + "\n".join(part.model_answer))
-            back.append("Common mistakes:\n" + "\n".join(f"• {m}" for m in part.spec.mistakes))
+            scheme.append("Model answer:\n" + "\n".join(part.model_answer))
+            scheme.append("Common mistakes:\n" + "\n".join(f"• {m}" for m in part.spec.mistakes))
             items.append(Item(f"{spec.id}:{part.letter}", "mark-scheme", spec.section, front,
-                              "\n\n".join(back), spec.exam_topics))
+                              "\n\n".join(scheme), spec.exam_topics))
     return items
 
 

@@ -50,16 +50,30 @@ class Item:
     """Set in the mistakes mode (and part of weak spots): the mistake this item is aimed at."""
 
     @property
+    def _question(self) -> Question:
+        """The bank question of an item that is not a generated problem."""
+        if self.question is None:
+            raise TypeError("an Item holds a bank question or a generated problem")
+        return self.question
+
+    @property
+    def _problem(self) -> Problem:
+        """The generated problem of an item that is not a bank question."""
+        if self.problem is None:
+            raise TypeError("an Item holds a bank question or a generated problem")
+        return self.problem
+
+    @property
     def question_id(self) -> str:
-        return self.question.id if self.question else self.problem.question_id
+        return self.question.id if self.question else self._problem.question_id
 
     @property
     def section(self) -> str:
-        return self.question.section if self.question else self.problem.section
+        return self.question.section if self.question else self._problem.section
 
     @property
     def exam_topics(self) -> tuple[str, ...]:
-        return self.question.exam_topics if self.question else self.problem.exam_topics
+        return self.question.exam_topics if self.question else self._problem.exam_topics
 
     @property
     def generated(self) -> bool:
@@ -85,7 +99,7 @@ class Item:
     @property
     def setup(self) -> str:
         """The text above the first answer: the question, or the problem's numbers."""
-        return self.question.prompt if self.question else self.problem.prompt
+        return self.question.prompt if self.question else self._problem.prompt
 
     @property
     def label(self) -> str:
@@ -93,7 +107,7 @@ class Item:
         or the start of the question, instead of the stored id."""
         if self.problem:
             return self.problem.title
-        words = " ".join(self.question.prompt.split())
+        words = " ".join(self._question.prompt.split())
         return words if len(words) <= LABEL_WIDTH else words[: LABEL_WIDTH - 1].rsplit(" ", 1)[0] + "…"
 
     @property
@@ -101,14 +115,14 @@ class Item:
         if self.problem:
             return tuple(Ask(p.prompt, p.instructions,
                              p.options if p.kind == "choice" else ()) for p in self.problem.parts)
-        q = self.question
+        q = self._question
         choices = tuple(f"{LETTERS[i]}) {c}" for i, c in enumerate(q.choices))
         return (Ask("", q.instructions, choices),)
 
     def check(self, part: int, text: str) -> Verdict:
         if self.problem:
             return self.problem.parts[part].check(text)
-        return check_answer(self.question, text)
+        return check_answer(self._question, text)
 
     @property
     def hint(self) -> str | None:
@@ -119,7 +133,7 @@ class Item:
         """Why the answer is right: the bank's explanation, or the worked solution."""
         if self.problem:
             return self.problem.solution
-        q = self.question
+        q = self._question
         return (q.explanation,) + ((f"Erratum: {q.erratum}",) if q.erratum else ())
 
     @property
@@ -131,7 +145,7 @@ class Item:
         """The trace that works this item through: a problem's, on its own numbers."""
         if self.problem:
             return self.problem.trace_link
-        q = self.question
+        q = self._question
         if not q.trace:
             return None
         same = q.computation is None  # the item's inputs are the trace's own

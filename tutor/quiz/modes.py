@@ -22,10 +22,10 @@ Selection rules (all honour ``topics`` and ``generated``; ``seed`` fixes every r
 from __future__ import annotations
 
 import random
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Sequence, Set
 from dataclasses import dataclass
 from datetime import datetime
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, cast
 
 from engine.mistakes.catalogue import MISTAKES  # the records only: no NumPy, no traces
 from tutor.errors import UserError
@@ -136,7 +136,7 @@ def pool(bank: Sequence[Question], topics: set[str], *, generated: bool, seed: i
     if generated:
         rng = random.Random(seed)
         for fam in FAMILIES:
-            items.append(Item(problem=_LazyProblem(fam, rng.randrange(2**31))))
+            items.append(Item(problem=_lazy(fam, rng.randrange(2**31))))
     order = {s: i for i, s in enumerate(SECTIONS)}
     items = [it for it in items if matches(it, topics)]
     return sorted(items, key=lambda it: order.get(it.section, len(order)))  # stable
@@ -152,18 +152,21 @@ class _LazyProblem:
         self.title = fam.title
         self._real: Problem | None = None
 
-    def __getattr__(self, name: str):
+    def __getattr__(self, name: str) -> Any:
         if name.startswith("_"):  # never build the problem for copy/pickle probes
             raise AttributeError(name)
         if self._real is None:
             self._real = generate(self.family, self.seed)
         return getattr(self._real, name)
 
-    def with_seed(self, seed: int) -> _LazyProblem:
-        return _LazyProblem(self.family, seed)
 
 
-def select(mode: str, *, bank: Sequence[Question], store: Store, topics: set[str] = frozenset(),
+def _lazy(family: str, seed: int) -> Problem:
+    """Problem ``seed`` of ``family``, built when a field beyond its listing is first read."""
+    return cast("Problem", _LazyProblem(family, seed))  # it stands in for the Problem it builds
+
+
+def select(mode: str, *, bank: Sequence[Question], store: Store, topics: Set[str] = frozenset(),
            count: int | None = None, seed: int | None = None, generated: bool = True,
            now: datetime | None = None, scheduler: Scheduler | None = None) -> Selection:
     """Choose the items for a session (see the module docstring for each mode's rule)."""
@@ -262,7 +265,7 @@ def select(mode: str, *, bank: Sequence[Question], store: Store, topics: set[str
     for a in latest[:n]:
         it = by_id[a.question_id]
         if it.problem is not None and a.variant is not None:
-            it = Item(problem=it.problem.with_seed(int(a.variant)))  # the same numbers again
+            it = Item(problem=_lazy(it.problem.family, int(a.variant)))  # the same numbers again
         picked.append(it)
     return Selection(picked, "" if picked else f"Nothing to retry{where}: no question's latest "
                      "answer is wrong.", seed)

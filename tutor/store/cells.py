@@ -92,7 +92,7 @@ def mistake_ids(r: sqlite3.Row, column: str, *, null: bool = False) -> tuple[str
     """A column of mistake ids (schema 4's ``practice_steps.diagnoses``, schema 6's
     ``answers.diagnoses`` and ``paper_parts.diagnoses``): a JSON list of strings, a pair
     joined by ``+``; NULL (where ``null``) or a column the row lacks reads as none."""
-    raw = r[column] if column in r.keys() else None
+    raw: Any = r[column] if column in r.keys() else None
     if raw is None and (null or column not in r.keys()):
         return ()
     try:

@@ -85,6 +85,7 @@ def _open_file(path: Path, warnings: list[str], now: Callable[[], datetime]) -> 
         conn = _connect(path)
         if aside is not None:
             _salvage(aside, conn, warnings)
+    assert conn is not None  # the first connection when it was sound, else the new file's
     try:
         version = conn.execute("PRAGMA user_version").fetchone()[0]
         if version > schema.SCHEMA_VERSION:
@@ -297,7 +298,8 @@ def read_snapshot(path: Path, into: sqlite3.Connection, *, wait: bool = True,
                                 timeout=core.BUSY_TIMEOUT_MS / 1000 if wait else 0)]
     if not wal.exists() or wal.stat().st_size == 0:
         attempts.append(lambda: sqlite3.connect(f"{uri}?mode=ro&immutable=1", uri=True))
-    problem, locked = "it could not be opened", False
+    problem: str | None = "it could not be opened"
+    locked = False
     for attempt in attempts:
         try:
             problem = _backup_from(attempt(), into)

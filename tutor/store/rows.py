@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date, datetime
 from typing import Any
@@ -156,7 +157,7 @@ def parse_mock(r: sqlite3.Row) -> MockExam:
         status=_text(r, "status"))
 
 
-PARSERS = {"answers": parse_answer, "cards": parse_card, "lesson_opens": parse_lesson_open,
+PARSERS: dict[str, Callable[[sqlite3.Row], Any]] = {"answers": parse_answer, "cards": parse_card, "lesson_opens": parse_lesson_open,
            "mock_exams": parse_mock}
 
 # the tables of schema 2 (timed papers and settings) and 3 (practice traces) parse in their
