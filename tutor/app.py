@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from textual.app import App
-from textual.binding import Binding
+from textual.binding import Binding, BindingType
 from textual.events import Resize
 from textual.message import Message
 from textual.notifications import SeverityLevel
@@ -63,6 +63,11 @@ def screen_class(mode: str) -> type[Screen]:
     """The screen class of area ``mode`` (imported now)."""
     module, _, name = SCREENS[mode].partition(":")
     return getattr(importlib.import_module(module), name)
+
+
+def screen_factory(mode: str) -> Callable[..., Screen]:
+    """:func:`screen_class`, to be called with that screen's own arguments."""
+    return screen_class(mode)
 
 
 
@@ -106,7 +111,7 @@ class TutorApp(App):
     SUB_TITLE = "attention mechanisms, step by step"
     CSS_PATH = Path(__file__).with_name("app.tcss")  # absolute: subclasses live elsewhere
     COMMANDS = App.COMMANDS | {lambda: _palette()}
-    BINDINGS: ClassVar[list[Binding]] = [
+    BINDINGS: ClassVar[list[BindingType]] = [
         Binding("question_mark", "help", "Help", key_display="?"),
         Binding("f1", "help", "Help"),  # also while typing an answer, where ? is a character
         Binding("0", "open_mode('home')", "Home", show=False),
@@ -119,7 +124,9 @@ class TutorApp(App):
         self.start = start or StartAt()
         # the first screen is the start mode's own: Textual builds it when the app composes,
         # with no blank default screen to switch away from (each switch re-parses all CSS)
-        self.DEFAULT_MODE = self.start.mode if self.start.mode in {a.mode for a in AREAS} else "home"
+        # (Textual reads the attribute from the instance; typeshed-style it is a ClassVar)
+        self.DEFAULT_MODE = (  # type: ignore[misc]
+            self.start.mode if self.start.mode in {a.mode for a in AREAS} else "home")
         super().__init__()
         self._warm_up = warm_up
         self._warmer: WarmUp | None = None  # the warm-up thread, once started
@@ -132,14 +139,14 @@ class TutorApp(App):
         # theme under that filter paints text and background the same black (test_tui_keys).
         self.mode_factories: dict[str, Callable[[], Screen]] = {
             "home": HomeScreen,
-            "learn": lambda: screen_class("learn")(self._start_item("learn")),
-            "trace": lambda: screen_class("trace")(self._start_item("trace"),
+            "learn": lambda: screen_factory("learn")(self._start_item("learn")),
+            "trace": lambda: screen_factory("trace")(self._start_item("trace"),
                                                    self._started_in("trace").trace_inputs,
                                                    practice=self._started_in("trace").practice),
-            "heatmaps": lambda: screen_class("heatmaps")(self._start_item("heatmaps")),
+            "heatmaps": lambda: screen_factory("heatmaps")(self._start_item("heatmaps")),
             "quiz": self._quiz_screen,
-            "stats": lambda: screen_class("stats")(),
-            "lab": lambda: screen_class("lab")(self._start_item("lab"),
+            "stats": lambda: screen_factory("stats")(),
+            "lab": lambda: screen_factory("lab")(self._start_item("lab"),
                                                self._started_in("lab").lab_settings),
             "exam": self._exam_screen,
         }
@@ -147,11 +154,11 @@ class TutorApp(App):
             self.add_mode(mode, factory)
 
     def _quiz_screen(self) -> Screen:
-        start, quiz_screen = self._started_in("quiz").quiz, screen_class("quiz")
+        start, quiz_screen = self._started_in("quiz").quiz, screen_factory("quiz")
         return quiz_screen(start) if start is not None else quiz_screen()
 
     def _exam_screen(self) -> Screen:
-        start, exam_screen = self._started_in("exam").exam, screen_class("exam")
+        start, exam_screen = self._started_in("exam").exam, screen_factory("exam")
         return exam_screen(start) if start is not None else exam_screen()
 
     def _start_item(self, mode: str) -> str | None:
@@ -327,7 +334,7 @@ class TutorApp(App):
         if too_small and not showing:
             self._too_small = TooSmallScreen()
             self.push_screen(self._too_small)
-        elif too_small:
+        elif too_small and self._too_small is not None:  # showing it already
             self._too_small.refresh_message()
         elif showing:
             self.pop_screen()

@@ -13,6 +13,7 @@ from textual.command import DiscoveryHit, Hit, Hits, Provider
 from tutor.content import load_lessons
 from tutor.lab.experiments import on_screen
 from tutor.quiz.modes import MODE_TITLES
+from tutor.screens.handle import tutor_app
 
 
 class TutorCommands(Provider):
@@ -31,7 +32,7 @@ class TutorCommands(Provider):
         from tutor.heatmap.sources import built_heatmaps  # deferred: loads numpy (start-up time)
         from tutor.screens.home import AREAS  # deferred: loads textual (start-up time)
 
-        app = self.app
+        app = tutor_app(self)
         with_maps = built_heatmaps()
         out: list[tuple[str, Callable[[], object], str]] = []
         for area in AREAS:

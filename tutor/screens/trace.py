@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from rich.console import RenderableType
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -24,6 +25,7 @@ from tutor.warmup import TRACE
 from tutor.widgets.practice_panel import PracticePanel
 
 if TYPE_CHECKING:
+    from engine.trace import Trace
     from tutor.practice.tasks import PracticeStart
 
 DEFAULT_TRACE = "qkv"
@@ -52,7 +54,7 @@ class TraceScreen(Screen):
         super().__init__()
         self.trace_name = name or DEFAULT_TRACE
         self.overrides: dict[str, Any] = dict(overrides or {})
-        self.trace = None
+        self.trace: Trace | None = None
         self.page = 0
         self._practice_start = practice  # `trace NAME --practice`: start once the trace is in
         self._request = 0  # the newest load(); a build that finishes after a newer one is dropped
@@ -126,6 +128,8 @@ class TraceScreen(Screen):
 
     def _render_header(self) -> None:
         t = self.trace
+        if t is None:
+            return
         source = "your inputs" if self.overrides else "defaults"
         n = len(t.heatmaps)
         heat = f" · {n} heatmap{'s' * (n != 1)} (h)" if n else ""
@@ -150,6 +154,7 @@ class TraceScreen(Screen):
         session = self.query_one(PracticePanel).session
         if session is not None:  # a practice shows its own steps, blanks as "?"
             t = session.display_trace()
+        body: RenderableType
         if session is not None and self.page - 1 > self._practice_step(session):
             body = text("In practice: this comes after the step you are working on.", "dim")
         elif self.page == 0:
@@ -250,8 +255,9 @@ class TraceScreen(Screen):
     def _mark_pages(self, mark) -> None:
         """The step list with each blank step's mark (? open, ✓ solved, ✗ not solved)."""
         pages = self.query_one("#trace-pages", OptionList)
-        width = len(f"{len(self.trace.steps)}.")
-        for i, step in enumerate(self.trace.steps, 1):
+        steps = self.trace.steps if self.trace is not None else []
+        width = len(f"{len(steps)}.")
+        for i, step in enumerate(steps, 1):
             tail = mark(i - 1)
             pages.replace_option_prompt(f"p{i}", hanging(f"{i}.", step.title + (f" {tail}" if tail else ""),
                                                          head_width=width))
