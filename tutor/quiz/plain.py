@@ -254,7 +254,7 @@ def _show_feedback(fb: Feedback, out: Out) -> None:
     elif fb.correct is False:
         out.line("Wrong." + (f" 0 of {len(fb.verdicts)} parts right." if several else ""), "bold red")
     else:
-        out.line(f"Rated {RATINGS.get(fb.rating, '?')}.", "bold")
+        out.line(f"Rated {RATINGS.get(fb.rating or 0, '?')}.", "bold")
     for i, v in enumerate(fb.verdicts):
         if fb.correct is None:
             break
@@ -271,8 +271,8 @@ def _show_feedback(fb: Feedback, out: Out) -> None:
         out.line(fb.aim_line, "bold cyan")
     for line in fb.explanation:
         out.line(line)
-    if fb.trace_command:
-        out.line(f"See it step by step: {fb.trace_command}", "cyan")
+    if fb.trace is not None:
+        out.line(f"See it step by step: {fb.trace.command}", "cyan")
         out.line(f"Do its steps yourself: {fb.trace.practice_command}", "cyan")
     if fb.due is not None:
         out.line(f"Next review: {_when(fb.due)}.", "dim")
@@ -311,14 +311,14 @@ def print_summary(summary: Summary, out: Out, *, saved_to: str | None = None) ->
             for r in wrong:
                 out.line(f"  {r.label}: you said \"{r.response}\"; answer "
                          + "; ".join(r.expected))
-                for n in r.diagnoses:
-                    out.line(f"    mistake: {n.title} (it gives {n.value}); read {diagnosis.where(n)}")
+                for d in r.diagnoses:
+                    out.line(f"    mistake: {d.title} (it gives {d.value}); read {diagnosis.where(d)}")
     named = summary.mistakes()
     if named and summary.mode != "mock":
         out.line("Mistakes named this session (attn-tutor stats keeps the tally):")
-        for n, times in named:
-            out.line(f"  {n.title}{f' ×{times}' if times > 1 else ''}: read {diagnosis.where(n)}; "
-                     f"{n.practice}")
+        for d, times in named:
+            out.line(f"  {d.title}{f' ×{times}' if times > 1 else ''}: read {diagnosis.where(d)}; "
+                     f"{d.practice}")
     if summary.unsaved:
         out.line(f"{summary.unsaved} answer(s) could not be saved.", "bold red")
     elif saved_to and summary.answered:

@@ -80,7 +80,7 @@ def compute(store: Store, bank: Sequence[Question], *, now: datetime | None = No
     today = local_day(now)
     start = today - timedelta(days=WINDOW_DAYS - 1)
     counts = store.daily_counts(since=start)
-    days = [{"date": (start + timedelta(days=i)).isoformat(),
+    days: list[dict[str, Any]] = [{"date": (start + timedelta(days=i)).isoformat(),
              "answers": counts.get((start + timedelta(days=i)).isoformat(), 0)}
             for i in range(WINDOW_DAYS)]
     counted = _days_counted(store, today)

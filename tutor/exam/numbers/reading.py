@@ -23,7 +23,7 @@ def beam(rng: np.random.Generator) -> Numbers:
     while True:  # the quiz family's tables, until greedy and beam disagree (the point here)
         d = generate("beam-search", int(rng.integers(0, 2**31))).data
         first = dict(zip(("the", "a", "an", "some"), d["first"]))
-        rows = {k: dict(v) for k, v in ROWS.items()}
+        rows: dict[tuple[str, ...], dict[str, float]] = {k: dict(v) for k, v in ROWS.items()}
         rows[("<s>",)] = first
         for w, (c, g) in d["after"].items():
             rows[(w,)] = {"cat": c, "dog": g, "<other>": round(1 - c - g, 6)}

@@ -36,7 +36,7 @@ def make_beam_search(rng: np.random.Generator) -> dict:
             rest = float(rng.choice([0.0, 0.05, 0.1, 0.15]))
             cat = float(grid(rng, 0.05, 0.95 - rest, 0.05))
             after[w] = np.round([cat, 1.0 - rest - cat], 6)
-        rows = {k: dict(v) for k, v in ROWS.items()}
+        rows: dict[tuple[str, ...], dict[str, float]] = {k: dict(v) for k, v in ROWS.items()}
         rows[("<s>",)] = dict(zip(_FIRST, first))
         for w, (cat, dog) in after.items():
             rows[(w,)] = {"cat": cat, "dog": dog, "<other>": round(1 - cat - dog, 6)}
