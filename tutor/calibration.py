@@ -68,10 +68,9 @@ def use_calibrated_blocks(*, calibrate: bool = True) -> dict[str, Any] | None:
     key = machine_key()
     saved = _read(path)
     entry = saved.get(key)
-    ok = (isinstance(entry, dict) and isinstance(entry.get("best"), list)
-          and len(entry["best"]) in (2, 4)
-          and all(isinstance(b, int) and b > 0 for b in entry["best"]))
-    if ok:
+    if (isinstance(entry, dict) and isinstance(entry.get("best"), list)
+            and len(entry["best"]) in (2, 4)
+            and all(isinstance(b, int) and b > 0 for b in entry["best"])):
         set_blocks(*entry["best"])
         return {**entry, "calibrated": False}
     if not calibrate:

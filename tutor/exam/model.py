@@ -263,9 +263,10 @@ def _parse_part(where: str, letter: str, raw: Any, numbers: str,
     if marks < 1:
         errors.append(f"{where}: a part is worth at least 1 mark")
     prompt = _text(raw, "prompt", where, errors)
-    if _FORMAT_SPEC.search(prompt):
+    spec = _FORMAT_SPEC.search(prompt)
+    if spec:
         errors.append(f"{where}: write a field as {{name}}, without a conversion or format "
-                      f"({_FORMAT_SPEC.search(prompt).group(0)})")
+                      f"({spec.group(0)})")
     mistakes = _texts(raw, "mistakes", where, errors)
     if not mistakes:
         errors.append(f"{where}: list at least one common mistake in 'mistakes'")

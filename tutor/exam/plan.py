@@ -195,17 +195,17 @@ def build_plan(exam: date, today: date, minutes_per_day: int, *, due: Iterable[d
     if isinstance(minutes_per_day, bool) or not isinstance(minutes_per_day, int) \
             or not low <= minutes_per_day <= high:
         raise PlanError(f"minutes per day must be {low}–{high}, got {minutes_per_day!r:.20}")
-    traces = practice
+    traces = dict(practice or {})
     mastery = dict(mastery or {})
     read = set(lessons_read)
     lessons = [Task("lesson", f"Read lesson {LESSON_IDS.index(lid) + 1}: {lid}", LESSON_MINUTES,
                     f"attn-tutor lesson {lid}", (lid,)) for lid in EXAM_LESSONS if lid not in read]
     weak = sorted((lid for lid in EXAM_LESSONS if (mastery.get(lid) or 0.0) < WEAK),
                   key=lambda lid: (mastery.get(lid) or 0.0, LESSON_IDS.index(lid)))
-    practice = [Task("practice", f"Practise {lid} (mastery {round(100 * (mastery.get(lid) or 0))}%)",
+    practise = [Task("practice", f"Practise {lid} (mastery {round(100 * (mastery.get(lid) or 0))}%)",
                      PRACTICE_MINUTES, f"attn-tutor quiz --topic {lid}", (lid,)) for lid in weak]
-    queue = (lessons + _mistakes(mistakes) + practice + _papers(unattempted)
-             + _traces(dict(traces or {}), exam))
+    queue = (lessons + _mistakes(mistakes) + practise + _papers(unattempted)
+             + _traces(traces, exam))
     due_by_day: dict[date, int] = {}
     for d in due:
         key = max(d, today)

@@ -116,7 +116,7 @@ def two_heads(rng: np.random.Generator) -> Numbers:
         if np.all(I > 0.05) and abs(I[0] - I[1]) > 0.1:
             break
 
-    def importance(outs) -> tuple[float, float]:
+    def importance(outs) -> tuple[float, ...]:
         """|∂L/∂ξ_r| = |o_r (W^O_r · g)| for gates ξ_r on the head outputs."""
         return tuple(abs(float(o) * float(s)) for o, s in zip(outs, gate))
 
