@@ -178,7 +178,7 @@ def _diagnose(part: ExamPart, value: Value, text: str,
     if step.relink is not None and wrong and all(v is not None for v, _ in used.values()):
         names = dict(zip(part.uses, step.uses))
         try:
-            tries.append((step.relink({names[u]: v for u, (v, _) in used.items()}),
+            tries.append((step.relink({names[u]: v for u, (v, _) in used.items() if v is not None}),
                           ", ".join(f"({u}) = {show(v)}" for u, v in wrong.items())))
         except (ValueError, TypeError, ZeroDivisionError, OverflowError):
             pass

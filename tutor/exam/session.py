@@ -123,9 +123,10 @@ class PaperRun:
     def _record(self, q: ExamQuestion, part: ExamPart, mark: PartMark, response: str) -> None:
         self._marks[(q.id, part.letter)] = mark
         self._next += 1
-        if self.store is not None and self.paper_id is not None:
+        store, paper_id = self.store, self.paper_id
+        if store is not None and paper_id is not None:
             self._save(lambda: record_part(
-                self.store, self.paper_id, q.id, part.letter, q.spec.section, variant=q.seed,
+                store, paper_id, q.id, part.letter, q.spec.section, variant=q.seed,
                 status=mark.status, earned=mark.earned, marks=mark.marks, response=response[:500],
                 diagnoses=[n.id for n in mark.diagnoses]))
 
@@ -146,8 +147,9 @@ class PaperRun:
             q, part = self.current
             mark = PartMark(part.letter, 0, part.marks, "blank", "Not reached.")
             self._record(q, part, mark, "")
-        if self.store is not None and self.paper_id is not None:
-            self._save(lambda: finish_paper(self.store, self.paper_id, status))
+        store, paper_id = self.store, self.paper_id
+        if store is not None and paper_id is not None:
+            self._save(lambda: finish_paper(store, paper_id, status))
         marks = tuple((q, tuple(self._marks[(q.id, p.letter)] for p in q.parts))
                       for q in self.paper.questions)
         return PaperResult(status, marks, self.paper_id, self.paper_id is not None and not self.save_errors)

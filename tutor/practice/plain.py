@@ -15,6 +15,7 @@ import os
 from tutor.marking import COMMANDS_HELP, command_word
 from tutor.practice import report
 from tutor.practice.session import Blank, PracticeSession, Summary
+from tutor.practice.tasks import Task
 from tutor.quiz.plain import LineReader, Out
 from tutor.render.plain import header_lines, step_lines
 from tutor.render.text import asciify
@@ -63,7 +64,7 @@ def run_lines(session: PracticeSession, *, out: Out, reader: LineReader,
     return summary, interrupted
 
 
-def _ask(session: PracticeSession, task, out: Out, reader: LineReader) -> None:
+def _ask(session: PracticeSession, task: Task, out: Out, reader: LineReader) -> None:
     out.line("")
     _say(out, report.task_lines(session, task))
     while session.task is task:

@@ -100,7 +100,7 @@ def _unsaved(fb: Feedback) -> list[Line]:
 
 def summary_lines(s: Summary) -> list[Line]:
     """The end of a practice: what was solved and where the level goes."""
-    if not s.complete:
+    if not s.complete or s.outcome is None:  # (complete: an outcome)
         return [("Practice stopped: the answers so far are saved; the level stays "
                  f"{s.level} of {s.top}.", "bold")]
     out: list[Line] = [("Practice complete.", "bold")]

@@ -295,15 +295,17 @@ class PracticeSession:
 
     def _saved(self, task: Task, fb: Feedback) -> Feedback:
         if isinstance(task, Blank):
-            row = dict(name=task.ask.label, answer=task.answer, correct=task.state == "solved",
-                       attempts=task.attempts, hints=task.hints, diagnoses=task.diagnoses)
+            name, answer, correct = task.ask.label, task.answer, task.state == "solved"
+            attempts, hints, diagnoses = task.attempts, task.hints, tuple(task.diagnoses)
         else:
-            chosen = "" if task.choice in (None, -1) else task.choices[task.choice]
-            row = dict(name="why", answer=chosen, correct=task.right, attempts=1, hints=0,
-                       diagnoses=())
+            choice = task.choice
+            answer = "" if choice is None or choice == -1 else task.choices[choice]
+            name, correct, attempts, hints, diagnoses = "why", task.right, 1, 0, ()
         try:
             stored.record_step(self.store, session=self.session_id, trace=self.trace.name,
-                               level=self.level, seed=self.seed, step=task.plan.step, **row)
+                               level=self.level, seed=self.seed, step=task.plan.step, name=name,
+                               answer=answer, correct=correct, attempts=attempts, hints=hints,
+                               diagnoses=diagnoses)
         except StoreError as exc:
             self._errors.append(str(exc))
             return dataclasses.replace(fb, saved=False, error=str(exc))
@@ -331,7 +333,7 @@ class PracticeSession:
         outcome = self.outcome() if complete else None
         new_level = self.level if outcome is None else levels.next_level(self.level, self.plan.top, outcome)
         due = None
-        if complete:
+        if outcome is not None:  # complete
             name = self.trace.name
             try:
                 self.store.record_answer(

@@ -31,6 +31,13 @@ from tutor.marking import Link
 
 Value = float | tuple[float, ...]
 
+
+def one(value: Value) -> float:
+    """``value`` as the single number a scalar step holds (``TypeError`` for a vector)."""
+    if isinstance(value, tuple):
+        raise TypeError(f"expected one number, got {len(value)}")
+    return float(value)
+
 _MODULES = ("sequence", "attention", "reading", "variants")
 MAKERS: dict[str, Callable[[Any], Numbers]] = {}
 

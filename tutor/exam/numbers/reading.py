@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from tutor.exam.numbers import Numbers, Step, Value, as_tuple, maker
+from tutor.exam.numbers import Numbers, Step, Value, as_tuple, maker, one
 from tutor.marking import Link
 from tutor.quiz.generators import generate
 from tutor.quiz.generators.attention import simplex
@@ -65,7 +65,7 @@ def beam(rng: np.random.Generator) -> Numbers:
                 f"two words: {num(float(best.logp))} / 2^{num(alpha)} = {num(float(norm))}",
                 f"raw sums prefer the one-word hypothesis ({num(short)} > {num(float(best.logp))}); "
                 f"normalised, the two-word one wins ({num(float(norm))} > {num(short_norm)})"),
-                ("beam",), lambda v: normalised_pair(float(v["beam"]))),
+                ("beam",), lambda v: normalised_pair(one(v["beam"]))),
         },
         data={"greedy": g_words, "beam": b_words, "short": short, "alpha": alpha})
 

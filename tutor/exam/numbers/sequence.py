@@ -12,6 +12,7 @@ from tutor.exam.numbers import (
     context_link,
     maker,
     nonzero_grid,
+    one,
     softmax_link,
     weighted_sum,
     words,
@@ -271,7 +272,7 @@ def sequence_loss(rng: np.random.Generator) -> Numbers:
                 0.01,
                 (f"mean = {num(total)} / 3 = {num(total / 3)}",),
                 ("total",),
-                lambda v: float(v["total"]) / 3,
+                lambda v: one(v["total"]) / 3,
                 link=Link("sequence-loss", "L", {**run, "reduction": "mean"}),
             ),
             "grad": Step(
@@ -317,6 +318,6 @@ def label_smoothing(rng: np.random.Generator) -> Numbers:
             "smooth": Step(smooth, 0.01, (
                 f"Σ_v q_v (−ln P_v) with q = {num(target)} on word {y + 1} and {num(eps / 4)} elsewhere: "
                 f"{num(smooth)}",),
-                ("target",), lambda v: smoothed_loss(float(v["target"]))),
+                ("target",), lambda v: smoothed_loss(one(v["target"]))),
         },
         data={"p": p, "y": y, "eps": eps})
