@@ -80,9 +80,10 @@ def app_command(python: str = sys.executable,
 def terminal_size(width: object, height: object) -> tuple[int, int] | None:
     """``(columns, rows)`` clamped to 1–:data:`MAX_COLUMNS` and 1–:data:`MAX_ROWS`; None
     when either is not a whole number."""
-    if not all(isinstance(n, int) and not isinstance(n, bool) for n in (width, height)):
+    if (not isinstance(width, int) or isinstance(width, bool)
+            or not isinstance(height, int) or isinstance(height, bool)):
         return None
-    return max(1, min(int(width), MAX_COLUMNS)), max(1, min(int(height), MAX_ROWS))
+    return max(1, min(width, MAX_COLUMNS)), max(1, min(height, MAX_ROWS))
 
 
 def _query_int(text: str | None) -> int | None:

@@ -212,12 +212,12 @@ class HeatmapModel:
 def _labels(labels: Sequence[object] | None, n: int, what: str, axis: str) -> list[str]:
     if labels is None:
         return [str(i + 1) for i in range(n)]
-    labels = [clean_label(x) for x in labels]
-    if len(labels) != n:
+    cleaned = [clean_label(x) for x in labels]
+    if len(cleaned) != n:
         raise ValueError(
-            f"{what}: got {len(labels)} labels for {n} {axis}; expected {n}, one per {axis[:-1]}"
+            f"{what}: got {len(cleaned)} labels for {n} {axis}; expected {n}, one per {axis[:-1]}"
         )
-    return labels
+    return cleaned
 
 
 def prepare(
@@ -303,9 +303,9 @@ def sums_line(model: HeatmapModel) -> str:
     if np.all(np.abs(model.row_sums - 1) <= SUM_TOL) and model.weights.min() < 0:
         # the sums are fine: what rules out attention weights is the sign, so say that
         return f"{name}: rows sum to 1, but some values are negative (weights never are)"
-    sums = f"every row sums to {fmt_number(a)}" if math.isclose(a, b) else (f"row sums {fmt_number(a)} to "
+    said = f"every row sums to {fmt_number(a)}" if math.isclose(a, b) else (f"row sums {fmt_number(a)} to "
                                                                             f"{fmt_number(b)}")
-    return f"{name}: rows do not sum to 1 ({sums})"
+    return f"{name}: rows do not sum to 1 ({said})"
 
 
 def scale_words(model: HeatmapModel) -> str:

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import typer
-from rich.console import Console
+from rich.console import Console, RenderableType
 from rich.text import Text
 
 from tutor.heatmap.export import export
@@ -83,7 +83,7 @@ def show(maps: list[Map], errata: Sequence[Any], *, values: bool, scale: str, as
                  asciify(t), k) for w, r, c, t, k in maps]
 
     def renderables(with_color: bool) -> list:
-        out = []
+        out: list[RenderableType] = []
         for k, (w, r, c, t, kind) in enumerate(maps):
             if k:
                 out.append(Text(""))

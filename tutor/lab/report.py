@@ -149,9 +149,10 @@ def table_text(table: Any, width: int = 100) -> str:
     """A Rich table as plain text (no colour)."""
     from rich.console import Console  # deferred: loads rich (start-up time)
 
-    console = Console(width=width, no_color=True, color_system=None, file=io.StringIO())
+    out = io.StringIO()
+    console = Console(width=width, no_color=True, color_system=None, file=out)
     console.print(table)
-    return console.file.getvalue()
+    return out.getvalue()
 
 
 # ---------------------------------------------------------------------------- showing parts

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from textual import work
 from textual.app import ComposeResult
 from textual.containers import Horizontal
@@ -101,7 +103,7 @@ class HeatmapsScreen(Screen):
             self._focused_once = True
             options.focus()
 
-    def add_source(self, name: str, heatmaps: list, errata: list = ()) -> None:
+    def add_source(self, name: str, heatmaps: list, errata: Sequence = ()) -> None:
         """Add a matrix from elsewhere (the lab's learned alignment) and show it — also when a
         source of that name (the lab's previous run) is the one on show."""
         self.wanted = name  # before listing it, or the list re-selects what was shown before

@@ -124,6 +124,3 @@ class HelpScreen(ModalScreen[None]):
                          id="help-title")
             with VerticalScroll(id="help-scroll"):
                 yield Static(table, id="help-table")
-
-    def action_dismiss(self) -> None:
-        self.dismiss(None)

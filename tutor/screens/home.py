@@ -130,7 +130,8 @@ class HomeScreen(Screen):
         self._show_blurb(next(a for a in AREAS if a.mode == event.option.id))
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
-        tutor_app(self).action_open_mode(event.option.id)
+        if event.option.id is not None:  # every area's option has its mode as id
+            tutor_app(self).action_open_mode(event.option.id)
 
     def update_engine_status(self, status: str) -> None:
         self.query_one("#engine-status", Static).update(assemble(status))

@@ -146,9 +146,10 @@ class LabScreen(Screen):
         name = self.experiment
         last = self._last.get(name)
         bar = self.query_one("#lab-progress", ProgressBar)
-        bar.display = last is not None and last.done is not None
-        if bar.display:
-            bar.update(total=100, progress=100 * last.done)
+        done = last.done if last is not None else None
+        bar.display = done is not None
+        if done is not None:
+            bar.update(total=100, progress=100 * done)
         self.query_one("#lab-live", Static).update(last.live if last and last.live else "")
         self._plot_rows = -1
         self.query_one("#lab-results", Static).update(last.body if last else "")
@@ -293,7 +294,7 @@ class LabScreen(Screen):
     def _finished(self, name: str, result: Any, settings: Any) -> None:
         live = self._live
         view = live.view() if live is not None else None
-        if view is not None and view.latest:
+        if live is not None and view is not None and view.latest:
             self._show_view(name, view, live.bars)  # the last events, however quick the run
         self._end_run()
         exp = get(name)

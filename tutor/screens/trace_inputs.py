@@ -76,7 +76,7 @@ class TraceInputs(ModalScreen[dict[str, Any] | None]):
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         {"apply": self.action_apply, "reset": self.action_reset, "cancel": self.action_cancel}[
-            event.button.id
+            event.button.id or ""
         ]()
 
     def on_input_submitted(self, event: Input.Submitted) -> None:

@@ -231,7 +231,7 @@ class Heatmap(ScrollView, can_focus=True):
     def watch_cursor(self, old: tuple[int, int], new: tuple[int, int]) -> None:
         self._scroll_to_cell(*new)
         self.refresh()
-        self.post_message(self.CursorMoved(self, *new, *self._cell_info(*new)))
+        self.post_message(self.CursorMoved(self, new[0], new[1], *self._cell_info(*new)))
 
     def watch_hover(self) -> None:
         self.refresh()
@@ -273,7 +273,8 @@ class Heatmap(ScrollView, can_focus=True):
         self.cursor = (self.cursor[0] + direction * visible, self.cursor[1])
 
     def action_select(self) -> None:
-        self.post_message(self.CellSelected(self, *self.cursor, *self._cell_info(*self.cursor)))
+        row, col = self.cursor
+        self.post_message(self.CellSelected(self, row, col, *self._cell_info(row, col)))
 
     def action_toggle_values(self) -> None:
         self.show_values = not self.show_values
