@@ -189,7 +189,8 @@ class LockedServer(Server):
         size = terminal_size(_query_int(request.query.get("width")),
                              _query_int(request.query.get("height"))) or (80, 24)
         service = TabApp(self.command, write_bytes=websocket.send_bytes,
-                             write_str=websocket.send_str, close=websocket.close,
+                             # textual-serve awaits close() and ignores what it returns
+                             write_str=websocket.send_str, close=websocket.close,  # type: ignore[arg-type]
                              download_manager=self.download_manager, debug=self.debug)
         self.sessions[websocket] = asyncio.current_task()  # type: ignore[assignment]
         try:

@@ -76,8 +76,9 @@ async def _follow(address: str, key: str, name: str) -> None:
     finally:
         await client.stop()
         running.cancel()
-    if running.done() and not running.cancelled() and running.exception() is not None:
-        raise running.exception()  # the class refused us while we were leaving
+    failed = running.exception() if running.done() and not running.cancelled() else None
+    if failed is not None:
+        raise failed  # the class refused us while we were leaving
 
 
 async def _settle(client: StudentClient, running: asyncio.Task, timeout: float = SETTLE) -> None:

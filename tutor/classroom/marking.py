@@ -104,7 +104,7 @@ def read_values(text: str) -> tuple[list[float], list[int]] | str:
     bad = next((t for t, v, _ in read if v is None), None)
     if bad is not None:
         return rules.number_hint(bad) if len(read) == 1 else f"{bad[:20]} is not a number."
-    return ([float(v) for _, v, _ in read],
+    return ([float(v) for _, v, _ in read if v is not None],  # every one (checked above)
             [EXACT_DECIMALS if d is None else d for _, _, d in read])
 
 

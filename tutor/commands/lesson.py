@@ -48,11 +48,11 @@ def run(lesson_id: str | None, *, plain: bool = False, exam: bool = False) -> No
     found = None if lesson_id is None else find_lesson(lesson_id)
     if exam and found not in (None, EXAM):
         raise UserError(f"give a lesson id or --exam, not both (got {shorten(lesson_id)} and --exam)")
-    if exam or found in (EXAM, QA):
+    if exam or isinstance(found, str):  # the exam page or the Q&A
         # deferred: keeps `attn-tutor --help` and `trace qkv --json` lean
         from tutor.render.documents import exam_document, qa_document
 
-        page = EXAM if exam else found
+        page = EXAM if exam or found == EXAM else QA
         if _open_tui(page, plain):
             return
         _show(exam_document() if page == EXAM else qa_document())

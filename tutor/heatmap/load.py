@@ -183,6 +183,7 @@ def _load_csv(text: str, where: str, suffix: str) -> Loaded:
                 raise UserError(f"{where}: line {n}, column {k} is {cell[:40]}; expected finite numbers")
             row.append(value)
         matrix.append(row)
+    assert width is not None  # records is not empty: its first row set it
     if width == 0:  # every row is a label alone: no numbers to draw
         raise UserError(f"{where}: line {width_line} has a label and no numbers; expected numbers after it, "
                         "separated by commas")

@@ -122,7 +122,7 @@ class CtrlC:
 
     def __init__(self, flag: StopFlag | None = None) -> None:
         self.flag = flag or StopFlag()
-        self._old = None
+        self._old: Any = None  # the SIGINT handler this replaced (signal.signal's own type)
 
     def __enter__(self) -> StopFlag:
         if threading.current_thread() is threading.main_thread():  # signals only work there

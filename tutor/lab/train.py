@@ -124,7 +124,7 @@ def from_options(*, task: str | None, cell: str, decoder: str, bidirectional: bo
 
     if save is not None and save.suffix != ".npz":
         raise UserError(f"--save: {shown_path(save)}: the weights file must end in .npz")
-    model, record = None, {}
+    model, record = None, dict[str, Any]()
     if load is not None:
         model, record = load_model(load)
         config = model.config
