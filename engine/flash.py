@@ -350,12 +350,16 @@ def calibrate_blocks(n: int = 2048, d: int = 64, *, dtype: type = np.float32,
     if not candidates:
         raise ValueError("candidates: expected at least one (block_q, block_k) pair")
     rng = np.random.default_rng(seed)
-    Q, K, V = (rng.standard_normal((size, width)).astype(dtype) for _ in range(3))
+    Q: np.ndarray = rng.standard_normal((size, width)).astype(dtype)
+    K: np.ndarray = rng.standard_normal((size, width)).astype(dtype)
+    V: np.ndarray = rng.standard_normal((size, width)).astype(dtype)
     best_of = {tuple(c): math.inf for c in candidates}
 
     def call(c: tuple[int, ...]) -> None:
-        pieces = {} if len(c) == 2 else {"piece_rows": c[2], "piece_keys": c[3]}
-        flash_attention(Q, K, V, block_q=c[0], block_k=c[1], **pieces)
+        if len(c) == 2:
+            flash_attention(Q, K, V, block_q=c[0], block_k=c[1])
+        else:
+            flash_attention(Q, K, V, block_q=c[0], block_k=c[1], piece_rows=c[2], piece_keys=c[3])
 
     for c in best_of:
         call(c)                                            # compile / warm caches

@@ -41,7 +41,7 @@ def vfixed(value, digits: int) -> str:
     return "[" + ", ".join(fixed(float(x), digits) for x in np.ravel(value)) + "]"
 
 
-def dot_terms(a: Sequence[float], b: Sequence[float], digits: int = 4) -> str:
+def dot_terms(a: Iterable[float], b: Iterable[float], digits: int = 4) -> str:
     """``0.5·0.3 + (-0.2)·0.8``: a dot product written out term by term."""
     return " + ".join(f"{p(x, digits)}·{p(y, digits)}" for x, y in zip(a, b))
 
