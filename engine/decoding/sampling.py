@@ -29,6 +29,7 @@ probability exceeds ``u`` (inverse CDF), so a run is reproducible from its seed.
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 
@@ -221,8 +222,8 @@ def sample_decode(model: StepModel, max_length: int, *, seed: int | np.random.Ge
     model = check_model(model)
     max_length = check_positive_int(max_length, "max_length")
     rng = make_rng(seed)
-    settings = dict(temperature=temperature, top_k=top_k, top_p=top_p,
-                    min_tokens_to_keep=min_tokens_to_keep)
+    settings: dict[str, Any] = dict(temperature=temperature, top_k=top_k, top_p=top_p,
+                                    min_tokens_to_keep=min_tokens_to_keep)
     filtered_probs(np.zeros(1), **settings)  # validate the settings once, before running the model
     step = _stepper(model)
     vocab, eos = tuple(model.vocab), model.eos_token

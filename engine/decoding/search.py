@@ -306,7 +306,7 @@ def beam_search(model: StepModel, beam_width: int, max_length: int, *,
             if h.next_lp is None:
                 h.next_lp, h.state = step(h.state, h.last)
         cum = np.array([h.cum for h in live])  # (K_live,)
-        LP = np.stack([h.next_lp for h in live])  # (K_live, V)
+        LP = np.stack([h.next_lp for h in live if h.next_lp is not None])  # (K_live, V): all set above
         window = 2 * K if record == "ranked" else LP.size
         idx, val = _beam_window(cum, LP, window, tol)
         order, gid = _tie_order(val, idx, tol)

@@ -88,7 +88,7 @@ class Check:
 
 # --------------------------------------------------------------------------- matching
 
-def _decimals(decimals: int | Sequence[int] | None, size: int) -> np.ndarray | None:
+def _decimals(decimals: int | Sequence[int] | np.ndarray | None, size: int) -> np.ndarray | None:
     """Decimals per entry. A whole number typed among decimals ("0.249, 0, 0") is read at
     the answer's precision (0.000): the student wrote the 0 to the same precision."""
     if decimals is None:
@@ -219,7 +219,7 @@ def _as_value(x: np.ndarray) -> float | np.ndarray:
 
 
 def diagnose(trace: str, inputs: Mapping[str, Any] | None, name: str, given: ArrayLike, *,
-             decimals: int | Sequence[int] | None = None,
+             decimals: int | Sequence[int] | np.ndarray | None = None,
              tolerance: float | None = None) -> Check:
     """Mark and diagnose the student's value for ``name`` of ``trace`` on ``inputs``.
 

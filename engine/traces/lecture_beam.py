@@ -31,7 +31,7 @@ from engine.trace import Erratum
 
 VOCAB = ("<s>", "</s>", "the", "a", "an", "some", "cat", "dog", "<other>")
 
-ROWS = {
+ROWS: dict[tuple[str, ...], dict[str, float]] = {
     ("<s>",): {"the": 0.4, "a": 0.3, "an": 0.2, "some": 0.1},
     ("the",): {"cat": 0.6, "dog": 0.3, "<other>": 0.1},
     ("a",): {"cat": 0.1, "dog": 0.8, "<other>": 0.1},
