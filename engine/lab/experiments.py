@@ -355,8 +355,10 @@ def alignment(settings: AlignmentSettings = AlignmentSettings(), model: Seq2Seq 
                                experiment="alignment", run="attention")
     if digits is None:
         rng = np.random.default_rng([tr.seed, 15485863])
-        digits = rng.integers(0, 10, check_positive_int(settings.test_len, "test_len"))
-    res = alignment_of(model, tr.task, digits)
+        shown = rng.integers(0, 10, check_positive_int(settings.test_len, "test_len")).tolist()
+    else:
+        shown = list(digits)
+    res = alignment_of(model, tr.task, shown)
     res.training = training
     if on_progress is not None:
         steps = training.steps if training else 0
