@@ -157,8 +157,9 @@ def parse_mock(r: sqlite3.Row) -> MockExam:
         status=_text(r, "status"))
 
 
-PARSERS: dict[str, Callable[[sqlite3.Row], Any]] = {"answers": parse_answer, "cards": parse_card, "lesson_opens": parse_lesson_open,
-           "mock_exams": parse_mock}
+PARSERS: dict[str, Callable[[sqlite3.Row], Any]] = {
+    "answers": parse_answer, "cards": parse_card, "lesson_opens": parse_lesson_open,
+    "mock_exams": parse_mock}
 
 # the tables of schema 2 (timed papers and settings) and 3 (practice traces) parse in their
 # own modules
