@@ -330,13 +330,15 @@ def alignment_of(model: Seq2Seq, task: str, digits: Sequence[int]) -> AlignmentR
     tgt = np.concatenate([_target(task, d) + DIGIT0, [EOS]])
     with single_threaded_blas():
         pred, alpha = greedy_decode(model, src[None, :], L + 1, keep_attention=True)
+    if alpha is None:
+        raise RuntimeError("greedy_decode kept no attention weights")
     W = alpha[0]                                    # (L+1, L+1)
     expected = expected_alignment(task, d)
-    rows = [t for t, c in enumerate(expected) if c is not None]
+    rows = [(t, c) for t, c in enumerate(expected) if c is not None]
     nan = float("nan")
-    match = float(np.mean([np.argmax(W[t]) == expected[t] for t in rows])) if rows else nan
-    near = float(np.mean([abs(int(np.argmax(W[t])) - expected[t]) <= 1 for t in rows])) if rows else nan
-    mass = float(np.mean([W[t, expected[t]] for t in rows])) if rows else nan
+    match = float(np.mean([np.argmax(W[t]) == c for t, c in rows])) if rows else nan
+    near = float(np.mean([abs(int(np.argmax(W[t])) - c) <= 1 for t, c in rows])) if rows else nan
+    mass = float(np.mean([W[t, c] for t, c in rows])) if rows else nan
     return AlignmentResult(task, W, token_labels(pred[0]), token_labels(src), token_labels(tgt),
                            expected, match, near, mass, bool(np.array_equal(pred[0], tgt)))
 

@@ -28,6 +28,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from functools import partial
+from typing import TypeVar
 
 import numpy as np
 
@@ -142,14 +143,20 @@ def doubling_sizes(min_n: int, max_n: int, names: tuple[str, str] = ("min_n", "m
     return sizes
 
 
-def _best_seconds(fn: Callable[[], object], repeat: int, clock: Callable[[], float],
-                  should_stop: StopFn | None = None) -> tuple[float, object] | None:
+R = TypeVar("R")
+"""What the timed call returns."""
+
+
+def _best_seconds(fn: Callable[[], R], repeat: int, clock: Callable[[], float],
+                  should_stop: StopFn | None = None) -> tuple[float, R] | None:
     """Fastest of ``repeat`` calls (other programs only ever add time, so the minimum is the
     steadiest estimate of the kernel's own cost) and the last call's result; None when
     ``should_stop`` (polled between calls) asked to stop."""
-    best, out = math.inf, None
-    for i in range(repeat):
-        if i and should_stop is not None and should_stop():
+    t0 = clock()
+    out = fn()
+    best = clock() - t0
+    for _ in range(1, repeat):
+        if should_stop is not None and should_stop():
             return None
         t0 = clock()
         out = fn()
