@@ -8,13 +8,16 @@ from __future__ import annotations
 
 from enum import Enum
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated, cast
 
 import typer
 
 from tutor.errors import UserError, user_errors
 from tutor.limits import MAX_TITLE
 from tutor.names import resolve
+
+if TYPE_CHECKING:
+    from tutor.heatmap.model import Scale  # numpy: not for `attn-tutor --help`
 
 NAME = "heatmap"
 HELP = ("Draw attention weights as a heatmap: rows are output (query) tokens, columns input "
@@ -72,7 +75,7 @@ def command(
     user_errors(run)(
         name, sets=sets, file=file, index=index, source=source, rows=rows, cols=cols,
         rows_file=rows_file, cols_file=cols_file, title=title, values=values,
-        scale=scale.value, ascii_only=ascii_only, width=width, save=save,
+        scale=cast("Scale", scale.value), ascii_only=ascii_only, width=width, save=save,
     )
 
 
@@ -80,7 +83,7 @@ def run(
     name: str | None, *, sets: list[str] | None = None, file: Path | None = None,
     index: int | None = None, source: Path | None = None, rows: str | None = None,
     cols: str | None = None, rows_file: Path | None = None, cols_file: Path | None = None,
-    title: str | None = None, values: bool = False, scale: str = "matrix",
+    title: str | None = None, values: bool = False, scale: Scale = "matrix",
     ascii_only: bool = False, width: int | None = None, save: Path | None = None,
 ) -> None:
     """The command's work as a plain function (the CLI wraps it in the one-line error handler)."""

@@ -19,6 +19,7 @@ from rich.console import Console, RenderableType
 from rich.text import Text
 
 from tutor.heatmap.export import export
+from tutor.heatmap.model import Scale
 from tutor.heatmap.render import HeatmapOptions, heatmap_text, render_heatmap
 from tutor.render.plain import errata_block
 from tutor.render.safe import shown_path
@@ -65,7 +66,7 @@ def listing(ascii_only: bool = False) -> str:
     return asciify(text) if ascii_only else text
 
 
-def show(maps: list[Map], errata: Sequence[Any], *, values: bool, scale: str, ascii_only: bool,
+def show(maps: list[Map], errata: Sequence[Any], *, values: bool, scale: Scale, ascii_only: bool,
          width: int | None, save: Path | None) -> None:
     """Print ``maps`` (then the errata, a trace's :class:`engine.trace.Erratum` list) and, with
     ``save``, write them to that file."""
