@@ -265,8 +265,12 @@ def mark_question(question: ExamQuestion, answers: Mapping[str, object]) -> Ques
         if part.kind == "text":
             marks.append(mark_text(part, given or ()))  # type: ignore[arg-type]
             continue
-        text = "" if isinstance(given, (float, tuple)) or given is None else str(given)
-        value = given if text == "" else parse_answer(part, text)
+        value: Value | None
+        if isinstance(given, (float, tuple)) or given is None:  # a value already read
+            text, value = "", given
+        else:  # the typed text ("" is a blank answer)
+            text = str(given)
+            value = parse_answer(part, text)
         m = mark_numeric(part, value, earlier, text)
         earlier[part.letter] = (value, m.status == "right")
         marks.append(m)

@@ -4,6 +4,7 @@ scoring functions, the variance argument and pooling. Every answer comes from th
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 
 import numpy as np
 
@@ -13,6 +14,7 @@ from engine.traces import input_specs
 from tutor.exam.numbers import (
     Numbers,
     Step,
+    Value,
     as_tuple,
     maker,
     nonzero_grid,
@@ -269,8 +271,17 @@ def pooling_query(rng: np.random.Generator) -> Numbers:
     K = grid(rng, -1, 1, 0.5, (4, 2))
     vals = rng.integers(1, 10, size=4).astype(float)
     steps = _attend_steps(q, K, vals[:, None], "q")
-    steps["out"] = Step(steps["out"].answer[0], 0.01, steps["out"].working, ("alpha",),
-                        lambda v, f=steps["out"].redo: f(v)[0], link=steps["out"].link)
+    whole = steps["out"]  # a vector of one entry: the pooled value
+
+    def pooled(v: Mapping[str, Value]) -> Value:
+        got = whole.redo(v) if whole.redo is not None else None
+        if not isinstance(got, tuple):
+            raise TypeError("the output step recomputes a vector")
+        return got[0]
+
+    if not isinstance(whole.answer, tuple):
+        raise TypeError("the output step's answer is a vector")
+    steps["out"] = Step(whole.answer[0], 0.01, whole.working, ("alpha",), pooled, link=whole.link)
     return Numbers(fields={"q": vec(q), "K": mat(K), "values": vec(vals)}, steps=steps,
                    data={"q": q, "K": K, "values": vals})
 
