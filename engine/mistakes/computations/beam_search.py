@@ -63,6 +63,8 @@ def compute(inp: dict, s: Slips) -> dict:
             break
     else:
         for seq, cum in live:
+            if cum is None:  # only the empty start, when max_length < 1
+                raise ValueError("max_length: expected at least 1")
             pool.append((seq, cum / _lp(len(seq), lpen, s, eos=False)))
         pool.sort(key=lambda h: -round(h[1] / TIE) * TIE)
         del pool[K:]
