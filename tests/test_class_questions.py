@@ -9,8 +9,10 @@ import math
 import numpy as np
 
 from engine import traces
+from engine.mistakes import MISTAKES
 from tutor.classroom.marking import RIGHT
 from tutor.classroom.questions import ask, quick_sources, source
+from tutor.quiz.generators import generate
 from tutor.classroom.room import Room
 from tutor.quiz.bank import by_id, load_bank
 
@@ -70,5 +72,25 @@ def test_multiple_choice_bars_show_the_mistake_behind_each_distractor():
     bars = room.bars()
     assert [b.title for b in bars] == list(q.choices)
     assert [b.right for b in bars] == [i == q.answer for i in range(len(q.choices))]
-    assert [b.why for b in bars] == [q.why_wrong[i] for i in range(len(q.choices))]
+    own = [MISTAKES[m].title if m else q.why_wrong[i] for i, m in enumerate(q.choice_mistakes)]
+    assert [b.why for b in bars] == own, "a catalogued distractor is named by the catalogue"
     assert a.mark("a").bucket == "a" and a.mark("1/√d_k").correct
+
+
+def test_a_generated_row_of_a_matrix_is_diagnosed_on_the_students_own_numbers():
+    """The masked-softmax family asks for one query's row of the weight matrix: the class
+    marks it through the part's link (the row), not by looking for a whole value equal to
+    the answer (there is none: the trace's value is the 4×4 matrix)."""
+    for seed in range(40):
+        problem = generate("masked-softmax", seed)
+        if problem.data["allowed"].all():
+            continue
+        s, allowed = problem.data["scores"], problem.data["allowed"]
+        zeroed = np.where(allowed, s, 0.0)  # the mistake, by hand: masked scores set to 0
+        e = np.exp(zeroed)
+        typed = ", ".join(f"{x:.3f}" for x in e / e.sum())
+        mark = ask("gen:masked-softmax", seed).mark(typed)
+        assert mark.valid and not mark.correct
+        assert mark.bucket == "mask-zero", (seed, typed, mark)
+        return
+    raise AssertionError("no masked problem among 40 seeds")

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from class_helpers import Student, until
 
+from engine.mistakes import MISTAKES
 from tests.tui_text import screen_text
 from tutor.classroom.client import Memory
 from tutor.classroom.host_app import HostApp
@@ -45,7 +46,8 @@ async def test_the_host_screen_runs_a_question_with_a_student(tmp_path):
         await wait_for(pilot, lambda: "1 100%" in screen_text(app))
         painted = screen_text(app)
         assert "a) 1/d_k" in painted and "✓ c) 1/√d_k" in painted
-        assert "over-corrects" in painted, "the mistake behind distractor a is shown"
+        title = MISTAKES["scale-by-dk"].title  # the catalogue names distractor a's mistake
+        assert title in painted, "the mistake behind distractor a is shown"
         for key, state in (("c", "voting closed"), ("d", "discuss with your neighbour"),
                            ("r", "vote 2 open")):
             await pilot.press(key)

@@ -23,14 +23,15 @@ from engine import mistakes
 from tutor import marking as rules
 from tutor.exam.marking import parse_answer
 from tutor.exam.paper import ExamPart
-from tutor.marking import AnswerError
+from tutor import typed
+from tutor.marking import AnswerError, Link
 from tutor.quiz import marking as quiz_marking
 from tutor.quiz.bank import Question
 from tutor.quiz.generators import Part
 from tutor.render.numbers import matrix as mat
 from tutor.render.numbers import number as num
 from tutor.render.numbers import vector as vec
-from tutor.typed import EXACT_DECIMALS, read_typed
+from tutor.typed import EXACT_DECIMALS, decimals_of, diagnose_values, read_typed
 
 LETTERS = rules.LETTERS
 """Labels of multiple-choice options (``a`` …): a choice is counted under its letter."""
@@ -108,61 +109,28 @@ def read_values(text: str) -> tuple[list[float], list[int]] | str:
             [EXACT_DECIMALS if d is None else d for _, _, d in read])
 
 
-def diagnose(trace: str, inputs: Mapping[str, Any] | None, name: str, values: Sequence[float],
-             decimals: Sequence[int], shape: tuple[int, ...],
-             tolerance: float | None = None) -> Mark:
-    """Mark ``values`` (typed with ``decimals``) as value ``name`` of ``trace`` on ``inputs``
-    with the mistake catalogue (:func:`engine.mistakes.diagnose`)."""
-    given = np.asarray(values, dtype=float).reshape(shape)
-    digits: int | list[int] = list(decimals) if shape else int(decimals[0])
-    try:
-        check = mistakes.diagnose(trace, inputs, name, given, decimals=digits, tolerance=tolerance)
-    except ValueError as exc:
-        return Mark.invalid(str(exc))
-    except Exception:  # noqa: BLE001 - a catalogue gap must not cost the student their answer
-        return _unknown()
-    if check.correct:
-        return _right()
-    if check.diagnoses:
-        top = check.diagnoses[0]
-        return Mark(True, False, "+".join(top.ids), top.title, top.explanation, named=True)
-    if check.imprecise:
-        return Mark(True, False, IMPRECISE, BUCKET_TITLES[IMPRECISE],
-                    "Your value is right at the digits you typed; give more of them.")
-    return _unknown()
-
-
-def value_name(
-    trace: str, inputs: Mapping[str, Any] | None, answer: Any
-) -> tuple[str, tuple[int, ...]] | None:
-    """The checkable value of ``trace`` on ``inputs`` whose right value is ``answer`` (a
-    question's engine-computed answer), with its shape; None when no value is."""
-    want = np.asarray(answer, dtype=float)
-    try:
-        values = mistakes.run_with(trace, inputs, ())
-    except Exception:  # noqa: BLE001 - no catalogued computation: the answer is still marked
-        return None
-    for name, value in values.items():
-        got = np.asarray(value, dtype=float)
-        if got.size == want.size and np.allclose(got.ravel(), want.ravel(), rtol=1e-9, atol=1e-9):
-            return name, tuple(got.shape)
-    return None
-
-
-# --------------------------------------------------------------------------- questions
-
 def choice_index(question: Question, text: str) -> int | None:
     """The 0-based option a multiple-choice answer picks (None when it picks none)."""
     got = quiz_marking.choice_index(text, question)  # the quiz's own reading of a pick
     return got if isinstance(got, int) else None
 
 
-def mark_bank(question: Question, text: str,
-              diagnosis: tuple[str, str, tuple[int, ...]] | None = None,
-              diagnose_now: bool = True) -> Mark:
+def choice_why(question: Question, i: int) -> str:
+    """The mistake behind choice ``i`` for the instructor's board: the catalogue's title when
+    the choice is a catalogued mistake (its explanation is worked on the trace's numbers, which
+    the room has not seen), else the item's own line."""
+    mistake = question.choice_mistakes[i] if i < len(question.choice_mistakes) else ""
+    link = question.link
+    named = typed.explain(link, mistake) if mistake and link is not None else None
+    if named is not None:
+        return named.title
+    return question.why_wrong[i] if i < len(question.why_wrong) else ""
+
+
+def mark_bank(question: Question, text: str, diagnose_now: bool = True) -> Mark:
     """A bank question: the quiz's verdict; multiple choice and true/false counted per
-    option; a numeric fill diagnosed when ``diagnosis`` (trace, value, shape) is known (or
-    left :data:`DIAGNOSING` when not ``diagnose_now``)."""
+    option; a wrong number diagnosed where the item's answer is computed (its ``link``),
+    or left :data:`DIAGNOSING` when not ``diagnose_now``."""
     verdict = quiz_marking.check_answer(question, text)
     if not verdict.valid:
         return Mark.invalid(verdict.hint or question.instructions)
@@ -177,24 +145,14 @@ def mark_bank(question: Question, text: str,
         return Mark(True, bool(verdict.correct), "a" if said else "b", "true" if said else "false")
     if verdict.correct:
         return _right()
-    if diagnosis is not None and not diagnose_now:
-        return _later()
-    if diagnosis is not None:
-        read = read_values(text)
-        if not isinstance(read, str):
-            trace, name, shape = diagnosis
-            found = diagnose(trace, None, name, read[0], read[1], shape, question.tolerance)
-            if found.valid and found.bucket != RIGHT:
-                return found
-    return _unknown()
+    return _wrong(text, question.link, question.tolerance, diagnose_now)
 
 
-def mark_part(part: Part, text: str, trace: str = "", inputs: Mapping[str, Any] | None = None,
-              found: tuple[str, tuple[int, ...]] | None = None, diagnose_now: bool = True) -> Mark:
+def mark_part(part: Part, text: str, diagnose_now: bool = True) -> Mark:
     """A part of a generated problem: the quiz's verdict, then the diagnosis of a wrong
-    number on the problem's own trace inputs (``found``: the value name and shape; left
-    :data:`DIAGNOSING` when not ``diagnose_now``)."""
-    verdict = part.check(text)
+    number on the problem's own inputs (the part's ``link``), or :data:`DIAGNOSING` when
+    not ``diagnose_now``."""
+    verdict = part.check(text, diagnose=False)
     if not verdict.valid:
         return Mark.invalid(verdict.hint or part.instructions)
     if part.kind == "choice":  # counted per option, as a bank question's
@@ -202,15 +160,7 @@ def mark_part(part: Part, text: str, trace: str = "", inputs: Mapping[str, Any] 
         return Mark(True, bool(verdict.correct), LETTERS[i], part.options[i])
     if verdict.correct:
         return _right()
-    if part.kind in ("number", "vector") and trace and not diagnose_now:
-        return _later()
-    if found is not None and part.kind in ("number", "vector"):
-        read = read_values(text)
-        if not isinstance(read, str):
-            diag = diagnose(trace, inputs, found[0], read[0], read[1], found[1])
-            if diag.valid and diag.bucket != RIGHT:
-                return diag
-    return _unknown()
+    return _wrong(text, part.link, part.tolerance, diagnose_now)
 
 
 def _part_choice(part: Part, text: str) -> int:
@@ -221,8 +171,9 @@ def _part_choice(part: Part, text: str) -> int:
     return next(i for i, o in enumerate(part.options) if " ".join(o.casefold().split()) == s)
 
 
-def mark_exam_part(part: ExamPart, text: str) -> Mark:
-    """A numeric part of a structured question (its own step's answer and tolerance)."""
+def mark_exam_part(part: ExamPart, text: str, diagnose_now: bool = True) -> Mark:
+    """A numeric part of a structured question: its step's answer and tolerance, a wrong
+    number diagnosed on the question's numbers (the step's ``link``)."""
     try:
         value = parse_answer(part, text)
     except AnswerError as exc:
@@ -233,13 +184,15 @@ def mark_exam_part(part: ExamPart, text: str) -> Mark:
     assert step is not None, "only numeric parts are asked in class"
     got = value if isinstance(value, tuple) else (value,)
     want = step.answer if isinstance(step.answer, tuple) else (step.answer,)
-    ok = all(rules.within(g, w, step.tolerance) for g, w in zip(got, want))
-    return _right() if ok else _unknown()
+    if all(rules.within(g, w, step.tolerance) for g, w in zip(got, want)):
+        return _right()
+    return _wrong(text, step.link, step.tolerance, diagnose_now)
 
 
 def mark_trace(trace: str, inputs: Mapping[str, Any], name: str, shape: tuple[int, ...],
-               text: str) -> Mark:
-    """A practice-trace step: value ``name`` of ``trace`` on the student's own inputs."""
+               text: str, diagnose_now: bool = True) -> Mark:
+    """A practice-trace step: value ``name`` of ``trace`` on the student's own inputs,
+    right when it is the right value rounded to the digits typed."""
     read = read_values(text)
     if isinstance(read, str):
         return Mark.invalid(read)
@@ -247,7 +200,34 @@ def mark_trace(trace: str, inputs: Mapping[str, Any], name: str, shape: tuple[in
     if len(read[0]) != size:
         return Mark.invalid(f"That is {len(read[0])} number{'s' * (len(read[0]) != 1)}; "
                             f"this answer has {size}.")
-    return diagnose(trace, inputs, name, read[0], read[1], shape)
+    link = Link(trace, name, dict(inputs))
+    found = diagnose_values(read[0], decimals_of(read[1]), link)
+    if found is not None and found.correct:
+        return _right()
+    return _wrong(text, link, None, diagnose_now)
+
+
+def _wrong(text: str, link: Link | None, tolerance: float | None, diagnose_now: bool) -> Mark:
+    """A wrong number: counted as :data:`DIAGNOSING` until ``diagnose_now``, then in the
+    bucket of the catalogued mistake that gives it (:func:`tutor.typed.diagnose`, the one
+    door every front end uses), ``imprecise``, or ``unknown``."""
+    if link is None:
+        return _unknown()
+    if not diagnose_now:
+        return _later()
+    try:
+        found = typed.diagnose(text, link, tolerance)
+    except Exception:  # noqa: BLE001 - a catalogue gap must not cost the student their answer
+        return _unknown()
+    if found is None:
+        return _unknown()
+    if found.named:
+        top = found.named[0]
+        return Mark(True, False, top.id, top.title, top.explanation, named=True)
+    if found.imprecise:
+        return Mark(True, False, IMPRECISE, BUCKET_TITLES[IMPRECISE],
+                    "Your value is right at the digits you typed; give more of them.")
+    return _unknown()
 
 
 def checkable(trace: str, inputs: Mapping[str, Any] | None = None) -> dict[str, tuple[int, ...]]:

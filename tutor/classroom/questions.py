@@ -179,24 +179,13 @@ def _ask_bank(ref: str) -> Asked:
     right = None
     if q.kind == "mcq":
         view.update(kind="choice", options=list(q.choices))
-        why = tuple(q.why_wrong) if q.why_wrong else tuple("" for _ in q.choices)
+        why = tuple(marking.choice_why(q, i) for i in range(len(q.choices)))
         right = int(q.answer)
     elif q.kind == "true_false":
         view.update(kind="choice", options=["true", "false"])
         right = 0 if q.answer else 1
-    diagnosis = _bank_diagnosis(q.id) if q.is_numeric else None
     return Asked(ref, 0, q.id, q.section, view, q.answer_text, (q.explanation,),
-                 lambda text, now: marking.mark_bank(q, text, diagnosis, now), why, right)
-
-
-@functools.lru_cache(maxsize=256)
-def _bank_diagnosis(qid: str) -> tuple[str, str, tuple[int, ...]] | None:
-    """A numeric bank item on its trace's default inputs: the value its answer is, if any."""
-    q = bank_by_id(load_bank())[qid]
-    if not q.trace:
-        return None
-    found = marking.value_name(q.trace, None, float(q.answer))
-    return (q.trace, *found) if found else None
+                 lambda text, now: marking.mark_bank(q, text, now), why, right)
 
 
 def _ask_gen(ref: str, seed: int) -> Asked:
@@ -211,20 +200,10 @@ def _ask_gen(ref: str, seed: int) -> Asked:
             "kind": "choice" if part.kind == "choice" else "text",
             "options": list(part.options) if part.kind == "choice" else [],
             "instructions": part.instructions}
-    found: list[Any] = []  # the trace value behind the part, looked up on first wrong answer
-
-    def mark(text: str, now: bool) -> Mark:
-        if not now:
-            return marking.mark_part(part, text, problem.trace, diagnose_now=False)
-        if not found:
-            found.append(marking.value_name(problem.trace, problem.trace_inputs, part.answer)
-                         if part.kind in ("number", "vector") else None)
-        return marking.mark_part(part, text, problem.trace, problem.trace_inputs, found[0])
-
     lines = (*problem.solution, "Replay it: " + problem.trace_command)
     right = part.options.index(part.answer) if part.kind == "choice" else None
     return Asked(ref, seed, problem.question_id, problem.section, view, part.answer_text,
-                 lines, mark, right_option=right)
+                 lines, lambda text, now: marking.mark_part(part, text, now), right_option=right)
 
 
 def _ask_paper(ref: str, seed: int) -> Asked:
@@ -236,7 +215,7 @@ def _ask_paper(ref: str, seed: int) -> Asked:
     answer = part.step.answer if part.step else 0.0
     shown = vec(answer) if isinstance(answer, tuple) else num(answer)
     return Asked(ref, seed, f"{xq}({letter})", question.spec.section, view, shown,
-                 part.model_answer, lambda text, now: marking.mark_exam_part(part, text))
+                 part.model_answer, lambda text, now: marking.mark_exam_part(part, text, now))
 
 
 def _ask_trace(ref: str, seed: int) -> Asked:
@@ -256,7 +235,7 @@ def _ask_trace(ref: str, seed: int) -> Asked:
     command = TraceLink(name, inputs).command
     return Asked(ref, seed, f"trace:{name}:{value}", LESSON_IDS[info.section - 1], view, shown,
                  ("Replay it step by step: " + command,),
-                 lambda text, now: marking.mark_trace(name, inputs, value, shape, text))
+                 lambda text, now: marking.mark_trace(name, inputs, value, shape, text, now))
 
 
 def _shown(value: Any) -> str:

@@ -261,7 +261,9 @@ def _show_feedback(fb: Feedback, out: Out) -> None:
         label = f"({chr(97 + i)}) {'✓' if v.correct else '✗'} " if several else ""
         out.line(f"{label}{v.reason}", "green" if v.correct else "red")
         if v.diagnoses:  # the catalogued mistake that gives the student's number (or choice)
-            for k, line in enumerate(diagnosis.lines(v.diagnoses, "    " if several else "")):
+            for k, line in enumerate(diagnosis.lines(
+                    v.diagnoses, "    " if several else "",
+                    fb.trace.practice_command if fb.trace_command and fb.trace else None)):
                 out.line(line, "bold yellow" if k == 0 else "yellow")
         elif v.why_wrong:
             out.line(v.why_wrong, "yellow")

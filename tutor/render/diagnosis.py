@@ -32,8 +32,11 @@ def headline(named: Sequence[Named], indent: str = "") -> str:
     return f"{indent}Your number is what each of these {len(named)} mistakes gives here:"
 
 
-def lines(named: Sequence[Named], indent: str = "") -> list[str]:
-    """Plain lines: the mistake, its number, why, the lesson paragraph and the commands."""
+def lines(named: Sequence[Named], indent: str = "", shown: str | None = None) -> list[str]:
+    """Plain lines: the mistake, its number, why, the lesson paragraph and the commands.
+
+    ``shown`` is the practice command the surrounding feedback already prints; a mistake
+    whose trace is that one does not repeat the commands."""
     if not named:
         return []
     out = [headline(named, indent)]
@@ -44,7 +47,8 @@ def lines(named: Sequence[Named], indent: str = "") -> list[str]:
             out.append(f"{pad}{n.title} (it gives {n.value}).")
         out.append(f"{pad}{n.explanation}")
         out.append(f"{pad}Read {where(n)}: {n.read}")
-        out.append(f"{pad}The right way, step by step: {n.replay}; do it yourself: {n.practice}")
+        if n.practice != shown:
+            out.append(f"{pad}The right way, step by step: {n.replay}; do it yourself: {n.practice}")
     if many and named[0].follow_up:
         out.append(f"{indent}  To tell them apart, work this one: {named[0].follow_up}")
     return out
