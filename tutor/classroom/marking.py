@@ -21,9 +21,9 @@ import numpy as np
 
 from engine import mistakes
 from tutor import marking as rules
+from tutor import typed
 from tutor.exam.marking import parse_answer
 from tutor.exam.paper import ExamPart
-from tutor import typed
 from tutor.marking import AnswerError, Link
 from tutor.quiz import marking as quiz_marking
 from tutor.quiz.bank import Question
