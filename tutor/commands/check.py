@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from typing import Annotated
 
 import typer
@@ -33,6 +32,8 @@ def command(
 
 
 def run(*, json_out: bool, repair: bool) -> None:
+    import json  # deferred: keeps `attn-tutor --help` lean
+
     from tutor.quiz.scheduler import load_card, replay  # deferred: loads fsrs (start-up time)
     from tutor.store.check import check_store, render_text  # deferred: loads rich (start-up time)
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import sys
 from datetime import date
 from typing import Annotated
@@ -61,6 +60,8 @@ def _date(text: str, flag: str):
 
 
 def run(*, exam: str | None, minutes: int | None, today: str | None, json_out: bool) -> None:
+    import json  # deferred: keeps `attn-tutor --help` lean
+
     # deferred: keeps `attn-tutor --help` and `trace qkv --json` lean
     from tutor.exam.plan import plan_from_store, render_text, save_exam, saved_exam
     from tutor.render.safe import clean  # deferred: loads rich (start-up time)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import sys
 from typing import Annotated
 
@@ -46,6 +45,8 @@ def command(
 
 
 def run(*, json_out: bool, goal: int) -> None:
+    import json  # deferred: keeps `attn-tutor --help` lean
+
     from tutor.practice.progress import compute as practice_progress  # deferred: loads rich (start-up time)
     from tutor.quiz.bank import load_bank  # deferred: keeps `attn-tutor --help` and `trace qkv --json` lean
     from tutor.quiz.progress import compute  # deferred: loads rich (start-up time)
