@@ -10,13 +10,13 @@ from __future__ import annotations
 
 import sys
 
-from tutor.terminal import is_interactive
+from tutor import terminal  # its functions looked up per call (tests replace them)
 
 
 def main() -> None:
     """Console-script entry point (``attn-tutor``, ``python -m tutor``)."""
     if len(sys.argv) <= 1:
-        if is_interactive():
+        if terminal.is_interactive():
             from tutor.app import run_app  # textual: only when the tutor opens
 
             run_app()

@@ -17,8 +17,8 @@ import os
 import sys
 from typing import Any
 
+from tutor import terminal  # its functions looked up per call (tests replace them)
 from tutor.names import resolve
-from tutor.terminal import is_interactive
 
 KERNELS_VARIABLE = "ATTN_TUTOR_KERNELS"
 """``engine._jit.KERNELS_VARIABLE`` (not imported from there: importing it reads the variable)."""
@@ -28,7 +28,7 @@ _WORKED_COMMANDS = frozenset({"trace", "heatmap", "export", "quiz", "paper"})
 
 
 def _stdout_is_terminal() -> bool:
-    return is_interactive()
+    return terminal.is_interactive()
 
 
 def _params(command: Any, word: str, args: list[str]) -> dict[str, Any] | None:

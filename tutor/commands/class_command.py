@@ -10,8 +10,8 @@ from typing import Annotated
 
 import typer
 
+from tutor import terminal  # its functions looked up per call (tests replace them)
 from tutor.errors import UserError, user_errors
-from tutor.terminal import is_interactive
 
 NAME = "class"
 HELP = ("Class mode: the instructor hosts a live quiz (`class host`), students join it "
@@ -62,7 +62,7 @@ def join(
         try:
             url(address, key)
             given = "" if anonymous else name
-            if plain or not is_interactive():
+            if plain or not terminal.is_interactive():
                 from tutor.classroom.join_plain import run_plain  # deferred: loads websockets
 
                 run_plain(address, key, given)

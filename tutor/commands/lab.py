@@ -21,9 +21,9 @@ from typing import Annotated
 
 import typer
 
+from tutor import terminal  # its functions looked up per call (tests replace them)
 from tutor.errors import user_errors
 from tutor.limits import MAX_MODEL_SIZE, MAX_SEED, MAX_SEQ_LEN, MAX_STEPS, MAX_TEST_DIGITS  # (stdlib only)
-from tutor.terminal import is_interactive, use_color
 
 NAME = "lab"
 HELP = "Train a tiny seq2seq live: bottleneck, teacher forcing, alignment, a Transformer, scaling."
@@ -49,7 +49,7 @@ def lab(
     if ctx.invoked_subcommand is not None:
         return
 
-    if is_interactive():
+    if terminal.is_interactive():
         from tutor.app import StartAt, run_app  # deferred: loads textual (start-up time)
 
         run_app(StartAt("lab"))
@@ -114,7 +114,7 @@ def _run(name: str, make_settings, *, json_out: bool, ascii_only: bool | None) -
         from tutor.lab.experiments import get  # deferred: loads rich (start-up time)
         from tutor.lab.run import run_in_terminal, style_for  # deferred: loads rich (start-up time)
 
-        style = style_for(not use_color() if ascii_only is None else ascii_only)
+        style = style_for(not terminal.use_color() if ascii_only is None else ascii_only)
         run_in_terminal(get(name), make_settings(), json_out=json_out, style=style)
 
     user_errors(work)()

@@ -13,10 +13,10 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from tutor import terminal  # its functions looked up per call (tests replace them)
 from tutor.errors import UserError, user_errors
 from tutor.limits import shorten
 from tutor.names import resolve
-from tutor.terminal import is_interactive
 
 if TYPE_CHECKING:
     from datetime import datetime
@@ -114,7 +114,7 @@ def show_lesson(lesson: Lesson, *, plain: bool = False) -> None:
 
 def _open_tui(page: str, plain: bool) -> bool:
     """Open the TUI's Learn screen on ``page`` when we are on a terminal; True if it ran."""
-    if plain or not is_interactive():
+    if plain or not terminal.is_interactive():
         return False
     from tutor.app import StartAt, run_app  # deferred: loads textual (start-up time)
 

@@ -7,9 +7,9 @@ from typing import Annotated
 
 import typer
 
+from tutor import terminal  # its functions looked up per call (tests replace them)
 from tutor.errors import UserError, user_errors
 from tutor.limits import check_seed, shorten
-from tutor.terminal import is_interactive
 
 NAME = "paper"
 HELP = """Sit a timed paper of structured exam questions (default: 3 questions from different sections in \
@@ -113,7 +113,7 @@ def run(*, questions: int, minutes: float, ids: list[str], topics: list[str], se
     from tutor.store import open_store  # deferred: loads rich (start-up time)
     from tutor.store.papers import attempted_questions  # deferred: loads rich (start-up time)
 
-    interactive = not plain and is_interactive()
+    interactive = not plain and terminal.is_interactive()
 
     store = open_store()
     try:

@@ -7,9 +7,9 @@ from typing import Annotated
 
 import typer
 
+from tutor import terminal  # its functions looked up per call (tests replace them)
 from tutor.errors import UserError, user_errors
 from tutor.limits import MAX_QUESTIONS, check_seed
-from tutor.terminal import is_interactive
 
 NAME = "quiz"
 HELP = """Revise for the exam: spaced repetition, generated problems, mock exams.
@@ -94,7 +94,7 @@ def run(*, mode: str, topics: list[str], count: int | None, seed: int | None,
         check_minutes(time_limit)
     except UserError as exc:
         raise UserError(f"--time-limit: {exc}") from None
-    if not plain and is_interactive():
+    if not plain and terminal.is_interactive():
         from tutor.quiz.modes import QuizStart  # deferred: loads rich (start-up time)
 
         run_tui(QuizStart(mode=mode, topics=tuple(sorted(wanted)), count=count, seed=seed,

@@ -12,10 +12,10 @@ from typing import Annotated
 
 import typer
 
+from tutor import terminal  # its functions looked up per call (tests replace them)
 from tutor.errors import UserError, user_errors
 from tutor.limits import MAX_SEED
 from tutor.names import resolve
-from tutor.terminal import is_interactive, use_color
 
 NAME = "trace"
 HELP = ("Step through a worked example number by number (--plain, --json, --markdown, --set), "
@@ -264,13 +264,13 @@ def show_interactive(trace, overrides: dict) -> None:
 
 
 def _on_terminal() -> bool:
-    return is_interactive()
+    return terminal.is_interactive()
 
 
 def _console():
     from rich.console import Console  # deferred: loads rich (start-up time)
 
-    return Console(no_color=not use_color(), highlight=False)
+    return Console(no_color=not terminal.use_color(), highlight=False)
 
 
 def _print_rich_step(trace, step: int) -> None:

@@ -18,13 +18,13 @@ import typer
 from rich.console import Console, RenderableType
 from rich.text import Text
 
+from tutor import terminal  # its functions looked up per call (tests replace them)
 from tutor.heatmap.export import export
 from tutor.heatmap.model import Scale
 from tutor.heatmap.render import HeatmapOptions, heatmap_text, render_heatmap
 from tutor.render.plain import errata_block
 from tutor.render.safe import shown_path
 from tutor.render.text import asciify
-from tutor.terminal import use_color
 
 Map = tuple[Any, Any, Any, str, str]
 """(weights, row labels, column labels, title, kind) of one heatmap."""
@@ -71,7 +71,7 @@ def show(maps: list[Map], errata: Sequence[Any], *, values: bool, scale: Scale, 
     """Print ``maps`` (then the errata, a trace's :class:`engine.trace.Erratum` list) and, with
     ``save``, write them to that file."""
     width = width or shutil.get_terminal_size((80, 24)).columns
-    color = use_color() and not ascii_only
+    color = terminal.use_color() and not ascii_only
     # wrapped once, to the width everything is drawn at: the console and the SVG/HTML recording
     # print these lines as they are (no_wrap), so no line is wrapped a second time
     errata = errata_block(errata, ascii_only=ascii_only, width=width)

@@ -9,12 +9,12 @@ from __future__ import annotations
 import os
 from typing import Any
 
+from tutor import terminal  # its functions looked up per call (tests replace them)
 from tutor.lab.experiments import Experiment
 from tutor.lab.jsonout import dumps
 from tutor.lab.progress import CtrlC, TerminalProgress, progress_enabled, warm_up_kernels
 from tutor.lab.report import Style, print_parts
 from tutor.render.safe import clean
-from tutor.terminal import use_color
 
 EXIT_INTERRUPTED = 130
 
@@ -23,7 +23,7 @@ def style_for(ascii_flag: bool) -> Style:
     """``--ascii``, or a terminal that says it cannot do better (``TERM=dumb``); colour only on
     a terminal without ``NO_COLOR``."""
     ascii_only = ascii_flag or os.environ.get("TERM", "") == "dumb"
-    return Style(ascii=ascii_only, color=use_color() and not ascii_only)
+    return Style(ascii=ascii_only, color=terminal.use_color() and not ascii_only)
 
 
 def console(style: Style) -> Any:
