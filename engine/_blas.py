@@ -28,6 +28,7 @@ from __future__ import annotations
 import os
 import threading
 from collections.abc import Callable
+from typing import Any
 
 
 class SingleThreadedBlas:
@@ -36,8 +37,8 @@ class SingleThreadedBlas:
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._depth = 0
-        self._controller = None
-        self._limiter = None
+        self._controller: Any = None  # threadpoolctl objects (untyped), made on first use
+        self._limiter: Any = None
         self._local_setters: list[Callable[[int], int]] = []
         self._saved: list[int] = []
 

@@ -31,7 +31,7 @@ started with the environment variable :data:`KERNELS_VARIABLE` set to ``python``
 kernel as the plain Python function it is written as: :func:`jit` hands back the function
 itself and numba is never imported. The variable is read once, when this module is imported,
 so the mode is the process's from start to end; the ``attn-tutor`` console script sets it
-for the commands that only build worked examples (``tutor.launch``). Results agree with the
+for the commands that only build worked examples (``tutor.runmode``). Results agree with the
 compiled kernels to rounding (the trace tests compare every printed value in both modes).
 """
 

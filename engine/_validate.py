@@ -77,7 +77,8 @@ def as_float(
     else:
         want_ndim = ndim
     if want_ndim is not None and arr.ndim not in want_ndim:
-        expected = shape_str(shape) if shape is not None else f"a {'-D or '.join(map(str, want_ndim))}-D array"
+        expected = shape_str(shape) if shape is not None else (f"a {'-D or '.join(map(str, want_ndim))}-D "
+                                                               "array")
         raise ValueError(
             f"{name}: expected shape {expected}, got shape {shape_str(arr.shape)}"
             if shape is not None

@@ -28,8 +28,8 @@ import numpy as np
 
 from engine._jit import jit
 from engine._validate import as_float, broadcast_mask, check_same_dim, result_dtype, shape_str
-from engine.scoring import _additive_scores, _project_rows, check_additive_params
 from engine.attention import readonly
+from engine.scoring import _additive_scores, _project_rows, check_additive_params
 from engine.softmax import _NO_MASK, _softmax_rows
 
 
@@ -153,8 +153,8 @@ def additive_attention(Q: object, K: object, V: object, W_q: object, W_k: object
     Raises:
         ValueError: on wrong or mismatched shapes, NaN/inf or empty input, a bad mask.
     """
-    arrays, m, dt = _prepare(Q, K, V, W_q, W_k, v, mask)
-    return _forward(*arrays, m, dt)
+    (q, k, val, wq, wk, vv), m, dt = _prepare(Q, K, V, W_q, W_k, v, mask)
+    return _forward(q, k, val, wq, wk, vv, m, dt)
 
 
 def additive_attention_backward(Q: object, K: object, V: object, W_q: object, W_k: object,
@@ -180,7 +180,7 @@ def additive_attention_backward(Q: object, K: object, V: object, W_q: object, W_
         raise ValueError(f"dO: expected shape {shape_str(want)} (L, d_v) like the output, got "
                          f"shape {shape_str(g.shape)}")
     _, W = _forward(q, k, val, wq, wk, vv, m, dt)
-    grads = [np.empty_like(a) for a in (q, k, val, wq, wk, vv)]
+    dq, dk, dval, dwq, dwk, dvv = (np.empty_like(a) for a in (q, k, val, wq, wk, vv))
     dW = np.empty_like(W)
-    _additive_grad(q, k, val, wq, wk, vv, W, np.array(g, dtype=dt), *grads, dW)
-    return AdditiveGrads(*grads, dW)
+    _additive_grad(q, k, val, wq, wk, vv, W, np.array(g, dtype=dt), dq, dk, dval, dwq, dwk, dvv, dW)
+    return AdditiveGrads(dq, dk, dval, dwq, dwk, dvv, dW)

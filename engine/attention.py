@@ -341,7 +341,7 @@ def multi_head_attention(X_q: object, X_kv: object, W_Q: object, W_K: object, W_
     """
     xq, xkv, wq, wk, wv, wo, h, m, dt = prepare_multi_head(X_q, X_kv, W_Q, W_K, W_V, W_O,
                                                            num_heads, mask)
-    L, S, d_model = xq.shape[0], xkv.shape[0], wq.shape[1]
+    L, d_model = xq.shape[0], wq.shape[1]
     Qh = split_heads(_project(xq, wq, dt), h)  # (h, L, d_head)
     Kh = split_heads(_project(xkv, wk, dt), h)  # (h, S, d_head)
     Vh = split_heads(_project(xkv, wv, dt), h)  # (h, S, d_head)

@@ -33,8 +33,15 @@ import numpy as np
 
 from engine._jit import jit
 from engine._validate import as_float, shape_str
-from engine.attention import (BLAS_MIN_WORK, _sdpa, _sdpa_blas, prepare_attention,
-                              prepare_multi_head, readonly, split_heads)
+from engine.attention import (
+    BLAS_MIN_WORK,
+    _sdpa,
+    _sdpa_blas,
+    prepare_attention,
+    prepare_multi_head,
+    readonly,
+    split_heads,
+)
 
 
 class AttentionGrads(NamedTuple):

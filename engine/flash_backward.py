@@ -36,8 +36,14 @@ import numpy as np
 from engine._jit import jit
 from engine._tiles import LOG2E, _exp2_inplace, _gemm, _mask_tile, _next_task, _wide_vectors
 from engine._validate import as_float, check_positive_int, shape_str
-from engine.flash import (_blocked_transpose, flash_attention, get_threads, prepare_flash,
-                          run_on_threads, small_matrix_blas)
+from engine.flash import (
+    _blocked_transpose,
+    flash_attention,
+    get_threads,
+    prepare_flash,
+    run_on_threads,
+    small_matrix_blas,
+)
 
 BACKWARD_SMALL_PIECE_BLOCKS = (64, 128)
 """(B_q, B_k) where OpenBLAS has its small-matrix path (``engine.flash.small_matrix_blas``):

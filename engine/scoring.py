@@ -25,8 +25,7 @@ import math
 import numpy as np
 
 from engine._jit import jit
-from engine._validate import (as_float, check_positive_int, check_same_dim, check_scalar,
-                              result_dtype)
+from engine._validate import as_float, check_positive_int, check_same_dim, check_scalar, result_dtype
 
 
 @jit

@@ -77,7 +77,8 @@ def _scores(x: object, name: str) -> np.ndarray:
     """Scores may hold -inf (already masked) but not NaN or +inf."""
     arr = as_float(x, name, finite=False)
     if np.isnan(arr).any() or np.isposinf(arr).any():
-        raise ValueError(f"{name}: contains {'NaN' if np.isnan(arr).any() else '+inf'}; expected finite numbers (or -inf for excluded positions)")
+        raise ValueError(f"{name}: contains {'NaN' if np.isnan(arr).any() else '+inf'}; expected finite "
+                         "numbers (or -inf for excluded positions)")
     return arr
 
 

@@ -140,7 +140,9 @@ class InputSpec:
         if self.kind in ("scalar", "int"):
             if isinstance(value, (list, tuple, np.ndarray)) and np.size(value) == 1:
                 value = np.asarray(value).ravel()[0]
-            if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating)):
+            if isinstance(value, (bool, np.bool_)) or not isinstance(
+                value, (int, float, np.integer, np.floating)
+            ):
                 shown = fmt_num(value) if isinstance(value, (bool, np.bool_)) else short(value)
                 raise ValueError(f"{where}: got {shown}, expected {self.expected()}")
             v = float(value)
@@ -177,7 +179,9 @@ class InputSpec:
         if self.kind == "labels":
             if isinstance(value, str):
                 value = value.split()
-            if not isinstance(value, (list, tuple)) or not all(isinstance(v, (str, int, float)) for v in value):
+            if not isinstance(value, (list, tuple)) or not all(
+                isinstance(v, (str, int, float)) for v in value
+            ):
                 raise ValueError(f"{where}: got {short(value)}, expected {self.expected()}")
             if len(value) > MAX_SIDE:
                 raise ValueError(f"{where}: got {len(value)} words, expected at most {MAX_SIDE} "
@@ -208,8 +212,10 @@ class InputSpec:
         if want == 1 and arr.ndim == 0 and not isinstance(value, (bool, np.bool_)):
             arr = arr.reshape(1)  # `--set temperatures=0.5`: one number is a vector of one
         if arr.ndim != want or arr.size == 0:
-            raise ValueError(f"{where}: got {_what(value, arr)}, expected {self.expected()}"
-                             + ("; separate the rows with ';'" if want == 2 and arr.ndim == 1 and arr.size else ""))
+            raise ValueError(
+                f"{where}: got {_what(value, arr)}, expected {self.expected()}"
+                + ("; separate the rows with ';'" if want == 2 and arr.ndim == 1 and arr.size else "")
+            )
         if self.shape:
             for axis, dim in enumerate(self.shape):
                 if isinstance(dim, int) and arr.shape[axis] != dim:
@@ -360,7 +366,7 @@ class Trace:
                 bad.append(f"{key}: missing from result")
                 continue
             a, b = self.result[key], fused
-            if isinstance(a, (str, list)) and not np.asarray(a).dtype.kind in "fiub":
+            if isinstance(a, (str, list)) and np.asarray(a).dtype.kind not in "fiub":
                 if a != b:
                     bad.append(f"{key}: {a!r} != {b!r}")
             elif np.shape(a) != np.shape(b) or not np.allclose(

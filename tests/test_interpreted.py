@@ -211,15 +211,19 @@ def test_the_size_rule():
 def test_the_tui_path_keeps_compiled_kernels(monkeypatch):
     """`attn-tutor trace NAME` on a terminal opens the full-screen tutor, whose lab needs
     machine code: the console script must not choose interpreted mode for it."""
-    from tutor.launch import worked_examples_only
+    import typer.main
 
-    monkeypatch.setattr("tutor.launch._stdout_is_terminal", lambda: True)
-    assert not worked_examples_only(["trace", "qkv"])
-    assert worked_examples_only(["trace", "qkv", "--plain"])
-    assert worked_examples_only(["trace", "qkv", "--step", "2"])
-    monkeypatch.setattr("tutor.launch._stdout_is_terminal", lambda: False)
-    assert worked_examples_only(["trace", "qkv"])
-    assert not worked_examples_only(["lab", "bottleneck"]) and not worked_examples_only([])
+    from tutor.cli import app
+    from tutor.runmode import worked_examples_only
+
+    command = typer.main.get_command(app)
+    monkeypatch.setattr("tutor.runmode._stdout_is_terminal", lambda: True)
+    assert not worked_examples_only(["trace", "qkv"], command)
+    assert worked_examples_only(["trace", "qkv", "--plain"], command)
+    assert worked_examples_only(["trace", "qkv", "--step", "2"], command)
+    monkeypatch.setattr("tutor.runmode._stdout_is_terminal", lambda: False)
+    assert worked_examples_only(["trace", "qkv"], command)
+    assert not worked_examples_only(["lab", "bottleneck"], command) and not worked_examples_only([], command)
 
 
 def test_the_mode_is_read_once_at_import():

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from tests.tui_text import until
 from tutor.app import StartAt, make_app
 from tutor.screens.heatmap_view import HeatmapModal
 from tutor.screens.heatmaps import HeatmapsScreen
@@ -95,10 +96,7 @@ async def test_the_list_fills_in_as_traces_build_and_the_one_asked_for_comes_fir
     try:
         async with app.run_test(size=(100, 30)) as pilot:
             screen = app.screen
-            for _ in range(500):
-                await pilot.pause(0.02)
-                if screen.sources:
-                    break
+            await until(pilot, lambda: screen.sources)
             options = screen.query_one("#heatmaps-list", OptionList)
             labels = [str(options.get_option_at_index(i).prompt) for i in range(options.option_count)]
             assert list(screen.sources) == ["self-attention"] and screen.shown == "self-attention"
@@ -136,10 +134,7 @@ async def test_a_heatmap_asked_for_while_the_list_fills_is_shown_when_it_arrives
     try:
         async with app.run_test(size=(100, 30)) as pilot:
             screen = app.screen
-            for _ in range(500):
-                await pilot.pause(0.02)
-                if screen.shown:
-                    break
+            await until(pilot, lambda: screen.shown)
             first = screen.shown
             assert first is not None and "masking" not in screen.sources
             app.open_heatmap("masking")

@@ -11,7 +11,7 @@ import sys
 
 import pytest
 
-from tests.tui_text import screen_text, settle
+from tests.tui_text import screen_text, settle, until
 from tutor.app import StartAt, make_app
 from tutor.screens.help import HelpScreen, help_rows, key_meanings
 
@@ -59,8 +59,6 @@ async def test_help_lists_each_key_once(mode):
 
 
 async def test_the_heatmaps_help_names_the_grid_keys():
-    from tests.tui_text import until
-
     app = make_app(StartAt("heatmaps", "multi-head"), warm_up=False)  # several matrices: , and . work
     async with app.run_test(size=(100, 30)) as pilot:
         assert await until(pilot, lambda: app.screen.query("Heatmap") and app.screen.wanted == "multi-head")
@@ -125,10 +123,7 @@ async def test_the_palette_answers_at_once_while_the_heatmaps_build(monkeypatch)
         async with app.run_test(size=(100, 30)) as pilot:
             provider = TutorCommands(app.screen)
             await provider.startup()
-            for _ in range(500):
-                await pilot.pause(0.02)
-                if sources.built_heatmaps():
-                    break
+            await until(pilot, sources.built_heatmaps)
             hits = [hit async for hit in provider.search("lesson query")]
             assert any("Lesson §5" in str(hit.text) for hit in hits)
             titles = [t for t, _, _ in provider._commands() if t.startswith("Heatmap ")]
@@ -233,8 +228,6 @@ def test_term_dumb_says_in_one_line_why_it_prints_help():
 
 @pytest.mark.parametrize(("source", "several"), [("dynamic-context", False), ("multi-head", True)])
 async def test_matrix_keys_show_only_for_a_source_with_several(source, several):
-    from tests.tui_text import until
-
     app = make_app(StartAt("heatmaps", source), warm_up=False)
     async with app.run_test(size=(100, 30)) as pilot:
         assert await until(pilot, lambda: app.screen.query("Heatmap") and app.screen.wanted == source)

@@ -8,10 +8,11 @@ from dataclasses import replace
 import pytest
 
 from engine import lab
+from tests.tui_text import until
 from tutor.app import StartAt, make_app
 from tutor.lab.experiments import results_renderable
-from tutor.screens.lab import LabScreen
 from tutor.screens.heatmaps import HeatmapsScreen
+from tutor.screens.lab import LabScreen
 
 TINY = lab.TrainSettings(min_len=3, max_len=5, steps=30, batch_size=8)
 
@@ -38,11 +39,8 @@ def _text(static) -> str:
 
 
 async def _wait_idle(pilot, screen, seconds=60.0):
-    for _ in range(int(seconds / 0.1)):
-        if screen.running is None:
-            return
-        await pilot.pause(0.1)
-    raise AssertionError("the lab run did not finish")
+    if not await until(pilot, lambda: screen.running is None, timeout=seconds):
+        raise AssertionError("the lab run did not finish")
 
 
 async def test_alignment_runs_live_and_opens_in_heatmaps():
@@ -72,10 +70,7 @@ def _long_run(name: str):
 async def _run_then_cancel(pilot, screen) -> None:
     """Enter, then c once the first losses have arrived; back when the run has ended."""
     await pilot.press("enter")
-    for _ in range(600):
-        if screen.losses:
-            break
-        await pilot.pause(0.05)
+    await until(pilot, lambda: screen.losses, timeout=30)
     await pilot.press("c")
     await _wait_idle(pilot, screen)
     await pilot.pause()

@@ -6,6 +6,7 @@ from dataclasses import replace
 
 from engine.lab import TrainSettings
 from engine.lab.transformer import TransformerSettings
+from tests.tui_text import until
 from tutor.app import StartAt, make_app
 from tutor.lab.experiments import get, on_screen, results_renderable
 from tutor.lab.transformer import TransformerJob
@@ -19,11 +20,8 @@ TINY = TransformerSettings(train=TrainSettings(steps=20, min_len=3, max_len=5, b
 
 
 async def _wait_idle(pilot, screen, seconds=90.0):
-    for _ in range(int(seconds / 0.1)):
-        if screen.running is None:
-            return
-        await pilot.pause(0.1)
-    raise AssertionError("the lab run did not finish")
+    if not await until(pilot, lambda: screen.running is None, timeout=seconds):
+        raise AssertionError("the lab run did not finish")
 
 
 def test_the_table_offers_the_transformer_and_the_comparison():
@@ -60,10 +58,7 @@ async def test_c_stops_the_training_and_the_results_still_draw():
         await pilot.pause()
         screen = app.screen
         await pilot.press("enter")
-        for _ in range(600):
-            if screen.losses:
-                break
-            await pilot.pause(0.1)
+        await until(pilot, lambda: screen.losses, timeout=60)
         await pilot.press("c")
         await _wait_idle(pilot, screen)
         res = screen.result

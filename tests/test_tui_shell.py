@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from tests.tui_text import until
 from tutor.app import make_app
 from tutor.screens.help import HelpScreen
 from tutor.screens.home import HomeScreen
@@ -12,10 +13,8 @@ async def test_home_paints_and_engine_warms():
     app = make_app()
     async with app.run_test(size=(100, 30)) as pilot:
         assert isinstance(app.screen, HomeScreen)
-        for _ in range(3000):  # the warm-up starts once home has painted, then takes a while
-            if app.engine_status.startswith("Engine: ready"):
-                break
-            await pilot.pause(0.1)
+        # the warm-up starts once home has painted, then takes a while
+        await until(pilot, lambda: app.engine_status.startswith("Engine: ready"), timeout=300)
         assert app.engine_status.startswith("Engine: ready")
 
 
@@ -32,10 +31,7 @@ async def test_home_paints_its_menu_before_it_opens_the_progress_store(monkeypat
 
     monkeypatch.setattr(HomeScreen, "_compositor_refresh", refresh)
     async with app.run_test(size=(100, 30)) as pilot:
-        for _ in range(50):
-            if app._store is not None:
-                break
-            await pilot.pause(0.02)
+        await until(pilot, lambda: app._store is not None, timeout=1.0)
         await pilot.pause()
         shown = str(app.screen.query_one("#home-progress", Static).render())
     assert store_open_at_frame and store_open_at_frame[0] is False

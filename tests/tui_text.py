@@ -8,6 +8,7 @@ right edge is seen as missing.
 from __future__ import annotations
 
 import io
+import time
 
 from rich.console import Console
 from textual.geometry import Region
@@ -38,9 +39,8 @@ async def settle(pilot) -> None:
 
 
 async def until(pilot, condition, timeout: float = 10.0) -> bool:
-    """Pause until ``condition()`` holds (a loaded machine repaints late); its last value."""
-    import time
-
+    """Pause until ``condition()`` holds (a loaded machine repaints late), checking it every
+    50 ms for at most ``timeout`` seconds; its last value."""
     end = time.monotonic() + timeout
     while not condition() and time.monotonic() < end:
         await pilot.pause(0.05)

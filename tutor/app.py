@@ -14,21 +14,28 @@ command line does: one line on stderr naming the report file under the data fold
 
 from __future__ import annotations
 
+import importlib
+import sys
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from textual.app import App
-from textual.binding import Binding
+from textual.binding import Binding, BindingType
 from textual.events import Resize
 from textual.message import Message
 from textual.notifications import SeverityLevel
 from textual.screen import Screen
 
-from tutor.screens.help import HelpScreen
+from tutor.errors import EXIT_INTERNAL, report_internal_error
+from tutor.palette import TutorCommands
+from tutor.render.safe import clean
+from tutor.screens.help import HelpScreen, help_rows
 from tutor.screens.home import AREAS, HomeScreen
 from tutor.screens.too_small import MIN_HEIGHT, MIN_WIDTH, TooSmallScreen
+from tutor.store import open_store
+from tutor.warmup import WarmUp, areas
 
 if TYPE_CHECKING:
     from tutor.exam.paper import ExamStart
@@ -54,10 +61,13 @@ SCREENS: dict[str, str] = {
 
 def screen_class(mode: str) -> type[Screen]:
     """The screen class of area ``mode`` (imported now)."""
-    import importlib
-
     module, _, name = SCREENS[mode].partition(":")
     return getattr(importlib.import_module(module), name)
+
+
+def screen_factory(mode: str) -> Callable[..., Screen]:
+    """:func:`screen_class`, to be called with that screen's own arguments."""
+    return screen_class(mode)
 
 
 
@@ -101,7 +111,7 @@ class TutorApp(App):
     SUB_TITLE = "attention mechanisms, step by step"
     CSS_PATH = Path(__file__).with_name("app.tcss")  # absolute: subclasses live elsewhere
     COMMANDS = App.COMMANDS | {lambda: _palette()}
-    BINDINGS: ClassVar[list[Binding]] = [
+    BINDINGS: ClassVar[list[BindingType]] = [
         Binding("question_mark", "help", "Help", key_display="?"),
         Binding("f1", "help", "Help"),  # also while typing an answer, where ? is a character
         Binding("0", "open_mode('home')", "Home", show=False),
@@ -114,7 +124,9 @@ class TutorApp(App):
         self.start = start or StartAt()
         # the first screen is the start mode's own: Textual builds it when the app composes,
         # with no blank default screen to switch away from (each switch re-parses all CSS)
-        self.DEFAULT_MODE = self.start.mode if self.start.mode in {a.mode for a in AREAS} else "home"
+        # (Textual reads the attribute from the instance; typeshed-style it is a ClassVar)
+        self.DEFAULT_MODE = (  # type: ignore[misc]
+            self.start.mode if self.start.mode in {a.mode for a in AREAS} else "home")
         super().__init__()
         self._warm_up = warm_up
         self._warmer: WarmUp | None = None  # the warm-up thread, once started
@@ -127,14 +139,14 @@ class TutorApp(App):
         # theme under that filter paints text and background the same black (test_tui_keys).
         self.mode_factories: dict[str, Callable[[], Screen]] = {
             "home": HomeScreen,
-            "learn": lambda: screen_class("learn")(self._start_item("learn")),
-            "trace": lambda: screen_class("trace")(self._start_item("trace"),
+            "learn": lambda: screen_factory("learn")(self._start_item("learn")),
+            "trace": lambda: screen_factory("trace")(self._start_item("trace"),
                                                    self._started_in("trace").trace_inputs,
                                                    practice=self._started_in("trace").practice),
-            "heatmaps": lambda: screen_class("heatmaps")(self._start_item("heatmaps")),
+            "heatmaps": lambda: screen_factory("heatmaps")(self._start_item("heatmaps")),
             "quiz": self._quiz_screen,
-            "stats": lambda: screen_class("stats")(),
-            "lab": lambda: screen_class("lab")(self._start_item("lab"),
+            "stats": lambda: screen_factory("stats")(),
+            "lab": lambda: screen_factory("lab")(self._start_item("lab"),
                                                self._started_in("lab").lab_settings),
             "exam": self._exam_screen,
         }
@@ -142,11 +154,11 @@ class TutorApp(App):
             self.add_mode(mode, factory)
 
     def _quiz_screen(self) -> Screen:
-        start, quiz_screen = self._started_in("quiz").quiz, screen_class("quiz")
+        start, quiz_screen = self._started_in("quiz").quiz, screen_factory("quiz")
         return quiz_screen(start) if start is not None else quiz_screen()
 
     def _exam_screen(self) -> Screen:
-        start, exam_screen = self._started_in("exam").exam, screen_class("exam")
+        start, exam_screen = self._started_in("exam").exam, screen_factory("exam")
         return exam_screen(start) if start is not None else exam_screen()
 
     def _start_item(self, mode: str) -> str | None:
@@ -166,8 +178,6 @@ class TutorApp(App):
     def warm_up(self) -> None:
         """Start the warm-up thread (once): every engine area, in :func:`tutor.warmup.areas`
         order, progress on the home screen."""
-        from tutor.warmup import WarmUp, areas
-
         if self._warmer is not None:
             return
 
@@ -220,8 +230,6 @@ class TutorApp(App):
     def store(self):
         """The progress store, opened on first use; its warnings are shown once."""
         if self._store is None:
-            from tutor.store import open_store
-
             self._store = open_store()
             for message in self._store.warnings:
                 self.notify(message, severity="warning", timeout=10)
@@ -255,8 +263,6 @@ class TutorApp(App):
         """Every toast, from every screen (``Screen.notify`` comes here): messages carry data
         (paths, names, store errors), so they are shown as they are and without terminal
         control; ``markup`` is ignored (no toast of ours is styled)."""
-        from tutor.render.safe import clean
-
         super().notify(clean(message), title=clean(title), severity=severity, timeout=timeout, markup=False)
 
     # -- navigation -----------------------------------------------------------------
@@ -309,8 +315,6 @@ class TutorApp(App):
 
     def action_help(self) -> None:
         """The keys of the screen on top, each once (:func:`tutor.screens.help.help_rows`)."""
-        from tutor.screens.help import help_rows
-
         screen = self.screen
         if isinstance(screen, HelpScreen):
             return
@@ -330,7 +334,7 @@ class TutorApp(App):
         if too_small and not showing:
             self._too_small = TooSmallScreen()
             self.push_screen(self._too_small)
-        elif too_small:
+        elif too_small and self._too_small is not None:  # showing it already
             self._too_small.refresh_message()
         elif showing:
             self.pop_screen()
@@ -338,8 +342,6 @@ class TutorApp(App):
 
 
 def _palette():
-    from tutor.palette import TutorCommands
-
     return TutorCommands
 
 
@@ -352,12 +354,8 @@ def run_app(start: StartAt | None = None) -> None:
     """Run the TUI in the current terminal. An unexpected exception ends it as a bug does on
     the command line: its traceback goes to a report file, one line names it on stderr, and
     the process exits with status 70 (``tutor.errors.EXIT_INTERNAL``)."""
-    import sys
-
     app = make_app(start)
     app.run()
     if app.crash is not None:
-        from tutor.errors import EXIT_INTERNAL, report_internal_error
-
         print(report_internal_error(app.crash), file=sys.stderr)
         raise SystemExit(EXIT_INTERNAL)

@@ -15,6 +15,8 @@ import platform
 from pathlib import Path
 from typing import Any
 
+import platformdirs
+
 from tutor import atomic
 
 FILE_NAME = "flash-blocks.json"
@@ -25,15 +27,14 @@ def cache_path() -> Path:
     env = os.environ.get("ATTN_TUTOR_HOME")
     if env:
         return Path(env).expanduser() / "cache" / FILE_NAME
-    import platformdirs
 
     return platformdirs.user_cache_path("attn-tutor") / FILE_NAME
 
 
 def machine_key() -> str:
     """CPU model, threads the kernel uses, numba version: what the best tile depends on."""
-    from engine._jit import version
-    from engine.flash import get_threads
+    from engine._jit import version  # deferred: loads the engine's kernels (start-up time)
+    from engine.flash import get_threads  # deferred: loads numba (start-up time)
 
     model = platform.processor() or platform.machine()
     try:
@@ -61,16 +62,15 @@ def use_calibrated_blocks(*, calibrate: bool = True) -> dict[str, Any] | None:
     ``calibrate`` is False. A damaged or foreign file is ignored (and replaced when
     calibrating); a cache folder that cannot be written only means calibrating next time.
     """
-    from engine.flash import calibrate_blocks, set_blocks
+    from engine.flash import calibrate_blocks, set_blocks  # deferred: loads numba (start-up time)
 
     path = cache_path()
     key = machine_key()
     saved = _read(path)
     entry = saved.get(key)
-    ok = (isinstance(entry, dict) and isinstance(entry.get("best"), list)
-          and len(entry["best"]) in (2, 4)
-          and all(isinstance(b, int) and b > 0 for b in entry["best"]))
-    if ok:
+    if (isinstance(entry, dict) and isinstance(entry.get("best"), list)
+            and len(entry["best"]) in (2, 4)
+            and all(isinstance(b, int) and b > 0 for b in entry["best"])):
         set_blocks(*entry["best"])
         return {**entry, "calibrated": False}
     if not calibrate:

@@ -12,14 +12,34 @@ import sys
 from typing import Annotated
 
 import typer
+import typer.main
+from typer.exceptions import Abort, TyperException
 
 from tutor import __version__
-from tutor.commands import (check, class_command, export, heatmap, lab, lesson, paper, plan, quiz,
-                            serve, sheet, stats, trace)
+from tutor.commands import (
+    check,
+    class_command,
+    export,
+    heatmap,
+    lab,
+    lesson,
+    paper,
+    plan,
+    quiz,
+    serve,
+    sheet,
+    stats,
+    trace,
+)
+from tutor.errors import EXIT_INTERNAL, one_line, report_internal_error, usage_message
+from tutor.runmode import choose_kernels
+from tutor.terminal import degrade_to_ascii, why_not_interactive
 
 HELP = """attn-tutor: learn attention mechanisms in the terminal.
 
-Lessons for the twelve sections of the lecture (and one on the Transformer), step-by-step traces of every worked example, exam quizzes with spaced repetition, attention heatmaps, and a lab that trains a tiny seq2seq.
+Lessons for the twelve sections of the lecture (and one on the Transformer), step-by-step traces of every \
+worked example, exam quizzes with spaced repetition, attention heatmaps, and a lab that trains a tiny \
+seq2seq.
 
 Run it with no command on a terminal to open the full-screen tutor.
 """
@@ -50,11 +70,9 @@ def root(
         typer.echo(f"attn-tutor {__version__}")
         raise typer.Exit()
     if ctx.invoked_subcommand is None:
-        from tutor.terminal import why_not_interactive
-
         reason = why_not_interactive()
         if reason is None:
-            from tutor.app import run_app
+            from tutor.app import run_app  # deferred: loads textual (start-up time)
 
             run_app()
         else:  # say why there is help instead of the tutor (on stderr: stdout stays the help)
@@ -73,18 +91,10 @@ for _module in (lesson, trace, quiz, paper, heatmap, lab, stats, sheet, plan, ex
 def main(argv: list[str] | None = None) -> None:
     """Console-script entry point: usage mistakes become one line on stderr and exit 2; a
     bug is one line too (exit 70), naming the file with the full report."""
-    from typer.exceptions import Abort, TyperException
-
-    from tutor.errors import EXIT_INTERNAL, one_line, report_internal_error, usage_message
-    from tutor.terminal import degrade_to_ascii
-
     degrade_to_ascii()
-    import typer.main
 
     command = typer.main.get_command(app)   # built once: choose_kernels reads it too
     if argv is None:  # the console script: this process is the command's own
-        from tutor.launch import choose_kernels
-
         choose_kernels(sys.argv[1:], command)
     try:
         code = command.main(args=argv, prog_name="attn-tutor", standalone_mode=False)
@@ -94,7 +104,7 @@ def main(argv: list[str] | None = None) -> None:
             raise SystemExit(0) from None
         ctx = getattr(exc, "ctx", None)
         hint = f" (see `{ctx.command_path} --help`)" if ctx is not None else ""
-        from tutor.render.safe import clean
+        from tutor.render.safe import clean  # deferred: loads rich (start-up time)
 
         message = usage_message(one_line(exc.format_message()), sys.argv[1:] if argv is None else argv)
         print(f"attn-tutor: error: {one_line(clean(message))}{hint}", file=sys.stderr)

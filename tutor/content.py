@@ -36,11 +36,30 @@ from typing import Any
 
 # the ids, the error and the checks every loader shares, and the exam cards and Q&A: their
 # own modules, reachable from here as before
-from tutor.content_exam import (CARD_FILES, ExamCard, QAItem, load_exam_cards,  # noqa: F401
-                                load_exam_guidance, load_qa, qa_for)
-from tutor.content_schema import (_INT, _STR, _STRS, _TABLES, EXAM_TOPICS,  # noqa: F401
-                                  LECTURE_SECTIONS, LESSON_IDS, ContentError, _check_choice,
-                                  _check_fields, _read_toml, _rel, _root)
+from tutor.content_exam import (  # noqa: F401
+    CARD_FILES,
+    ExamCard,
+    QAItem,
+    load_exam_cards,
+    load_exam_guidance,
+    load_qa,
+    qa_for,
+)
+from tutor.content_schema import (  # noqa: F401
+    _INT,
+    _STR,
+    _STRS,
+    _TABLES,
+    EXAM_TOPICS,
+    LECTURE_SECTIONS,
+    LESSON_IDS,
+    ContentError,
+    _check_choice,
+    _check_fields,
+    _read_toml,
+    _rel,
+    _root,
+)
 
 HEADINGS: tuple[str, ...] = (
     "Learning goals",
@@ -263,7 +282,7 @@ def get_lesson(lesson_id: str, root: Path | None = None) -> Lesson:
         if lesson.id == lesson_id:
             return lesson
     raise LookupError(
-        f"no lesson {lesson_id!r}; expected one of: " + ", ".join(l.id for l in lessons_)
+        f"no lesson {lesson_id!r}; expected one of: " + ", ".join(lesson.id for lesson in lessons_)
     )
 
 

@@ -9,8 +9,21 @@ import functools
 from dataclasses import dataclass
 from pathlib import Path
 
-from tutor.content_schema import (_STR, _STRS, _TABLES, EXAM_TOPICS, LESSON_IDS, ContentError,
-                                  _check_choice, _check_fields, _read_toml, _rel, _root)
+from tutor.content_schema import (
+    _STR,
+    _STRS,
+    _TABLES,
+    EXAM_TOPICS,
+    LESSON_IDS,
+    ContentError,
+    _check_choice,
+    _check_fields,
+    _read_toml,
+    _rel,
+    _root,
+)
+from tutor.errata import load_errata
+
 
 @dataclass(frozen=True)
 class ExamCard:
@@ -91,8 +104,6 @@ def load_exam_cards(root: Path | None = None) -> tuple[ExamCard, ...]:
             _check_choice(table["lesson"], LESSON_IDS, here, "lesson")
             _check_choice(table["connects_to"], LESSON_IDS, here, "connects_to")
             if table.get("errata"):
-                from tutor.errata import load_errata  # it imports this module
-
                 _check_choice(table["errata"], tuple(e.id for e in load_errata(root)), here, "errata")
             cards.append(
                 ExamCard(

@@ -10,6 +10,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+import lessons
+
 LESSON_IDS: tuple[str, ...] = (
     "encoder-decoder",
     "context-vector",
@@ -125,6 +127,5 @@ def _read_toml(path: Path, where: str) -> dict[str, Any]:
 def _root(root: Path | None) -> Path:
     if root is not None:
         return Path(root)
-    import lessons
 
     return lessons.ROOT

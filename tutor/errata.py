@@ -18,18 +18,18 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from engine.mistakes.catalogue import MISTAKES
-from tutor.content import (
+from tutor.content_schema import (
+    _INT,
+    _STR,
+    _STRS,
+    _TABLES,
     LESSON_IDS,
     ContentError,
     _check_choice,
     _check_fields,
-    _INT,
     _read_toml,
     _rel,
     _root,
-    _STR,
-    _STRS,
-    _TABLES,
 )
 
 KINDS: tuple[str, ...] = ("arithmetic", "miscount", "inconsistency", "wording", "claim",

@@ -7,10 +7,14 @@ file that holds the full report (:func:`report_internal_error`).
 from __future__ import annotations
 
 import functools
+import os
+import re
 import sys
+import time
+import traceback
 from collections.abc import Callable
 from pathlib import Path
-from typing import ParamSpec, TypeVar
+from typing import NoReturn, ParamSpec, TypeVar
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -28,12 +32,12 @@ class UserError(Exception):
     """Something the user asked for that cannot be done; the message says what and why."""
 
 
-def fail(message: str, code: int = EXIT_USAGE):
+def fail(message: str, code: int = EXIT_USAGE) -> NoReturn:
     """Print ``attn-tutor: error: message`` to stderr and exit with ``code``; the message
     often echoes what the user typed or a file held, so terminal control is removed."""
-    import typer
+    import typer  # deferred: loads typer (start-up time)
 
-    from tutor.render.safe import clean
+    from tutor.render.safe import clean  # deferred: loads rich (start-up time)
 
     print(f"attn-tutor: error: {one_line(clean(message))}", file=sys.stderr)
     raise typer.Exit(code)
@@ -76,8 +80,6 @@ def _range_reason(reason: str) -> str | None:
     """click's ``0 is not in the range 1<=x<=100000.`` (or ``x>=0``, ``0<x<1``) as the bound
     the value broke: ``expected 1 or more``, ``expected at most 100000``, ``expected more
     than 0`` (None for any other reason)."""
-    import re
-
     found = re.match(r"(\S+) is not in the range (.*?)\.?$", reason)
     if not found:
         return None
@@ -106,8 +108,6 @@ def usage_message(message: str, argv: list[str]) -> str:
     """A command-line parser's complaint in the tutor's words: ``--steps abc: expected a whole
     number`` rather than ``Invalid value for '--steps': 'abc' is not a valid int.`` (the value
     quoted from ``argv`` when it is there)."""
-    import re
-
     found = re.match(r"Invalid value for ((?:'[^']+'(?: / )?)+): (.*)$", message)
     if not found:
         return message
@@ -136,12 +136,8 @@ def _option_as_typed(names: list[str], argv: list[str]) -> str:
 
 def report_internal_error(exc: BaseException) -> str:
     """Write ``exc``'s traceback to a report file; the one line to print about it."""
-    import os
-    import time
-    import traceback
-
-    from tutor import __version__, atomic
-    from tutor.render.safe import shown_path
+    from tutor import __version__, atomic  # deferred: keeps `attn-tutor --help` and `trace qkv --json` lean
+    from tutor.render.safe import shown_path  # deferred: loads rich (start-up time)
 
     text = (f"attn-tutor {__version__}, Python {sys.version.split()[0]}\n"
             f"argv: {sys.argv!r}\n\n" + "".join(traceback.format_exception(exc)))
@@ -161,9 +157,9 @@ def report_internal_error(exc: BaseException) -> str:
 
 
 def _report_folders() -> list[Path]:
-    import tempfile
+    import tempfile  # deferred: keeps `attn-tutor --help` and `trace qkv --json` lean
 
-    from tutor.paths import data_dir
+    from tutor.paths import data_dir  # deferred: keeps `attn-tutor --help` and `trace qkv --json` lean
 
     try:
         home = data_dir() / "reports"
@@ -197,7 +193,7 @@ def user_errors(fn: Callable[P, R]) -> Callable[P, R]:
 
 def _is_store_error(exc: Exception) -> bool:
     """Checked lazily: importing the store (sqlite3) would slow ``attn-tutor --help``."""
-    from tutor.store.faults import StoreError
+    from tutor.store.faults import StoreError  # deferred: loads rich (start-up time)
 
     return isinstance(exc, StoreError)
 

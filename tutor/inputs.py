@@ -64,7 +64,8 @@ def parse_value(text: str, where: str = "value") -> Any:
     if any(ch.isdigit() for ch in text):  # "−0.2" pasted from the notes means -0.2
         text = text.translate(_MINUS)
     if not text:
-        raise UserError(f"{where}: empty value; expected a number, a list like '1,0,-1' or a matrix like '1,0; 0,1'")
+        raise UserError(f"{where}: empty value; expected a number, a list like '1,0,-1' or a matrix like "
+                        "'1,0; 0,1'")
     low = text.lower()
     if low in ("true", "false"):
         return low == "true"
@@ -72,7 +73,8 @@ def parse_value(text: str, where: str = "value") -> Any:
         try:
             value = json.loads(text)
         except json.JSONDecodeError as exc:
-            raise UserError(f"{where}: could not read {shorten(text)} as JSON ({exc.msg} at column {exc.colno})") from None
+            raise UserError(f"{where}: could not read {shorten(text)} as JSON ({exc.msg} at column "
+                            f"{exc.colno})") from None
         _check_json_numbers(value, where)
         return value
     if ";" in text:
@@ -169,7 +171,7 @@ def format_value(value: Any, digits: int | None = None) -> str:
     lists (``[1]``; ``1`` alone is a scalar), a one-row matrix (``[[0.6, 0.3]]``), a word
     that looks like a number or contains spaces (``["1"]``, ``"my feet"``).
     """
-    import numpy as np
+    import numpy as np  # deferred: loads numpy (start-up time)
 
     if isinstance(value, (bool, np.bool_)):
         return "true" if value else "false"
@@ -188,13 +190,15 @@ def format_value(value: Any, digits: int | None = None) -> str:
         return "; ".join(", ".join(_num(v, digits) for v in row) for row in arr.tolist())
     # [x], [], [[a, b]] and [[]] would read back as something else: JSON
     nested = arr.tolist()
-    inner = (lambda r: "[" + ", ".join(_num(v, digits) for v in r) + "]")
+    def inner(r: list) -> str:
+        return "[" + ", ".join(_num(v, digits) for v in r) + "]"
+
     return inner(nested) if arr.ndim == 1 else "[" + ", ".join(inner(r) for r in nested) + "]"
 
 
 def _num(x: float | int, digits: int | None) -> str:
     if digits is not None:
-        from engine.trace import fmt_num
+        from engine.trace import fmt_num  # deferred: loads numpy (start-up time)
 
         return fmt_num(x, digits)
     if isinstance(x, int):
@@ -224,7 +228,7 @@ def _json_text(data: Any, value: Any) -> str:
 
 
 def _jsonable(value: Any) -> Any:
-    import numpy as np
+    import numpy as np  # deferred: loads numpy (start-up time)
 
     return np.asarray(value).tolist() if isinstance(value, np.ndarray) else value
 

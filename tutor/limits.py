@@ -190,7 +190,8 @@ def check_whole(value: object, where: str, low: int, high: int) -> int:
         raise UserError(f"{where}: is {shorten(value) if isinstance(value, str) else _kind(value)}; "
                         f"expected a whole number from {low} to {high}")
     if not low <= value <= high:
-        shown = value if abs(value) < 10**12 else f"a number of about {int(value.bit_length() * 0.30103) + 1} digits"
+        shown = value if abs(value) < 10**12 else ("a number of about "
+                                                   f"{int(value.bit_length() * 0.30103) + 1} digits")
         if value > high:
             raise UserError(f"{where}: is {shown}; expected at most {high} (a whole number from "
                             f"{low} to {high})")

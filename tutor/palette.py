@@ -10,6 +10,11 @@ from functools import partial
 
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 
+from tutor.content import load_lessons
+from tutor.lab.experiments import on_screen
+from tutor.quiz.modes import MODE_TITLES
+from tutor.screens.handle import tutor_app
+
 
 class TutorCommands(Provider):
     """Commands built from the lessons, the trace registry, the quiz modes and the lab table."""
@@ -18,20 +23,16 @@ class TutorCommands(Provider):
         """Start building the traces' heatmaps in the background and return: a search must not
         wait for them (seconds of compiling on a first run; the warm-up builds them too), so
         each search offers the "Heatmap NAME" commands of the traces built so far."""
-        from tutor.heatmap.sources import default_heatmaps
+        from tutor.heatmap.sources import default_heatmaps  # deferred: loads numpy (start-up time)
 
         self.app.run_worker(default_heatmaps, thread=True, group="palette-heatmaps", exclusive=True)
 
     def _commands(self) -> list[tuple[str, Callable[[], object], str]]:
-        from engine.traces import list_traces
-        from tutor.content import load_lessons
-        from tutor.lab.experiments import on_screen
-        from tutor.quiz.modes import MODE_TITLES
-        from tutor.screens.home import AREAS
+        from engine.traces import list_traces  # deferred: loads numpy (start-up time)
+        from tutor.heatmap.sources import built_heatmaps  # deferred: loads numpy (start-up time)
+        from tutor.screens.home import AREAS  # deferred: loads textual (start-up time)
 
-        from tutor.heatmap.sources import built_heatmaps
-
-        app = self.app
+        app = tutor_app(self)
         with_maps = built_heatmaps()
         out: list[tuple[str, Callable[[], object], str]] = []
         for area in AREAS:

@@ -60,7 +60,7 @@ class Plot:
 
     def rich(self):
         """A ``rich.text.Text`` with each series in its own colour."""
-        from rich.text import Text
+        from rich.text import Text  # deferred: loads rich (start-up time)
 
         out = Text()
         for n, row in enumerate(self.rows):
@@ -148,8 +148,10 @@ def line_plot(series: Sequence[Series], *, width: int = 60, height: int = 12, ti
     fy = math.log10 if logy else float
     pts = [[(fx(x), fy(y)) for x, y in s.points() if (x > 0 or not logx) and (y > 0 or not logy)]
            for s in series]
-    x_lo, x_hi = _range([p[0] for ps in pts for p in ps], x_range and tuple(map(fx, x_range)))
-    y_lo, y_hi = _range([p[1] for ps in pts for p in ps], y_range and tuple(map(fy, y_range)))
+    x_lo, x_hi = _range([p[0] for ps in pts for p in ps],
+                        None if x_range is None else (fx(x_range[0]), fx(x_range[1])))
+    y_lo, y_hi = _range([p[1] for ps in pts for p in ps],
+                        None if y_range is None else (fy(y_range[0]), fy(y_range[1])))
     x_text = (lambda v: _fmt(10 ** v)) if logx else _fmt
     y_text = (lambda v: _fmt(10 ** v)) if logy else _fmt
     sub_x, sub_y = (1, 1) if ascii else (2, 4)
@@ -215,11 +217,11 @@ def line_plot(series: Sequence[Series], *, width: int = 60, height: int = 12, ti
         rows.append(text_row(" " * (lw + 2) + x_label.center(width).rstrip()))
     if legend and series:
         row: list[tuple[str, int]] = text_row(" " * (lw + 2))
-        for k, s in enumerate(series):
+        for k, one in enumerate(series):
             mark = (ASCII_MARKERS if ascii else UNICODE_MARKERS)[k % len(ASCII_MARKERS)]
             if k:
                 row += text_row("   ")
-            row += [(mark, k)] + text_row(" " + s.label)
+            row += [(mark, k)] + text_row(" " + one.label)
         if any(len(ks) > 1 for ks in marked.values()):
             row += text_row(f"   {overlap} " + ("both" if len(series) == 2 else "several"))
         rows.append(row)

@@ -80,9 +80,10 @@ def app_command(python: str = sys.executable,
 def terminal_size(width: object, height: object) -> tuple[int, int] | None:
     """``(columns, rows)`` clamped to 1–:data:`MAX_COLUMNS` and 1–:data:`MAX_ROWS`; None
     when either is not a whole number."""
-    if not all(isinstance(n, int) and not isinstance(n, bool) for n in (width, height)):
+    if (not isinstance(width, int) or isinstance(width, bool)
+            or not isinstance(height, int) or isinstance(height, bool)):
         return None
-    return max(1, min(int(width), MAX_COLUMNS)), max(1, min(int(height), MAX_ROWS))
+    return max(1, min(width, MAX_COLUMNS)), max(1, min(height, MAX_ROWS))
 
 
 def _query_int(text: str | None) -> int | None:
@@ -188,7 +189,8 @@ class LockedServer(Server):
         size = terminal_size(_query_int(request.query.get("width")),
                              _query_int(request.query.get("height"))) or (80, 24)
         service = TabApp(self.command, write_bytes=websocket.send_bytes,
-                             write_str=websocket.send_str, close=websocket.close,
+                             # textual-serve awaits close() and ignores what it returns
+                             write_str=websocket.send_str, close=websocket.close,  # type: ignore[arg-type]
                              download_manager=self.download_manager, debug=self.debug)
         self.sessions[websocket] = asyncio.current_task()  # type: ignore[assignment]
         try:

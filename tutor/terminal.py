@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import codecs
 import os
 import sys
 
@@ -41,7 +42,6 @@ def degrade_to_ascii() -> None:
         encoding = (getattr(stream, "encoding", None) or "").lower().replace("_", "-")
         if not encoding or encoding.startswith("utf") or not hasattr(stream, "reconfigure"):
             continue
-        import codecs
 
         codecs.register_error(_FOLD, _fold)
         try:

@@ -67,7 +67,7 @@ def typed_decimals(token: str) -> int | None:
 def read_typed(text: str) -> list[tuple[str, float | None, int | None]]:
     """A typed list of numbers: each token with its value (None if it is not a number) and
     its decimals (:func:`typed_decimals`). ``inf``/``-inf``/``∞`` are read as infinities."""
-    out = []
+    out: list[tuple[str, float | None, int | None]] = []
     for token, value in read_numbers(text):
         infinite = _INFINITY.get(_plain(token).strip("[](){}"))
         if infinite is not None:
@@ -95,10 +95,11 @@ def parse_check(spec: str) -> tuple[str, list[float], list[int] | None]:
         if value is None:
             raise ValueError(f"--check {name}: {token!r} is not a number; type decimals like "
                              "0.47, fractions like 3/4, or -inf")
+    values = [v for _, v, _ in read if v is not None]  # every one, after the check above
     decimals = [d for _, _, d in read]
     if all(d is None for d in decimals):
-        return name, [v for _, v, _ in read], None
-    return name, [v for _, v, _ in read], [EXACT_DECIMALS if d is None else d for d in decimals]
+        return name, values, None
+    return name, values, [EXACT_DECIMALS if d is None else d for d in decimals]
 
 
 # --------------------------------------------------------------------------- diagnosis

@@ -41,16 +41,16 @@ def _trace(name: str) -> Callable[[], object]:
     """Build one worked example on its defaults (its heatmaps are kept for the Heatmaps
     screen and the palette, :mod:`tutor.heatmap.sources`)."""
     def build() -> None:
-        from tutor.heatmap.sources import build_heatmaps
+        from tutor.heatmap.sources import build_heatmaps  # deferred: loads numpy, rich (start-up time)
 
         build_heatmaps(lambda n: n == name)
     return build
 
 
 def _tiled_attention() -> object:
-    import numpy as np
+    import numpy as np  # deferred: loads numpy (start-up time)
 
-    from engine.flash import flash_attention
+    from engine.flash import flash_attention  # deferred: loads numba (start-up time)
 
     x = np.array([[0.5, -0.2, 0.1], [0.3, 0.8, -0.4]], np.float32)   # float32, as the lab's
     return flash_attention(x, x, x)                                   # scaling uses it
@@ -60,7 +60,7 @@ def areas(first_trace: str = "qkv") -> dict[str, Callable[[], object]]:
     """Every warm-up area and its tiny call, in the default order: the worked examples
     (``first_trace``, the trace screen's first, then lecture order: the tour opens them
     before the lab), the two labs, then the tiled attention of the scaling lab."""
-    from engine.traces import list_traces
+    from engine.traces import list_traces  # deferred: loads numpy (start-up time)
 
     names = [t.name for t in list_traces()]
     names.sort(key=lambda n: n != first_trace)                 # stable: lecture order after it
@@ -106,7 +106,7 @@ class WarmUp:
         self._thread.start()
 
     def _run(self) -> None:
-        from engine._jit import interpreted, numba
+        from engine._jit import interpreted, numba  # deferred: loads the engine's kernels (start-up time)
 
         t0 = time.perf_counter()
         total = len(self._calls)

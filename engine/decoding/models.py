@@ -81,12 +81,14 @@ def token_id(token: int | str | None, vocab: tuple[str, ...], name: str) -> int 
         return None
     if isinstance(token, str):
         if token not in vocab:
-            raise ValueError(f"{name}: the word {token!r} is not in the vocabulary; expected one of its {len(vocab)} words")
+            raise ValueError(f"{name}: the word {token!r} is not in the vocabulary; expected one of its "
+                             f"{len(vocab)} words")
         return vocab.index(token)
     if isinstance(token, bool) or not isinstance(token, (int, np.integer)):
         raise ValueError(f"{name}: expected a token id or a word, got {token!r}")
     if not 0 <= token < len(vocab):
-        raise ValueError(f"{name}: token id {int(token)} is outside the vocabulary; expected 0 <= id < {len(vocab)}")
+        raise ValueError(f"{name}: token id {int(token)} is outside the vocabulary; expected 0 <= id < "
+                         f"{len(vocab)}")
     return int(token)
 
 
@@ -94,9 +96,11 @@ def check_log_probs(lp: object, V: int, where: str = "model.step") -> np.ndarray
     """Return the model's output as float64 (V,), or raise if it is not a log-distribution."""
     arr = np.asarray(lp, dtype=np.float64)
     if arr.shape != (V,):
-        raise ValueError(f"{where}: returned log-probs of shape {arr.shape}; expected shape ({V},), one per vocabulary word")
+        raise ValueError(f"{where}: returned log-probs of shape {arr.shape}; expected shape ({V},), one per "
+                         "vocabulary word")
     if np.isnan(arr).any() or np.isposinf(arr).any():
-        raise ValueError(f"{where}: returned NaN or +inf log-probs; expected log-probabilities (<= 0, -inf allowed)")
+        raise ValueError(f"{where}: returned NaN or +inf log-probs; expected log-probabilities (<= 0, -inf "
+                         "allowed)")
     m = arr.max()
     lse = m + math.log(np.exp(arr - m).sum()) if m > -np.inf else -np.inf
     if not abs(lse) <= LOGSUMEXP_TOL:
@@ -130,7 +134,8 @@ class TableModel:
         table = as_float(probs, "probs", dtype=np.float64)
         if table.ndim < 1 or any(s != V for s in table.shape):
             raise ValueError(
-                f"probs: expected shape (V,), (V, V) or (V, V, V) with V = {V} (the vocabulary size), got {table.shape}"
+                f"probs: expected shape (V,), (V, V) or (V, V, V) with V = {V} (the vocabulary size), got "
+                f"{table.shape}"
             )
         if (table < 0).any():
             raise ValueError("probs: contains negative values; expected probabilities in [0, 1]")
@@ -139,13 +144,15 @@ class TableModel:
         if bad.size:
             ctx = tuple(self.vocab[i] for i in bad[0])
             raise ValueError(
-                f"probs: the row for context {ctx} sums to {sums[tuple(bad[0])]:.6g}; expected 1 (within {ROW_SUM_TOL:g})"
+                f"probs: the row for context {ctx} sums to {sums[tuple(bad[0])]:.6g}; expected 1 (within "
+                f"{ROW_SUM_TOL:g})"
             )
         self.order = table.ndim
         self.bos_token = token_id(bos, self.vocab, "bos")
         self.eos_token = token_id(eos, self.vocab, "eos")
         if self.order >= 2 and self.bos_token is None:
-            raise ValueError(f"bos: a table of order {self.order} needs a start token to pad the first context; got None")
+            raise ValueError(f"bos: a table of order {self.order} needs a start token to pad the first "
+                             "context; got None")
         self.probs = table  # (V,) * n
         with np.errstate(divide="ignore"):
             self.log_probs = np.log(table)  # (V,) * n, -inf where P = 0
@@ -202,7 +209,8 @@ class TableModel:
         return self.log_probs[ctx], ctx
 
     def __repr__(self) -> str:
-        return f"TableModel(order={self.order}, V={len(self.vocab)}, bos={self.bos_token}, eos={self.eos_token})"
+        return (f"TableModel(order={self.order}, V={len(self.vocab)}, bos={self.bos_token}, "
+                f"eos={self.eos_token})")
 
 
 class FunctionModel:
@@ -221,7 +229,8 @@ class FunctionModel:
                  bos_token: int | str | None, *, vocab: Sequence[str] | int,
                  eos_token: int | str | None = None, check: bool = True) -> None:
         if not callable(step_fn):
-            raise ValueError(f"step_fn: expected a function (state, token) -> (log_probs, new_state), got {step_fn!r}")
+            raise ValueError("step_fn: expected a function (state, token) -> (log_probs, new_state), got "
+                             f"{step_fn!r}")
         self.vocab = _vocab(vocab)
         self.step_fn = step_fn
         self.initial_state = initial_state
@@ -246,8 +255,11 @@ class FunctionModel:
 def check_model(model: object) -> StepModel:
     """Reject objects that do not follow the :class:`StepModel` protocol (one-line error)."""
     if not isinstance(model, StepModel):
-        missing = [a for a in ("vocab", "bos_token", "eos_token", "initial_state", "step") if not hasattr(model, a)]
-        raise ValueError(f"model: expected a StepModel (TableModel, FunctionModel, ...); missing {', '.join(missing)}")
+        missing = [
+            a for a in ("vocab", "bos_token", "eos_token", "initial_state", "step") if not hasattr(model, a)
+        ]
+        raise ValueError("model: expected a StepModel (TableModel, FunctionModel, ...); missing "
+                         f"{', '.join(missing)}")
     return model
 
 

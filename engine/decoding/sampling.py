@@ -29,6 +29,7 @@ probability exceeds ``u`` (inverse CDF), so a run is reproducible from its seed.
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 
@@ -46,7 +47,9 @@ def _scores(x: object, name: str = "scores") -> tuple[np.ndarray, np.dtype]:
     """Scores as float64 (R, V) rows plus the original dtype; -inf allowed, NaN/+inf not."""
     arr = as_float(x, name, finite=False)
     if np.isnan(arr).any() or np.isposinf(arr).any():
-        raise ValueError(f"{name}: contains NaN or +inf; expected finite scores (or -inf for excluded tokens)")
+        raise ValueError(
+            f"{name}: contains NaN or +inf; expected finite scores (or -inf for excluded tokens)"
+        )
     if arr.ndim == 0:
         raise ValueError(f"{name}: expected shape (V,) or (..., V), got a scalar")
     if np.isneginf(arr).all(axis=-1).any():
@@ -219,8 +222,8 @@ def sample_decode(model: StepModel, max_length: int, *, seed: int | np.random.Ge
     model = check_model(model)
     max_length = check_positive_int(max_length, "max_length")
     rng = make_rng(seed)
-    settings = dict(temperature=temperature, top_k=top_k, top_p=top_p,
-                    min_tokens_to_keep=min_tokens_to_keep)
+    settings: dict[str, Any] = dict(temperature=temperature, top_k=top_k, top_p=top_p,
+                                    min_tokens_to_keep=min_tokens_to_keep)
     filtered_probs(np.zeros(1), **settings)  # validate the settings once, before running the model
     step = _stepper(model)
     vocab, eos = tuple(model.vocab), model.eos_token

@@ -70,7 +70,8 @@ def check_length_penalty(length_penalty: object) -> tuple[str, float] | None:
         return None
     if (not isinstance(length_penalty, (tuple, list)) or len(length_penalty) != 2
             or length_penalty[0] not in ("hf", "gnmt")):
-        raise ValueError(f"length_penalty: expected None, ('hf', alpha) or ('gnmt', alpha), got {length_penalty!r}")
+        raise ValueError("length_penalty: expected None, ('hf', alpha) or ('gnmt', alpha), got "
+                         f"{length_penalty!r}")
     return (str(length_penalty[0]), check_scalar(length_penalty[1], "length_penalty alpha"))
 
 
@@ -305,7 +306,7 @@ def beam_search(model: StepModel, beam_width: int, max_length: int, *,
             if h.next_lp is None:
                 h.next_lp, h.state = step(h.state, h.last)
         cum = np.array([h.cum for h in live])  # (K_live,)
-        LP = np.stack([h.next_lp for h in live])  # (K_live, V)
+        LP = np.stack([h.next_lp for h in live if h.next_lp is not None])  # (K_live, V): all set above
         window = 2 * K if record == "ranked" else LP.size
         idx, val = _beam_window(cum, LP, window, tol)
         order, gid = _tie_order(val, idx, tol)
@@ -330,7 +331,9 @@ def beam_search(model: StepModel, beam_width: int, max_length: int, *,
                     evicted.append(out)
             elif len(new_live) < K:
                 p = live[b]
-                new_live.append(_Live(p.tokens + (j,), p.logps + (float(LP[b, j]),), float(val[r]), p.state, j))
+                new_live.append(
+                    _Live(p.tokens + (j,), p.logps + (float(LP[b, j]),), float(val[r]), p.state, j)
+                )
                 statuses.append("beam")
             else:
                 statuses.append("pruned")

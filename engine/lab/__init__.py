@@ -21,18 +21,56 @@ results, ``stopped=True`` on measurements) and holds what was done so far. Nothi
 prints.
 """
 
-from engine.lab.experiments import (AlignmentResult, AlignmentSettings, BottleneckResult,
-                                    BottleneckSettings, TeacherForcingResult,
-                                    TeacherForcingSettings, alignment, alignment_of, bottleneck,
-                                    ratio_label, teacher_forcing)
-from engine.lab.tasks import (BOS, DIGIT0, EOS, PAD, TASK_HELP, TASKS, TOKENS, VOCAB_SIZE,
-                              TestSet, bucketed_lengths, expected_alignment, length_buckets,
-                              make_batch, make_test_set, token_labels)
+from engine.lab.experiments import (
+                                    AlignmentResult,
+                                    AlignmentSettings,
+                                    BottleneckResult,
+                                    BottleneckSettings,
+                                    TeacherForcingResult,
+                                    TeacherForcingSettings,
+                                    alignment,
+                                    alignment_of,
+                                    bottleneck,
+                                    ratio_label,
+                                    teacher_forcing,
+)
 from engine.lab.progress import ProgressEvent, ProgressFn, StopFn
-from engine.lab.scaling import (SaturationResult, SaturationSettings, ScalingResult,
-                                ScalingSettings, saturation, scaling)
-from engine.lab.training import (BucketAccuracy, LossCurve, TrainResult, TrainSettings, evaluate,
-                                 learning_rate, train, train_model, warm_up)
+from engine.lab.scaling import (
+                                    SaturationResult,
+                                    SaturationSettings,
+                                    ScalingResult,
+                                    ScalingSettings,
+                                    saturation,
+                                    scaling,
+)
+from engine.lab.tasks import (
+                                    BOS,
+                                    DIGIT0,
+                                    EOS,
+                                    PAD,
+                                    TASK_HELP,
+                                    TASKS,
+                                    TOKENS,
+                                    VOCAB_SIZE,
+                                    TestSet,
+                                    bucketed_lengths,
+                                    expected_alignment,
+                                    length_buckets,
+                                    make_batch,
+                                    make_test_set,
+                                    token_labels,
+)
+from engine.lab.training import (
+                                    BucketAccuracy,
+                                    LossCurve,
+                                    TrainResult,
+                                    TrainSettings,
+                                    evaluate,
+                                    learning_rate,
+                                    train,
+                                    train_model,
+                                    warm_up,
+)
 
 __all__ = [
     "BOS", "DIGIT0", "EOS", "PAD", "TASKS", "TASK_HELP", "TOKENS", "VOCAB_SIZE",

@@ -15,11 +15,18 @@ import numpy as np
 
 from engine._blas import single_threaded_blas
 from engine._validate import check_positive_int
-from engine.lab.tasks import (DIGIT0, EOS, VOCAB_SIZE, _target, expected_alignment,
-                              length_buckets, make_test_set, token_labels)
 from engine.lab.progress import ProgressEvent, ProgressFn, StopFn
-from engine.lab.training import (BucketAccuracy, LossCurve, TrainResult, TrainSettings, evaluate,
-                                 train_model)
+from engine.lab.tasks import (
+    DIGIT0,
+    EOS,
+    VOCAB_SIZE,
+    _target,
+    expected_alignment,
+    length_buckets,
+    make_test_set,
+    token_labels,
+)
+from engine.lab.training import BucketAccuracy, LossCurve, TrainResult, TrainSettings, evaluate, train_model
 from engine.seq2seq import Seq2Seq, Seq2SeqConfig, greedy_decode
 
 # ---------------------------------------------------------------------------- bottleneck
@@ -323,13 +330,15 @@ def alignment_of(model: Seq2Seq, task: str, digits: Sequence[int]) -> AlignmentR
     tgt = np.concatenate([_target(task, d) + DIGIT0, [EOS]])
     with single_threaded_blas():
         pred, alpha = greedy_decode(model, src[None, :], L + 1, keep_attention=True)
+    if alpha is None:
+        raise RuntimeError("greedy_decode kept no attention weights")
     W = alpha[0]                                    # (L+1, L+1)
     expected = expected_alignment(task, d)
-    rows = [t for t, c in enumerate(expected) if c is not None]
+    rows = [(t, c) for t, c in enumerate(expected) if c is not None]
     nan = float("nan")
-    match = float(np.mean([np.argmax(W[t]) == expected[t] for t in rows])) if rows else nan
-    near = float(np.mean([abs(int(np.argmax(W[t])) - expected[t]) <= 1 for t in rows])) if rows else nan
-    mass = float(np.mean([W[t, expected[t]] for t in rows])) if rows else nan
+    match = float(np.mean([np.argmax(W[t]) == c for t, c in rows])) if rows else nan
+    near = float(np.mean([abs(int(np.argmax(W[t])) - c) <= 1 for t, c in rows])) if rows else nan
+    mass = float(np.mean([W[t, c] for t, c in rows])) if rows else nan
     return AlignmentResult(task, W, token_labels(pred[0]), token_labels(src), token_labels(tgt),
                            expected, match, near, mass, bool(np.array_equal(pred[0], tgt)))
 
@@ -348,8 +357,10 @@ def alignment(settings: AlignmentSettings = AlignmentSettings(), model: Seq2Seq 
                                experiment="alignment", run="attention")
     if digits is None:
         rng = np.random.default_rng([tr.seed, 15485863])
-        digits = rng.integers(0, 10, check_positive_int(settings.test_len, "test_len"))
-    res = alignment_of(model, tr.task, digits)
+        shown = rng.integers(0, 10, check_positive_int(settings.test_len, "test_len")).tolist()
+    else:
+        shown = list(digits)
+    res = alignment_of(model, tr.task, shown)
     res.training = training
     if on_progress is not None:
         steps = training.steps if training else 0

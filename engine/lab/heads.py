@@ -155,7 +155,7 @@ def head_maps(maps: dict[str, list[np.ndarray]], aligned: Sequence[int | None]) 
             for h in range(heads.shape[0]):
                 W = heads[h]
                 got = shares(kind, W, aligned)
-                best = max(got, key=got.get) if got else "broad"
+                best = max(got, key=got.__getitem__) if got else "broad"
                 share = got.get(best, 0.0)
                 label = best if share >= CLEAR else "broad"
                 out.append(HeadMap(kind, layer, h, W, got, label, share,

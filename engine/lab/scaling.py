@@ -27,6 +27,8 @@ import math
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field, replace
+from functools import partial
+from typing import TypeVar
 
 import numpy as np
 
@@ -141,14 +143,20 @@ def doubling_sizes(min_n: int, max_n: int, names: tuple[str, str] = ("min_n", "m
     return sizes
 
 
-def _best_seconds(fn: Callable[[], object], repeat: int, clock: Callable[[], float],
-                  should_stop: StopFn | None = None) -> tuple[float, object] | None:
+R = TypeVar("R")
+"""What the timed call returns."""
+
+
+def _best_seconds(fn: Callable[[], R], repeat: int, clock: Callable[[], float],
+                  should_stop: StopFn | None = None) -> tuple[float, R] | None:
     """Fastest of ``repeat`` calls (other programs only ever add time, so the minimum is the
     steadiest estimate of the kernel's own cost) and the last call's result; None when
     ``should_stop`` (polled between calls) asked to stop."""
-    best, out = math.inf, None
-    for i in range(repeat):
-        if i and should_stop is not None and should_stop():
+    t0 = clock()
+    out = fn()
+    best = clock() - t0
+    for _ in range(1, repeat):
+        if should_stop is not None and should_stop():
             return None
         t0 = clock()
         out = fn()
@@ -218,10 +226,10 @@ def scaling_experiment(
             return _stopped(result)
         rng = np.random.default_rng([seed, n])
         Q, K, V = (rng.standard_normal((n, d)).astype(dt) for _ in range(3))
-        plain = _best_seconds(lambda: attention(Q, K, V), repeat, clock, should_stop)
+        plain = _best_seconds(partial(attention, Q, K, V), repeat, clock, should_stop)
         if plain is None or (should_stop and should_stop()):
             return _stopped(result)
-        tiled = _best_seconds(lambda: flash_attention(Q, K, V), repeat, clock, should_stop)
+        tiled = _best_seconds(partial(flash_attention, Q, K, V), repeat, clock, should_stop)
         if tiled is None:
             return _stopped(result)
         (t_plain, (out_plain, _)), (t_tiled, out_tiled) = plain, tiled

@@ -7,7 +7,7 @@ padding), and the held-out test sequences are excluded from the training stream.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -31,7 +31,7 @@ TASK_HELP = {
 }
 
 
-def token_labels(tokens: Sequence[int]) -> list[str]:
+def token_labels(tokens: Iterable[int]) -> list[str]:
     """Printable labels for token ids (``"7"``, ``"</s>"``)."""
     return [TOKENS[int(t)] for t in tokens]
 

@@ -13,14 +13,20 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from engine._validate import check_choice, check_positive_int, check_scalar
-from engine.lab.progress import ProgressEvent, ProgressFn, StopFn
-from engine.lab.tasks import (TASKS, VOCAB_SIZE, TestSet, bucketed_lengths,
-                              length_buckets, make_batch, make_test_set)
-from engine.seq2seq import (Adam, Seq2Seq, Seq2SeqConfig, Workspace, greedy_decode,
-                            train_step)
 from engine._alloc import keep_freed_memory
 from engine._blas import single_threaded_blas
+from engine._validate import check_choice, check_positive_int, check_scalar
+from engine.lab.progress import ProgressEvent, ProgressFn, StopFn
+from engine.lab.tasks import (
+    TASKS,
+    VOCAB_SIZE,
+    TestSet,
+    bucketed_lengths,
+    length_buckets,
+    make_batch,
+    make_test_set,
+)
+from engine.seq2seq import Adam, Seq2Seq, Seq2SeqConfig, Workspace, greedy_decode, train_step
 
 # ---------------------------------------------------------------------------- results
 

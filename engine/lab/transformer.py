@@ -23,11 +23,9 @@ from engine._validate import check_positive_int, check_scalar
 from engine.lab.experiments import BottleneckSettings, _run_many
 from engine.lab.experiments import _train_and_evaluate as train_and_evaluate
 from engine.lab.heads import HeadsReport, heads_of
-from engine.lab.tasks import (VOCAB_SIZE, TestSet, bucketed_lengths, length_buckets, make_batch,
-                              make_test_set)
 from engine.lab.progress import ProgressEvent, ProgressFn, StopFn
-from engine.lab.training import (BucketAccuracy, LossCurve, TrainResult,
-                                 TrainSettings, evaluate)
+from engine.lab.tasks import VOCAB_SIZE, TestSet, bucketed_lengths, length_buckets, make_batch, make_test_set
+from engine.lab.training import BucketAccuracy, LossCurve, TrainResult, TrainSettings, evaluate
 from engine.seq2seq import Seq2Seq
 from engine.transformer import Transformer, TransformerConfig, make_optimizer, train_step
 from engine.transformer.decode import greedy_decode

@@ -45,7 +45,7 @@ def scale(d_k: int, s: Slips, d_model: int | None = None) -> float:
         return 1.0
     if by_dk:
         return float(d_k)
-    if by_dmodel:
+    if by_dmodel and d_model is not None:
         return s.r(math.sqrt(d_model))
     return s.r(math.sqrt(d_k))
 

@@ -88,7 +88,7 @@ class Check:
 
 # --------------------------------------------------------------------------- matching
 
-def _decimals(decimals: int | Sequence[int] | None, size: int) -> np.ndarray | None:
+def _decimals(decimals: int | Sequence[int] | np.ndarray | None, size: int) -> np.ndarray | None:
     """Decimals per entry. A whole number typed among decimals ("0.249, 0, 0") is read at
     the answer's precision (0.000): the student wrote the 0 to the same precision."""
     if decimals is None:
@@ -219,7 +219,7 @@ def _as_value(x: np.ndarray) -> float | np.ndarray:
 
 
 def diagnose(trace: str, inputs: Mapping[str, Any] | None, name: str, given: ArrayLike, *,
-             decimals: int | Sequence[int] | None = None,
+             decimals: int | Sequence[int] | np.ndarray | None = None,
              tolerance: float | None = None) -> Check:
     """Mark and diagnose the student's value for ``name`` of ``trace`` on ``inputs``.
 
@@ -333,10 +333,12 @@ def follow_up(trace: str, inputs: Mapping[str, Any] | None, name: str,
             vals = [None if r.get(key) is None else _pick(r[key], index, key) for r in runs]
         except ValueError:
             continue
-        if any(v is None or v.shape != vals[0].shape or not np.isfinite(v).all() for v in vals):
+        picked = [v for v in vals if v is not None]
+        if len(picked) < len(vals) or any(v.shape != picked[0].shape or not np.isfinite(v).all()
+                                          for v in picked):
             continue
-        rounded = [np.round(v, 2) for v in vals]
+        rounded = [np.round(v, 2) for v in picked]
         if all(not np.array_equal(rounded[a], rounded[b])
-               for a in range(len(vals)) for b in range(a + 1, len(vals))):
+               for a in range(len(picked)) for b in range(a + 1, len(picked))):
             return candidate
     return None

@@ -88,7 +88,7 @@ def run(name: str, inputs: Mapping[str, Any] | None, ids: Sequence[str] = (),
     ``checked=True`` when ``inputs`` already went through :func:`checked_inputs`.
     """
     comp = computation(name)
-    inp = dict(inputs) if checked else checked_inputs(name, inputs)
+    inp = dict(inputs or {}) if checked else checked_inputs(name, inputs)
     key = (name, _digest(inp), frozenset(ids))
     hit = _CACHE.get(key)
     if hit is not None:
@@ -113,7 +113,7 @@ _CACHE_SIZE = 512
 
 def _digest(inp: Mapping[str, Any]) -> tuple:
     """A hashable fingerprint of checked inputs (arrays by shape and bytes)."""
-    out = []
+    out: list[tuple[Any, ...]] = []
     for k in sorted(inp):
         v = inp[k]
         if isinstance(v, np.ndarray):

@@ -1,4 +1,7 @@
-"""Small text helpers the trace builders share (formatting only; no math lives here)."""
+"""Small helpers the trace builders share: writing numbers into step text (through
+:mod:`engine.format`), rounding as people do by hand, seeded example draws, the shift that
+keeps ``e^score`` finite, one-hot vectors and vocabulary look-ups. The attention maths
+itself lives in the engine's concept modules, not here."""
 
 from __future__ import annotations
 
@@ -17,8 +20,8 @@ def sub(index: int | str) -> str:
 
 
 def n(x: float, digits: int = 4) -> str:
-    """One number as :func:`engine.trace.fmt_num` writes it (``-0.25``, no parentheses: after an
-    operator use :func:`p`)."""
+    """One number as :func:`engine.format.number` writes it (``-0.25``, no parentheses: after
+    an operator use :func:`p`)."""
     return fmt_num(x, digits)
 
 
@@ -38,7 +41,7 @@ def vfixed(value, digits: int) -> str:
     return "[" + ", ".join(fixed(float(x), digits) for x in np.ravel(value)) + "]"
 
 
-def dot_terms(a: Sequence[float], b: Sequence[float], digits: int = 4) -> str:
+def dot_terms(a: Iterable[float], b: Iterable[float], digits: int = 4) -> str:
     """``0.5·0.3 + (-0.2)·0.8``: a dot product written out term by term."""
     return " + ".join(f"{p(x, digits)}·{p(y, digits)}" for x, y in zip(a, b))
 

@@ -39,7 +39,9 @@ def simplex(rng: np.random.Generator, n: int, step: float = 0.1, least: float | 
     return np.round(parts * step, 6) + 0.0
 
 
-def partial_simplex(rng: np.random.Generator, n: int, step: float = 0.1, total_max: float = 1.0) -> np.ndarray:
+def partial_simplex(
+    rng: np.random.Generator, n: int, step: float = 0.1, total_max: float = 1.0
+) -> np.ndarray:
     """``n`` positive probabilities on a ``step`` grid whose sum is at most ``total_max``."""
     units = round(total_max / step)
     while True:

@@ -12,9 +12,9 @@ from __future__ import annotations
 import numpy as np
 
 from engine.decoding import TableModel
-from engine.traces.lecture_beam import ROWS, VOCAB
 from engine.trace import InputSpec
 from engine.traces._common import n
+from engine.traces.lecture_beam import ROWS, VOCAB
 
 FIRST = ("the", "a", "an", "some")
 SECOND = ("cat", "dog")

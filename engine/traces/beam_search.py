@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+from typing import Any
 
 import numpy as np
 
@@ -71,7 +72,8 @@ def build(first: np.ndarray, after_the: np.ndarray, after_a: np.ndarray, beam_wi
     for t in range(1, max_length + 1):
         lp = np.array([model.log_probs[h[-1] if h else bos] for h, _ in live])  # (k, V)
         parents, tokens, cums = top_candidates(np.array([c for _, c in live]), lp, 2 * K)
-        rows, new_live = [], []
+        rows: list[Any] = []
+        new_live: list[Any] = []
         for rank, (par, tok, cum) in enumerate(zip(parents, tokens, cums)):
             seq = live[int(par)][0] + (int(tok),)
             if int(tok) == eos:

@@ -88,7 +88,7 @@ def build(tokens: list[str], K: np.ndarray, queries: np.ndarray, answer: list[st
             lines(f"Q{sub(t + 1)} = {v(q)}",
                   *(f"score({tokens[i]}) = ({dot_terms(q, K[i])}) / {n(root)} = {n(s[i])}"
                     for i in range(m) if np.any(K[i])),
-                  f"score(any other) = 0",
+                  "score(any other) = 0",
                   "α = " + ", ".join(f"{tokens[i]} {n(a[i], 4)}" for i in range(m)),
                   f"C{sub(t + 1)} = {v(contexts[t])}"),
             {f"scores_{t + 1}": s, f"weights_{t + 1}": a, f"C_{t + 1}": contexts[t]},

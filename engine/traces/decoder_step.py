@@ -12,7 +12,7 @@ from engine.rnn import decoder_step
 from engine.softmax import softmax
 from engine.trace import InputSpec, Step, Trace, source_of
 from engine.traces import _draw
-from engine.traces._common import Draw, lines, n, one_hot, p, sub, v, word_index
+from engine.traces._common import Draw, lines, n, one_hot, p, v, word_index
 
 INPUTS = [
     InputSpec("C", "vector", [0.10, 0.13, 0.36], "context vector from the encoder (the notes' C)",

@@ -41,7 +41,8 @@ def _softmax_shown(scores: np.ndarray) -> tuple[np.ndarray, float, float]:
 
 def build(Q: np.ndarray, K: np.ndarray, V: np.ndarray | None, scale: float) -> Trace:
     values_given = V is not None
-    V = V if values_given else K.copy()
+    if V is None:
+        V = K.copy()
     m = K.shape[0]
     keys = [f"K{sub(j + 1)}" for j in range(m)]
     steps: list[Step] = []

@@ -42,7 +42,7 @@ def build(source: list[str], target: list[str], weights: np.ndarray, d_h: int, s
         raise ValueError(f"input weights: row {bad[0] + 1} ({target[bad[0]]}) sums to "
                          f"{n(sums[bad[0]])}, expected attention weights summing to 1 per row")
     given = H is not None
-    if given:
+    if H is not None:
         d_h = H.shape[1]
         steps = [Step(
             "Encoder states",

@@ -9,6 +9,8 @@ student who rounds twice drifts.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from engine.rnn import rnn_encoder
@@ -29,7 +31,7 @@ INPUTS = [
 ]
 
 # What the notes print at each t, as (W_HX X_t, W_HH H_{t-1}, the sum inside tanh, H_t).
-_PRINTED = {
+_PRINTED: dict[int, Any] = {
     1: (dict(wx=[0.5, 0.1, -0.3]), dict(wh=[0, 0, 0]), dict(pre=[0.5, 0.1, -0.3]),
         dict(h=[0.46, 0.10, -0.29])),
     2: (dict(wx=[0.2, -0.4, 0.1]), dict(wh=[0.23, 0.05, -0.15]), dict(pre=[0.43, -0.35, -0.05]),

@@ -53,7 +53,7 @@ def build(target: list[str], vocab: list[str], fed: list[str], table: np.ndarray
 
     forced = ["<s>"] + target[:-1]
     free = ["<s>"]
-    for t in range(T - 1):  # free running: feed the argmax of the row just used
+    for _ in range(T - 1):  # free running: feed the argmax of the row just used
         free.append(vocab[int(np.argmax(row(free[-1], "free running")))])
     P_forced = np.stack([row(w, "teacher forcing") for w in forced])  # (T, V)
     P_free = np.stack([row(w, "free running") for w in free])  # (T, V)

@@ -31,7 +31,7 @@ from engine.trace import Erratum
 
 VOCAB = ("<s>", "</s>", "the", "a", "an", "some", "cat", "dog", "<other>")
 
-ROWS = {
+ROWS: dict[tuple[str, ...], dict[str, float]] = {
     ("<s>",): {"the": 0.4, "a": 0.3, "an": 0.2, "some": 0.1},
     ("the",): {"cat": 0.6, "dog": 0.3, "<other>": 0.1},
     ("a",): {"cat": 0.1, "dog": 0.8, "<other>": 0.1},
@@ -86,8 +86,10 @@ def lecture_beam_example() -> LectureBeamExample:
     tie = Erratum(
         where="§10 Worked Example — Greedy vs Beam Search (cumulative log-probabilities)",
         printed="\"the cat\" = -0.92 + (-0.51) = -1.43, \"a dog\" = -1.20 + (-0.22) = -1.42: \"a dog\" wins",
-        computed=(f"\"the cat\" = {l04:.4f} + ({l06:.4f}) = {l04 + l06:.4f}, \"a dog\" = {l03:.4f} + ({l08:.4f}) "
-                  f"= {l03 + l08:.4f}: both are log 0.24 = {l024:.4f} (0.4·0.6 = 0.3·0.8 = 0.24), an exact tie"),
+        computed=(f"\"the cat\" = {l04:.4f} + ({l06:.4f}) = {l04 + l06:.4f}, \"a dog\" = {l03:.4f} + "
+                  f"({l08:.4f}) "
+                  f"= {l03 + l08:.4f}: both are log 0.24 = {l024:.4f} (0.4·0.6 = 0.3·0.8 = 0.24), an exact "
+                  "tie"),
         why=(f"rounding: log 0.4 = {l04:.3f} and log 0.8 = {l08:.3f} were rounded to -0.92 and -0.22 "
              "before adding, which split the tie by 0.01; the engine reports the tie and orders it by "
              "its tie rule (\"the cat\" first: its parent \"the\" ranks first in the beam)"),
@@ -95,7 +97,8 @@ def lecture_beam_example() -> LectureBeamExample:
     verdict = Erratum(
         where="§10 Worked Example — Greedy vs Beam Search (conclusion)",
         printed="\"a dog\" comes out a little ahead, so beam search finds a sentence that greedy misses",
-        computed=(f"greedy decodes \"the cat\" with probability 0.24 (log {l024:.4f}), the same as \"a dog\": "
+        computed=(f"greedy decodes \"the cat\" with probability 0.24 (log {l024:.4f}), the same as \"a "
+                  "dog\": "
                   "beam search keeps an equally good alternative alive, not a better one"),
         why="follows from the tie: with the exact numbers neither sentence is more probable",
     )

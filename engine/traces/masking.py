@@ -79,7 +79,7 @@ def build(tokens: list[str], length: int, causal: bool, d_k: int, seed: int,
     ))
 
     Q, K, V = X @ W_Q, X @ W_K, X @ W_V
-    S = scores if given else Q @ K.T / np.sqrt(d_k)  # (n, n)
+    S = scores if scores is not None else Q @ K.T / np.sqrt(d_k)  # (n, n)
     masked = np.where(mask, S, -np.inf)
     steps.append(Step(
         "Mask the scores",

@@ -14,7 +14,7 @@ import numpy as np
 from engine.attention import multi_head_attention
 from engine.trace import HeatmapData, InputSpec, Step, Trace, source_of
 from engine.traces import _draw
-from engine.traces._common import Draw, lines, n, sub, v
+from engine.traces._common import Draw, lines, sub, v
 
 INPUTS = [
     InputSpec("tokens", "labels", ["I", "love", "cats"], "the sentence", shape=("n",)),

@@ -34,7 +34,8 @@ INPUTS = [
 
 def build(Q: np.ndarray, K: np.ndarray, V: np.ndarray | None) -> Trace:
     values_given = V is not None
-    V = V if values_given else K.copy()
+    if V is None:
+        V = K.copy()
     d_k = Q.shape[0]
     m = K.shape[0]
     keys = [f"K{sub(j + 1)}" for j in range(m)]

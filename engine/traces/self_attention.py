@@ -11,8 +11,8 @@ import math
 import numpy as np
 
 from engine.attention import self_attention
-from engine.trace import Erratum, HeatmapData, InputSpec, Step, Trace, same_as_defaults, source_of
-from engine.traces import _draw, qkv
+from engine.trace import Erratum, HeatmapData, Step, Trace, same_as_defaults, source_of
+from engine.traces import qkv
 from engine.traces._common import lines, n, sub, v
 
 INPUTS = [spec for spec in qkv.INPUTS if spec.name != "position"]

@@ -32,7 +32,7 @@ def draw(kept: np.ndarray, seed: int) -> tuple[float, int]:
     """u ~ U[0, 1) from ``default_rng(seed)``; the first token whose cumulative mass exceeds u."""
     u = float(np.random.default_rng(seed).random())
     cdf = np.cumsum(kept)
-    return u, int(min(np.searchsorted(cdf, u, side="right"), len(kept) - 1))
+    return u, min(int(np.searchsorted(cdf, u, side="right")), len(kept) - 1)
 
 
 def build(words: list[str], probs: np.ndarray, k: int, seed: int) -> Trace:
@@ -78,7 +78,7 @@ def build(words: list[str], probs: np.ndarray, k: int, seed: int) -> Trace:
     steps.append(Step(
         "Sample",
         "u ~ U[0, 1);  pick the first w with Σ_{w′ ≤ w} P′(w′) > u",
-        lines(f"cumulative P′ (vocabulary order) = " + ", ".join(
+        lines("cumulative P′ (vocabulary order) = " + ", ".join(
                   f"{words[i]} {n(c)}" for i, c in enumerate(np.cumsum(renorm))),
               f"u = {n(u)} (seed {seed}) → {words[pick]}"),
         {"u": u, "sample": words[pick]},

@@ -28,6 +28,7 @@ from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidSta
 
 from tutor.classroom import protocol
 from tutor.paths import data_dir
+from tutor.store import StoreError, open_store
 
 Event = dict[str, Any]
 DELAYS = (0.3, 0.6, 1.2, 2.5, 5.0)
@@ -125,8 +126,7 @@ class StudentClient:
                     await self._session(ws)
             except InvalidStatus as exc:
                 raise JoinError(_refusal(exc)) from None
-            except (OSError, ConnectionClosed, InvalidHandshake, asyncio.TimeoutError,
-                    TimeoutError):
+            except (OSError, ConnectionClosed, InvalidHandshake, TimeoutError):
                 pass
             self.ws = None
             if self._stop:
@@ -222,7 +222,6 @@ def keep_review(event: Event) -> str | None:
     """Save the student's revealed answer in their own store as a review (a bank item or a
     generated family also moves its FSRS card); one line about a failure, else None."""
     from tutor.quiz.scheduler import make_scheduler, rating_for, updater  # fsrs: at reveal only
-    from tutor.store import StoreError, open_store
 
     yours = event.get("yours")
     qid, topic = str(event.get("question_id", "")), str(event.get("topic", ""))

@@ -1,6 +1,7 @@
 """``attn-tutor class join --plain``: the student's side in line mode.
 
-Each server message becomes a few lines (:func:`tutor.classroom.words.describe`); each line typed while a vote is
+Each server message becomes a few lines (:func:`tutor.classroom.words.describe`); each line typed while a vote
+is
 open is an answer (a letter or number picks an option). ``:quit`` or end of input leaves.
 Every line printed goes through :func:`tutor.render.safe.clean`.
 """
@@ -75,8 +76,9 @@ async def _follow(address: str, key: str, name: str) -> None:
     finally:
         await client.stop()
         running.cancel()
-    if running.done() and not running.cancelled() and running.exception() is not None:
-        raise running.exception()  # the class refused us while we were leaving
+    failed = running.exception() if running.done() and not running.cancelled() else None
+    if failed is not None:
+        raise failed  # the class refused us while we were leaving
 
 
 async def _settle(client: StudentClient, running: asyncio.Task, timeout: float = SETTLE) -> None:

@@ -21,9 +21,9 @@ import numpy as np
 
 from engine import mistakes
 from tutor import marking as rules
+from tutor import typed
 from tutor.exam.marking import parse_answer
 from tutor.exam.paper import ExamPart
-from tutor import typed
 from tutor.marking import AnswerError, Link
 from tutor.quiz import marking as quiz_marking
 from tutor.quiz.bank import Question
@@ -105,7 +105,7 @@ def read_values(text: str) -> tuple[list[float], list[int]] | str:
     bad = next((t for t, v, _ in read if v is None), None)
     if bad is not None:
         return rules.number_hint(bad) if len(read) == 1 else f"{bad[:20]} is not a number."
-    return ([float(v) for _, v, _ in read],
+    return ([float(v) for _, v, _ in read if v is not None],  # every one (checked above)
             [EXACT_DECIMALS if d is None else d for _, _, d in read])
 
 

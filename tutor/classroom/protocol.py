@@ -41,7 +41,7 @@ STATES = ("waiting", "open", "closed", "discuss", "revealed")
 ``closed`` (voting closed), ``discuss`` (closed, talk to your neighbour), ``revealed``."""
 
 CLIENT_FIELDS: dict[str, dict[str, tuple[type, ...]]] = {
-    # type: {field: accepted JSON types}; every field is required, no other field allowed
+    # message type -> {field: accepted JSON types}; every field is required, no other field allowed
     "hello": {"v": (int,), "type": (str,), "name": (str,), "student": (str,)},
     "answer": {"v": (int,), "type": (str,), "q": (int,), "round": (int,), "seq": (int,),
                "text": (str,)},

@@ -146,7 +146,7 @@ def source(ref: str) -> Source:
         xq, _, letter = rest.partition(":")
         spec = exam_by_id().get(xq)
         part = next((p for p in spec.parts if p.letter == letter), None) if spec else None
-        if part is None or part.kind != "numeric":
+        if spec is None or part is None or part.kind != "numeric":
             raise ValueError(f"no numeric exam part {rest!r}")
         return Source(ref, f"{spec.title} ({letter})", spec.section)
     if kind == "trace":
@@ -253,7 +253,7 @@ def _shape_words(shape: tuple[int, ...]) -> str:
     return f" (a {' × '.join(map(str, shape))} matrix)"
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _lesson_title(lesson_id: str) -> str:
     try:
         return get_lesson(lesson_id).title

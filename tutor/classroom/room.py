@@ -139,10 +139,10 @@ class Room:
         """A new question, open for the first vote."""
         self.numbers = number if number is not None else self.numbers + 1
         self.current = Current(self.numbers, ref, title)
-        choice = asked is not None and asked.view["kind"] == "choice"
-        self.options = tuple(asked.view["options"]) if choice else ()
-        self.why = asked.options_why if choice else ()
-        self.right_option = asked.right_option if choice else None
+        choice = asked if asked is not None and asked.view["kind"] == "choice" else None
+        self.options = tuple(choice.view["options"]) if choice else ()
+        self.why = choice.options_why if choice else ()
+        self.right_option = choice.right_option if choice else None
         return self.current
 
     def vote_of(self, token: str) -> tuple[int, Vote] | None:
@@ -186,8 +186,8 @@ class Room:
         if self.options:  # every option in order, with the mistake behind each distractor
             out = []
             for i, option in enumerate(self.options):
-                row = counts.pop(LETTERS[i], None)
-                out.append(Bar(LETTERS[i], option, tuple(row[1]) if row else (0, 0),
+                votes = counts.pop(LETTERS[i], None)
+                out.append(Bar(LETTERS[i], option, tuple(votes[1]) if votes else (0, 0),
                                self.why[i] if i < len(self.why) else "", i == self.right_option))
             return tuple(out) + tuple(Bar(k, v[0], tuple(v[1])) for k, v in counts.items())
         order = sorted(counts, key=lambda k: (k != RIGHT, k in (UNKNOWN, IMPRECISE),

@@ -25,6 +25,11 @@ DIAGNOSIS_YIELD = 1.0
 """Longest a diagnosis waits for the answers in flight to be acknowledged first."""
 
 
+def _mark(ref: str, seed: int, response: str) -> Mark:
+    """Mark one answer to the question ``ref`` drawn with ``seed`` (diagnosis runs the engine)."""
+    return ask(ref, seed).mark(response)
+
+
 @dataclass
 class _Pending:
     answer: saved.ClassAnswer
@@ -102,7 +107,7 @@ class Diagnoser:
                 await asyncio.sleep(0.01)
                 waited += 0.01
             try:
-                mark = await asyncio.to_thread(lambda: ask(ref, seed).mark(row.response))
+                mark = await asyncio.to_thread(_mark, ref, seed, row.response)
             except Exception:  # noqa: BLE001 - a failed diagnosis leaves the answer counted wrong
                 mark = Mark(True, False, UNKNOWN, BUCKET_TITLES[UNKNOWN])
             done = saved.ClassAnswer(row.session_id, row.number, row.round, row.student,

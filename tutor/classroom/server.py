@@ -180,7 +180,7 @@ class ClassServer:
             msg = protocol.parse_client(raw)
             if msg["type"] != "hello":
                 raise ProtocolError("bad-message", "say hello first")
-        except (TimeoutError, asyncio.TimeoutError):
+        except TimeoutError:
             await ws.close(1008, "no hello")
             return None
         except ProtocolError as exc:
@@ -311,7 +311,7 @@ class ClassServer:
             if vote is None:
                 continue
             mark = asked.mark(vote.response)
-            mine = {"round": r, "text": vote.response, "correct": mark.correct,
+            mine: dict[str, Any] = {"round": r, "text": vote.response, "correct": mark.correct,
                     "title": mark.title if mark.named else "", "feedback": mark.feedback}
             yours = {**mine, "first": yours} if yours is not None else mine
         return message("reveal", q=cur.number, answer=asked.answer_text,

@@ -7,10 +7,15 @@ from typing import Annotated
 
 import typer
 
-NAME = "export"
-HELP = """Export the exam cards, Q&A, every quiz item with its answer and explanation, and the mark scheme of every structured-question part.
+from tutor.errors import UserError, user_errors
 
-anki FILE.apkg writes an Anki deck with genanki; each note's id comes from its question id, so importing a later export updates the same notes instead of adding copies. markdown FILE.md and csv FILE.csv (id, kind, section, front, back, tags) hold the same items.
+NAME = "export"
+HELP = """Export the exam cards, Q&A, every quiz item with its answer and explanation, and the mark scheme \
+of every structured-question part.
+
+anki FILE.apkg writes an Anki deck with genanki; each note's id comes from its question id, so importing a \
+later export updates the same notes instead of adding copies. markdown FILE.md and csv FILE.csv (id, kind, \
+section, front, back, tags) hold the same items.
 """
 
 
@@ -18,15 +23,12 @@ def command(
     fmt: Annotated[str, typer.Argument(metavar="FORMAT", help="anki, markdown or csv.")],
     file: Annotated[Path, typer.Argument(metavar="FILE", help="Where to write (.apkg, .md or .csv).")],
 ) -> None:
-    from tutor.errors import user_errors
-
     user_errors(run)(fmt=fmt, file=file)
 
 
 def run(*, fmt: str, file: Path) -> None:
-    from tutor.errors import UserError
-    from tutor.exam.export import export
-    from tutor.render.safe import shown_path
+    from tutor.exam.export import export  # deferred: loads rich (start-up time)
+    from tutor.render.safe import shown_path  # deferred: loads rich (start-up time)
 
     fmt = fmt.strip().lower()
     if file.parent and not file.parent.exists():

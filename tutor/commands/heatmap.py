@@ -8,9 +8,16 @@ from __future__ import annotations
 
 from enum import Enum
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import TYPE_CHECKING, Annotated, cast
 
 import typer
+
+from tutor.errors import UserError, user_errors
+from tutor.limits import MAX_TITLE
+from tutor.names import resolve
+
+if TYPE_CHECKING:
+    from tutor.heatmap.model import Scale  # numpy: not for `attn-tutor --help`
 
 NAME = "heatmap"
 HELP = ("Draw attention weights as a heatmap: rows are output (query) tokens, columns input "
@@ -23,33 +30,33 @@ class ScaleChoice(str, Enum):
 
 
 def command(
-    name: Annotated[Optional[str], typer.Argument(
+    name: Annotated[str | None, typer.Argument(
         help="A trace with heatmaps (omit it, and --from, to list them).", show_default=False)] = None,
-    sets: Annotated[Optional[list[str]], typer.Option(
+    sets: Annotated[list[str] | None, typer.Option(
         "--set", metavar="NAME=VALUE", help="Override a trace input, as for `trace`. Repeatable.",
         show_default=False)] = None,
-    file: Annotated[Optional[Path], typer.Option(
+    file: Annotated[Path | None, typer.Option(
         "--file", "-f", help="Trace inputs from a TOML file of NAME = value lines, as for `trace`.",
         show_default=False)] = None,
-    index: Annotated[Optional[int], typer.Option(
+    index: Annotated[int | None, typer.Option(
         "--index", "-i", help="Draw only the trace's N-th heatmap (1 = first); default: all.",
         show_default=False)] = None,
-    source: Annotated[Optional[Path], typer.Option(
+    source: Annotated[Path | None, typer.Option(
         "--from", metavar="FILE",
         help="Weights from a file: .csv/.tsv (optional header row and label column), .npy (2-D), "
              "or .json ([[...]] or {\"weights\": [[...]], \"rows\": [...], \"cols\": [...]}).",
         show_default=False)] = None,
-    rows: Annotated[Optional[str], typer.Option(
+    rows: Annotated[str | None, typer.Option(
         "--rows", metavar="WORDS", help="Row (output/query) labels, e.g. \"j' ai mal au pieds\".",
         show_default=False)] = None,
-    cols: Annotated[Optional[str], typer.Option(
+    cols: Annotated[str | None, typer.Option(
         "--cols", metavar="WORDS", help="Column (input/key) labels, e.g. \"my feet hurt\".",
         show_default=False)] = None,
-    rows_file: Annotated[Optional[Path], typer.Option(
+    rows_file: Annotated[Path | None, typer.Option(
         "--rows-file", metavar="FILE", help="Row labels, one per line.", show_default=False)] = None,
-    cols_file: Annotated[Optional[Path], typer.Option(
+    cols_file: Annotated[Path | None, typer.Option(
         "--cols-file", metavar="FILE", help="Column labels, one per line.", show_default=False)] = None,
-    title: Annotated[Optional[str], typer.Option(
+    title: Annotated[str | None, typer.Option(
         "--title", help="Title above the grid (default: the trace's, or the file name).",
         show_default=False)] = None,
     values: Annotated[bool, typer.Option(
@@ -58,19 +65,17 @@ def command(
         "--scale", help="Shade against the whole matrix or each row on its own.")] = ScaleChoice.matrix,
     ascii_only: Annotated[bool, typer.Option(
         "--ascii", help="No colour, 7-bit ASCII only (the shade ramp ' .:-=+*#%@').")] = False,
-    width: Annotated[Optional[int], typer.Option(
+    width: Annotated[int | None, typer.Option(
         "--width", "-w", min=20, max=1000, help="Columns to fit (default: the terminal's). Wider matrices "
         "are split into pages of columns.", show_default=False)] = None,
-    save: Annotated[Optional[Path], typer.Option(
+    save: Annotated[Path | None, typer.Option(
         "--save", metavar="FILE", help="Also write the heatmap to FILE: .txt, .svg or .html.",
         show_default=False)] = None,
 ) -> None:
-    from tutor.errors import user_errors
-
     user_errors(run)(
         name, sets=sets, file=file, index=index, source=source, rows=rows, cols=cols,
         rows_file=rows_file, cols_file=cols_file, title=title, values=values,
-        scale=scale.value, ascii_only=ascii_only, width=width, save=save,
+        scale=cast("Scale", scale.value), ascii_only=ascii_only, width=width, save=save,
     )
 
 
@@ -78,17 +83,15 @@ def run(
     name: str | None, *, sets: list[str] | None = None, file: Path | None = None,
     index: int | None = None, source: Path | None = None, rows: str | None = None,
     cols: str | None = None, rows_file: Path | None = None, cols_file: Path | None = None,
-    title: str | None = None, values: bool = False, scale: str = "matrix",
+    title: str | None = None, values: bool = False, scale: Scale = "matrix",
     ascii_only: bool = False, width: int | None = None, save: Path | None = None,
 ) -> None:
     """The command's work as a plain function (the CLI wraps it in the one-line error handler)."""
-    from tutor.errors import UserError
-    from tutor.heatmap.export import save_format
-    from tutor.render.safe import shown_path
+    from tutor.heatmap.export import save_format  # deferred: loads numpy, rich (start-up time)
+    from tutor.render.safe import shown_path  # deferred: loads rich (start-up time)
 
     if save is not None:
         save_format(save)  # an unknown extension fails before any work
-    from tutor.limits import MAX_TITLE
 
     if title is not None and len(title) > MAX_TITLE:
         raise UserError(f"--title: {len(title)} characters; expected at most {MAX_TITLE}")
@@ -100,13 +103,15 @@ def run(
     if source is None and label_flags:
         raise UserError(f"{label_flags[0]} labels a file's matrix; use it with --from FILE")
     if name is None and (sets or file or index is not None):
-        raise UserError("name a trace to use --set, --file or --index (run `attn-tutor heatmap` to list them)")
+        raise UserError(
+            "name a trace to use --set, --file or --index (run `attn-tutor heatmap` to list them)"
+        )
     if rows is not None and rows_file is not None:
         raise UserError("give --rows or --rows-file, not both")
     if cols is not None and cols_file is not None:
         raise UserError("give --cols or --cols-file, not both")
 
-    from tutor.heatmap.show import listing, show
+    from tutor.heatmap.show import listing, show  # deferred: loads numpy, rich (start-up time)
 
     if name is None and source is None:
         typer.echo(listing(ascii_only), nl=False)
@@ -120,8 +125,9 @@ def run(
 # --------------------------------------------------------------------------- sources
 
 def _from_file(source, rows, cols, rows_file, cols_file, title):
+    # deferred: loads numpy, rich (start-up time)
     from tutor.heatmap.load import check_labels, load_labels, load_matrix, split_labels
-    from tutor.render.safe import shown_path
+    from tutor.render.safe import shown_path  # deferred: loads rich (start-up time)
 
     loaded = load_matrix(source, where=f"--from {shown_path(source)}")
     n_rows, n_cols = loaded.weights.shape
@@ -131,8 +137,20 @@ def _from_file(source, rows, cols, rows_file, cols_file, title):
     col_labels = (split_labels(cols) if cols is not None
                   else load_labels(cols_file, f"--cols-file {shown_path(cols_file)}") if cols_file is not None
                   else loaded.cols)
-    flag_r = "--rows" if rows is not None else f"--rows-file {shown_path(rows_file)}" if rows_file else f"--from {shown_path(source)} (its row labels)"
-    flag_c = "--cols" if cols is not None else f"--cols-file {shown_path(cols_file)}" if cols_file else f"--from {shown_path(source)} (its column labels)"
+    flag_r = (
+        "--rows"
+        if rows is not None
+        else f"--rows-file {shown_path(rows_file)}"
+        if rows_file
+        else f"--from {shown_path(source)} (its row labels)"
+    )
+    flag_c = (
+        "--cols"
+        if cols is not None
+        else f"--cols-file {shown_path(cols_file)}"
+        if cols_file
+        else f"--from {shown_path(source)} (its column labels)"
+    )
     if row_labels is not None:
         check_labels(row_labels, n_rows, flag_r, "rows")
     if col_labels is not None:
@@ -142,11 +160,8 @@ def _from_file(source, rows, cols, rows_file, cols_file, title):
 
 
 def _from_trace(name, sets, file, index, title, ascii_only):
-    from engine.traces import build, get_info, list_traces
-
-    from tutor.errors import UserError
-    from tutor.inputs import gather_inputs
-    from tutor.names import resolve
+    from engine.traces import build, get_info, list_traces  # deferred: loads numpy (start-up time)
+    from tutor.inputs import gather_inputs  # deferred: loads rich (start-up time)
 
     name = resolve(name, [t.name for t in list_traces()], "trace",
                    "Run `attn-tutor heatmap` to list the ones that draw heatmaps.")

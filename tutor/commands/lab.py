@@ -14,14 +14,16 @@ commands so ``attn-tutor --help`` stays fast.
 
 from __future__ import annotations
 
+import importlib
 from enum import Enum
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated
 
 import typer
 
-from tutor.limits import (MAX_MODEL_SIZE, MAX_SEED, MAX_SEQ_LEN, MAX_STEPS,  # (stdlib only)
-                          MAX_TEST_DIGITS)
+from tutor import terminal  # its functions looked up per call (tests replace them)
+from tutor.errors import user_errors
+from tutor.limits import MAX_MODEL_SIZE, MAX_SEED, MAX_SEQ_LEN, MAX_STEPS, MAX_TEST_DIGITS  # (stdlib only)
 
 NAME = "lab"
 HELP = "Train a tiny seq2seq live: bottleneck, teacher forcing, alignment, a Transformer, scaling."
@@ -30,20 +32,25 @@ app = typer.Typer(help=HELP, invoke_without_command=True)
 
 
 @app.callback()
-def lab(ctx: typer.Context, schema: Annotated[bool, typer.Option(
-        "--schema", help="Print the schema of every lab command's --json (Markdown) and exit.")] = False) -> None:
+def lab(
+    ctx: typer.Context,
+    schema: Annotated[
+        bool,
+        typer.Option("--schema", help="Print the schema of every lab command's --json (Markdown) and exit."),
+    ] = False,
+) -> None:
     """Bare `attn-tutor lab`: the TUI's lab screen on a terminal, this help otherwise."""
     if schema:
+        # deferred: keeps `attn-tutor --help` and `trace qkv --json` lean
         from tutor.render.documents import json_schema
 
         typer.echo(json_schema(NAME), nl=False)
         raise typer.Exit()
     if ctx.invoked_subcommand is not None:
         return
-    from tutor.terminal import is_interactive
 
-    if is_interactive():
-        from tutor.app import StartAt, run_app
+    if terminal.is_interactive():
+        from tutor.app import StartAt, run_app  # deferred: loads textual (start-up time)
 
         run_app(StartAt("lab"))
     else:
@@ -68,23 +75,28 @@ class Decoder(str, Enum):
 
 SeedOpt = Annotated[int, typer.Option("--seed", min=0, max=MAX_SEED,
                                       help="Seed for initialisation, data and sampling (0 or more).")]
-JsonOpt = Annotated[bool, typer.Option("--json", help="Print the results as JSON (schema: attn-tutor lab --schema).")]
+JsonOpt = Annotated[bool, typer.Option("--json", help="Print the results as JSON (schema: attn-tutor lab "
+                                                      "--schema).")]
 AsciiOpt = Annotated[bool, typer.Option("--ascii", help="7-bit ASCII tables and plots, no colour.")]
 # hidden knobs the tests and benchmarks use to make a run small (None: the experiment's default)
-StepsOpt = Annotated[Optional[int], typer.Option("--steps", min=1, max=MAX_STEPS, hidden=True)]
-MinLenOpt = Annotated[Optional[int], typer.Option("--min-len", min=1, max=MAX_SEQ_LEN, hidden=True)]
-MaxLenOpt = Annotated[Optional[int], typer.Option("--max-len", min=1, max=MAX_SEQ_LEN, hidden=True)]
-PerBucketOpt = Annotated[Optional[int], typer.Option("--per-bucket", min=1, max=10_000, hidden=True)]
+StepsOpt = Annotated[int | None, typer.Option("--steps", min=1, max=MAX_STEPS, hidden=True)]
+MinLenOpt = Annotated[int | None, typer.Option("--min-len", min=1, max=MAX_SEQ_LEN, hidden=True)]
+MaxLenOpt = Annotated[int | None, typer.Option("--max-len", min=1, max=MAX_SEQ_LEN, hidden=True)]
+PerBucketOpt = Annotated[int | None, typer.Option("--per-bucket", min=1, max=10_000, hidden=True)]
 SequentialOpt = Annotated[bool, typer.Option("--sequential", hidden=True)]
 
 SCALING_HELP = """Time and memory of plain vs tiled attention as n doubles, with fitted exponents.
 
-Plain attention builds the n×n weight matrix; the tiled (FlashAttention-style) kernel keeps one tile per thread. Both do n² work, so time grows like n² for both; memory grows like n² vs n. Times are the best of --repeat calls; memory is computed from the buffers each kernel allocates.
+Plain attention builds the n×n weight matrix; the tiled (FlashAttention-style) kernel keeps one tile per \
+thread. Both do n² work, so time grows like n² for both; memory grows like n² vs n. Times are the best of \
+--repeat calls; memory is computed from the buffers each kernel allocates.
 """
 
 SATURATION_HELP = """Why divide by √d_k: Var(q·k) = d_k, and what unscaled scores do to the softmax.
 
-Monte Carlo variance of q·k for q, k with unit-variance components (next to the exact value d_k), and the softmax's entropy and largest gradient max|∂α/∂s| with and without the 1/√d_k scaling, for d_k doubling from --min-d to --max-d.
+Monte Carlo variance of q·k for q, k with unit-variance components (next to the exact value d_k), and the \
+softmax's entropy and largest gradient max|∂α/∂s| with and without the 1/√d_k scaling, for d_k doubling \
+from --min-d to --max-d.
 """
 
 
@@ -97,22 +109,18 @@ def _run(name: str, make_settings, *, json_out: bool, ascii_only: bool | None) -
     TERM=dumb), so every lab command writes one character set to a pipe; True: ``--ascii``.
     """
     ascii_only = ascii_only or None
-    from tutor.errors import user_errors
 
     def work() -> None:
-        from tutor.lab.experiments import get
-        from tutor.lab.run import run_in_terminal, style_for
-        from tutor.terminal import use_color
+        from tutor.lab.experiments import get  # deferred: loads rich (start-up time)
+        from tutor.lab.run import run_in_terminal, style_for  # deferred: loads rich (start-up time)
 
-        style = style_for(not use_color() if ascii_only is None else ascii_only)
+        style = style_for(not terminal.use_color() if ascii_only is None else ascii_only)
         run_in_terminal(get(name), make_settings(), json_out=json_out, style=style)
 
     user_errors(work)()
 
 
 def _module(name: str):
-    import importlib
-
     return importlib.import_module(f"tutor.lab.{name}")
 
 
@@ -126,7 +134,7 @@ def bottleneck_cmd(
     min_len: MinLenOpt = None,
     max_len: MaxLenOpt = None,
     per_bucket: PerBucketOpt = None,
-    hidden: Annotated[Optional[int], typer.Option("--hidden", min=1, max=MAX_MODEL_SIZE, hidden=True)] = None,
+    hidden: Annotated[int | None, typer.Option("--hidden", min=1, max=MAX_MODEL_SIZE, hidden=True)] = None,
     sequential: SequentialOpt = False,
 ) -> None:
     _run("bottleneck", lambda: _module("bottleneck").from_options(
@@ -157,15 +165,15 @@ def alignment_cmd(
     json_out: JsonOpt = False,
     ascii_only: AsciiOpt = False,
     task: Annotated[Task, typer.Option("--task", help="What the model learns.")] = Task.reverse,
-    digits: Annotated[Optional[str], typer.Option(
+    digits: Annotated[str | None, typer.Option(
         "--digits", metavar="DIGITS", help="The test sequence, e.g. 31415926 (default: random).",
         show_default=False)] = None,
     length: Annotated[int, typer.Option("--length", min=1, max=MAX_TEST_DIGITS,
                                         help="Digits in the random test sequence.")] = 12,
-    load: Annotated[Optional[Path], typer.Option(
+    load: Annotated[Path | None, typer.Option(
         "--load", metavar="FILE", help="Use an attention model saved by `lab train --save` "
         "instead of training one.", show_default=False)] = None,
-    save: Annotated[Optional[Path], typer.Option(
+    save: Annotated[Path | None, typer.Option(
         "--save", metavar="FILE", help="Also write the learned weights: .json (for `attn-tutor "
         "heatmap --from FILE`), or the drawn heatmap as .txt, .svg or .html.",
         show_default=False)] = None,
@@ -180,39 +188,82 @@ def alignment_cmd(
 @app.command("train", help="Train one model on a task of your choice; --save it and --load "
                            "it again (.npz with a metadata record).")
 def train_cmd(
-    task: Annotated[Optional[Task], typer.Option("--task", help="What the model learns "
-                                                 "[default: reverse, or the loaded model's].",
-                                                 show_default=False)] = None,
-    cell: Annotated[Cell, typer.Option("--cell", help="Recurrent cell: GRU or the plain tanh RNN.")] = Cell.gru,
-    decoder: Annotated[Decoder, typer.Option("--decoder", help="Bahdanau attention or a fixed "
-                                             "context C = H_T.")] = Decoder.attention,
-    bidirectional: Annotated[bool, typer.Option("--bidirectional/--unidirectional",
-                                                help="Encoder reads both ways.")] = True,
+    task: Annotated[
+        Task | None,
+        typer.Option(
+            "--task",
+            help="What the model learns [default: reverse, or the loaded model's].",
+            show_default=False,
+        ),
+    ] = None,
+    cell: Annotated[
+        Cell, typer.Option("--cell", help="Recurrent cell: GRU or the plain tanh RNN.")
+    ] = Cell.gru,
+    decoder: Annotated[
+        Decoder, typer.Option("--decoder", help="Bahdanau attention or a fixed context C = H_T.")
+    ] = Decoder.attention,
+    bidirectional: Annotated[
+        bool, typer.Option("--bidirectional/--unidirectional", help="Encoder reads both ways.")
+    ] = True,
     hidden: Annotated[int, typer.Option("--hidden", min=1, max=MAX_MODEL_SIZE, help="Hidden size d_h.")] = 64,
-    embed: Annotated[int, typer.Option("--embed", min=1, max=MAX_MODEL_SIZE, help="Embedding size d_x.")] = 16,
-    attn_dim: Annotated[int, typer.Option("--attn-dim", min=1, max=MAX_MODEL_SIZE,
-                                          help="Hidden size of the additive scorer.")] = 32,
-    ratio: Annotated[float, typer.Option("--ratio", min=0.0, max=1.0,
-                                         help="Teacher-forcing ratio (1 = always the truth).")] = 1.0,
-    steps: Annotated[int, typer.Option("--steps", min=0, max=MAX_STEPS, help="Training steps (0 with --load: "
-                                       "just evaluate).")] = 1000,
+    embed: Annotated[
+        int, typer.Option("--embed", min=1, max=MAX_MODEL_SIZE, help="Embedding size d_x.")
+    ] = 16,
+    attn_dim: Annotated[
+        int, typer.Option("--attn-dim", min=1, max=MAX_MODEL_SIZE, help="Hidden size of the additive scorer.")
+    ] = 32,
+    ratio: Annotated[
+        float, typer.Option("--ratio", min=0.0, max=1.0, help="Teacher-forcing ratio (1 = always the truth).")
+    ] = 1.0,
+    steps: Annotated[
+        int,
+        typer.Option("--steps", min=0, max=MAX_STEPS, help="Training steps (0 with --load: just evaluate)."),
+    ] = 1000,
     batch: Annotated[int, typer.Option("--batch", min=1, max=4096, help="Sequences per step.")] = 32,
-    lr: Annotated[float, typer.Option("--lr", min=1e-6, max=1.0, help="Adam learning rate at the "
-                                      "start (cosine decay to a tenth of it).")] = 3e-3,
-    clip: Annotated[float, typer.Option("--clip", min=0.0, max=1e6, help="Global gradient-norm clip (0 = off).")] = 5.0,
-    min_len: Annotated[Optional[int], typer.Option(
-        "--min-len", min=1, max=MAX_SEQ_LEN, help="Shortest training sequence [default: 5, or the loaded "
-        "model's].", show_default=False)] = None,
-    max_len: Annotated[Optional[int], typer.Option(
-        "--max-len", min=1, max=MAX_SEQ_LEN, help="Longest training sequence [default: 20, or the loaded "
-        "model's].", show_default=False)] = None,
-    save: Annotated[Optional[Path], typer.Option("--save", metavar="FILE.npz",
-                                                 help="Write the trained weights here.",
-                                                 show_default=False)] = None,
-    load: Annotated[Optional[Path], typer.Option("--load", metavar="FILE.npz",
-                                                 help="Start from these weights (their sizes, cell "
-                                                 "and decoder win over the options).",
-                                                 show_default=False)] = None,
+    lr: Annotated[
+        float,
+        typer.Option(
+            "--lr", min=1e-6, max=1.0, help="Adam learning rate at the start (cosine decay to a tenth of it)."
+        ),
+    ] = 3e-3,
+    clip: Annotated[
+        float, typer.Option("--clip", min=0.0, max=1e6, help="Global gradient-norm clip (0 = off).")
+    ] = 5.0,
+    min_len: Annotated[
+        int | None,
+        typer.Option(
+            "--min-len",
+            min=1,
+            max=MAX_SEQ_LEN,
+            help="Shortest training sequence [default: 5, or the loaded model's].",
+            show_default=False,
+        ),
+    ] = None,
+    max_len: Annotated[
+        int | None,
+        typer.Option(
+            "--max-len",
+            min=1,
+            max=MAX_SEQ_LEN,
+            help="Longest training sequence [default: 20, or the loaded model's].",
+            show_default=False,
+        ),
+    ] = None,
+    save: Annotated[
+        Path | None,
+        typer.Option(
+            "--save", metavar="FILE.npz", help="Write the trained weights here.", show_default=False
+        ),
+    ] = None,
+    load: Annotated[
+        Path | None,
+        typer.Option(
+            "--load",
+            metavar="FILE.npz",
+            help="Start from these weights (their sizes, cell and decoder win over the options).",
+            show_default=False,
+        ),
+    ] = None,
     seed: SeedOpt = 0,
     json_out: JsonOpt = False,
     ascii_only: AsciiOpt = False,
@@ -226,7 +277,11 @@ def train_cmd(
 
 TRANSFORMER_HELP = """Train a tiny Transformer live and watch its heads learn.
 
-An encoder-decoder Transformer (self-attention, masked self-attention, cross-attention, 2 heads, 2+2 pre-norm layers) learns the task in about a minute; it is scored by source length on the RNN lab's held-out sequences, its heads are measured on one example (each with a sentence saying what it does), and the same model is trained without positional encodings to show what order costs. --rnn adds the fixed-context and attention RNNs to the same table and plot.
+An encoder-decoder Transformer (self-attention, masked self-attention, cross-attention, 2 heads, 2+2 \
+pre-norm layers) learns the task in about a minute; it is scored by source length on the RNN lab's held-out \
+sequences, its heads are measured on one example (each with a sentence saying what it does), and the same \
+model is trained without positional encodings to show what order costs. --rnn adds the fixed-context and \
+attention RNNs to the same table and plot.
 """
 
 
@@ -240,14 +295,14 @@ def transformer_cmd(
     positions_run: Annotated[bool, typer.Option(
         "--positions-experiment/--no-positions-experiment",
         help="Also train the same Transformer without positional encodings.")] = True,
-    digits: Annotated[Optional[str], typer.Option(
+    digits: Annotated[str | None, typer.Option(
         "--digits", metavar="DIGITS", help="The example the heads are shown on, e.g. 31415926 "
         "(default: 12 random digits).", show_default=False)] = None,
-    save: Annotated[Optional[list[Path]], typer.Option(
+    save: Annotated[list[Path] | None, typer.Option(
         "--save", metavar="PATH", help="Write FILE.npz (the trained weights, for --load), "
         "FILE.txt/.svg/.html (every head drawn with its sentence) or a folder (one .json per head, "
         "for `attn-tutor heatmap --from`); may be given more than once.", show_default=False)] = None,
-    load: Annotated[Optional[Path], typer.Option(
+    load: Annotated[Path | None, typer.Option(
         "--load", metavar="FILE.npz", help="Score a Transformer saved with --save instead of "
         "training one.", show_default=False)] = None,
     dropout: Annotated[float, typer.Option(
@@ -280,7 +335,8 @@ def scaling_cmd(
                                         "the fastest counts.")] = 3,
     seed: Annotated[int, typer.Option("--seed", min=0, max=MAX_SEED, help="Seed for Q, K, V.")] = 0,
     float64: Annotated[bool, typer.Option("--float64", help="Use float64 (default float32).")] = False,
-    as_json: Annotated[bool, typer.Option("--json", help="Print the results as JSON (schema: attn-tutor lab --schema).")] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the results as JSON (schema: attn-tutor lab "
+                                                         "--schema).")] = False,
 ) -> None:
     _run("scaling", lambda: _module("scaling").from_options(
         min_n=min_n, max_n=max_n, d=d, repeat=repeat, seed=seed,
@@ -292,11 +348,16 @@ def saturation_cmd(
     min_d: Annotated[int, typer.Option("--min-d", min=1, max=4096, help="Smallest d_k.")] = 2,
     max_d: Annotated[int, typer.Option("--max-d", min=1, max=4096, help="Largest d_k (doubling).")] = 512,
     keys: Annotated[int, typer.Option("--keys", min=2, max=1000, help="Keys per softmax.")] = 10,
-    samples: Annotated[int, typer.Option("--samples", min=2, max=1_000_000, help="(q, k) pairs for the "
-                                         "variance, per d_k.")] = 20_000,
-    trials: Annotated[int, typer.Option("--trials", min=1, max=100_000, help="Softmaxes averaged per d_k.")] = 2_000,
+    samples: Annotated[
+        int, typer.Option("--samples", min=2, max=1_000_000, help="(q, k) pairs for the variance, per d_k.")
+    ] = 20_000,
+    trials: Annotated[
+        int, typer.Option("--trials", min=1, max=100_000, help="Softmaxes averaged per d_k.")
+    ] = 2_000,
     seed: Annotated[int, typer.Option("--seed", min=0, max=MAX_SEED, help="Seed of the random q and k.")] = 0,
-    as_json: Annotated[bool, typer.Option("--json", help="Print the results as JSON (schema: attn-tutor lab --schema).")] = False,
+    as_json: Annotated[
+        bool, typer.Option("--json", help="Print the results as JSON (schema: attn-tutor lab --schema).")
+    ] = False,
 ) -> None:
     _run("saturation", lambda: _module("saturation").from_options(
         min_d=min_d, max_d=max_d, keys=keys, samples=samples, trials=trials, seed=seed),

@@ -9,11 +9,14 @@ Learn screen; otherwise (or with ``--plain``) it is printed as plain text.
 from __future__ import annotations
 
 import sys
-from typing import TYPE_CHECKING, Annotated, Optional
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from tutor import terminal  # its functions looked up per call (tests replace them)
 from tutor.errors import UserError, user_errors
+from tutor.limits import shorten
+from tutor.names import resolve
 
 if TYPE_CHECKING:
     from datetime import datetime
@@ -28,7 +31,7 @@ QA = "qa"
 
 
 def command(
-    lesson_id: Annotated[Optional[str], typer.Argument(
+    lesson_id: Annotated[str | None, typer.Argument(
         metavar="[ID]", show_default=False,
         help="Lesson id or section number (omit it to list the lessons; 'exam' for the "
              "revision cards, 'qa' for every question students asked).")] = None,
@@ -44,13 +47,12 @@ def run(lesson_id: str | None, *, plain: bool = False, exam: bool = False) -> No
     """The command's work, as a plain function (the CLI wraps it in the one-line error handler)."""
     found = None if lesson_id is None else find_lesson(lesson_id)
     if exam and found not in (None, EXAM):
-        from tutor.limits import shorten
-
         raise UserError(f"give a lesson id or --exam, not both (got {shorten(lesson_id)} and --exam)")
-    if exam or found in (EXAM, QA):
+    if exam or isinstance(found, str):  # the exam page or the Q&A
+        # deferred: keeps `attn-tutor --help` and `trace qkv --json` lean
         from tutor.render.documents import exam_document, qa_document
 
-        page = EXAM if exam else found
+        page = EXAM if exam or found == EXAM else QA
         if _open_tui(page, plain):
             return
         _show(exam_document() if page == EXAM else qa_document())
@@ -64,8 +66,7 @@ def run(lesson_id: str | None, *, plain: bool = False, exam: bool = False) -> No
 def find_lesson(key: str) -> Lesson | str:
     """A lesson by id (any case) or section number, or the page ``exam`` / ``qa``;
     :class:`UserError` with "did you mean …" otherwise."""
-    from tutor.content import load_lessons
-    from tutor.names import resolve
+    from tutor.content import load_lessons  # deferred: keeps `attn-tutor --help` and `trace qkv --json` lean
 
     lessons = load_lessons()
     text = key.strip()
@@ -73,23 +74,23 @@ def find_lesson(key: str) -> Lesson | str:
         for lesson in lessons:
             if int(text) == lesson.section:
                 return lesson
-    name = resolve(key, [l.id for l in lessons] + [EXAM, QA], "lesson",
+    name = resolve(key, [lesson.id for lesson in lessons] + [EXAM, QA], "lesson",
                    f"Run `attn-tutor lesson` to list them (or give a section number 1-{len(lessons)}).")
-    return next((l for l in lessons if l.id == name), name)
+    return next((lesson for lesson in lessons if lesson.id == name), name)
 
 
 def listing() -> str:
     """One line per lesson (✓ when opened, section, id, title), then a short footer."""
-    from tutor.content import load_lessons
+    from tutor.content import load_lessons  # deferred: keeps `attn-tutor --help` and `trace qkv --json` lean
 
     lessons = load_lessons()
     opened = lessons_opened()
-    width = max(len(l.id) for l in lessons)
+    width = max(len(lesson.id) for lesson in lessons)
     lines = [f"  {'§':>2}  {'id':<{width}}  title"]
-    for l in lessons:
-        mark = "✓" if l.id in opened else " "
-        lines.append(f"{mark} {l.section:>2}  {l.id:<{width}}  {l.title}")
-    done = sum(l.id in opened for l in lessons)
+    for lesson in lessons:
+        mark = "✓" if lesson.id in opened else " "
+        lines.append(f"{mark} {lesson.section:>2}  {lesson.id:<{width}}  {lesson.title}")
+    done = sum(lesson.id in opened for lesson in lessons)
     lines += [
         "",
         f"{done} of {len(lessons)} opened (✓).",
@@ -101,6 +102,7 @@ def listing() -> str:
 
 def show_lesson(lesson: Lesson, *, plain: bool = False) -> None:
     """Show one lesson (the TUI's Learn screen on a terminal, plain text otherwise)."""
+    # deferred: keeps `attn-tutor --help` and `trace qkv --json` lean
     from tutor.render.documents import lesson_document
 
     if _open_tui(lesson.id, plain):
@@ -112,11 +114,9 @@ def show_lesson(lesson: Lesson, *, plain: bool = False) -> None:
 
 def _open_tui(page: str, plain: bool) -> bool:
     """Open the TUI's Learn screen on ``page`` when we are on a terminal; True if it ran."""
-    from tutor.terminal import is_interactive
-
-    if plain or not is_interactive():
+    if plain or not terminal.is_interactive():
         return False
-    from tutor.app import StartAt, run_app
+    from tutor.app import StartAt, run_app  # deferred: loads textual (start-up time)
 
     run_app(StartAt("learn", page))
     return True
@@ -128,7 +128,7 @@ def _open_tui(page: str, plain: bool) -> bool:
 def lessons_opened() -> dict[str, datetime]:
     """Lesson id → when it was last opened; empty if the progress store cannot be read."""
     try:
-        from tutor.store import StoreError, open_store
+        from tutor.store import StoreError, open_store  # deferred: loads rich (start-up time)
     except ImportError:  # lessons work without a progress store
         return {}
     try:
@@ -145,8 +145,8 @@ def lessons_opened() -> dict[str, datetime]:
 def mark_opened(lesson_id: str) -> None:
     """Record that a lesson was shown; a store that cannot save it says so in one line."""
     try:
-        from tutor.store import StoreError, open_store
-    except ImportError:
+        from tutor.store import StoreError, open_store  # deferred: loads rich (start-up time)
+    except ImportError:  # lessons work without a progress store
         return
     try:
         with open_store() as store:
@@ -165,6 +165,7 @@ def _warn(messages: list[str]) -> None:
 
 def _show(markdown: str) -> None:
     """Plain text for pipes, files and screen readers (terminals get the TUI instead)."""
+    # deferred: keeps `attn-tutor --help` and `trace qkv --json` lean
     from tutor.render.lesson import plain_text
 
     typer.echo(plain_text(markdown), nl=False)

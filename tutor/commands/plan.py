@@ -2,30 +2,48 @@
 
 from __future__ import annotations
 
+import sys
+from datetime import date
 from typing import Annotated
 
 import typer
 
-NAME = "plan"
-HELP = """A day-by-day plan from today to your exam: cards FSRS has due, lessons not opened yet, weak topics (mastery below 60%) and structured-question papers not yet sat, fitted to the minutes you have each day.
+from tutor.errors import UserError, user_errors
+from tutor.limits import PLAN_MINUTES
 
-The exam date and minutes are remembered (the full-screen tutor's Home shows today's part), so later runs need no options; studying changes your progress, so each run re-plans. --json prints the plan (schema: attn-tutor plan --schema).
+NAME = "plan"
+HELP = """A day-by-day plan from today to your exam: cards FSRS has due, lessons not opened yet, weak \
+topics (mastery below 60%) and structured-question papers not yet sat, fitted to the minutes you have each \
+day.
+
+The exam date and minutes are remembered (the full-screen tutor's Home shows today's part), so later runs \
+need no options; studying changes your progress, so each run re-plans. --json prints the plan (schema: \
+attn-tutor plan --schema).
 """
 
 
 def command(
-    exam: Annotated[str | None, typer.Option("--exam", metavar="YYYY-MM-DD",
-                                             help="The exam date (remembered).")] = None,
-    minutes: Annotated[int | None, typer.Option("--minutes", metavar="N",
-                                                help="Minutes a day to revise, 10-600 (default 60; remembered).")] = None,
-    today: Annotated[str | None, typer.Option("--today", metavar="YYYY-MM-DD",
-                                              help="Plan as if today were this date.")] = None,
-    json_out: Annotated[bool, typer.Option("--json", help="Print JSON (schema: attn-tutor plan --schema).")] = False,
-    schema: Annotated[bool, typer.Option("--schema", help="Print the schema of --json (Markdown) and exit.")] = False,
+    exam: Annotated[
+        str | None, typer.Option("--exam", metavar="YYYY-MM-DD", help="The exam date (remembered).")
+    ] = None,
+    minutes: Annotated[
+        int | None,
+        typer.Option(
+            "--minutes", metavar="N", help="Minutes a day to revise, 10-600 (default 60; remembered)."
+        ),
+    ] = None,
+    today: Annotated[
+        str | None, typer.Option("--today", metavar="YYYY-MM-DD", help="Plan as if today were this date.")
+    ] = None,
+    json_out: Annotated[
+        bool, typer.Option("--json", help="Print JSON (schema: attn-tutor plan --schema).")
+    ] = False,
+    schema: Annotated[
+        bool, typer.Option("--schema", help="Print the schema of --json (Markdown) and exit.")
+    ] = False,
 ) -> None:
-    from tutor.errors import user_errors
-
     if schema:
+        # deferred: keeps `attn-tutor --help` and `trace qkv --json` lean
         from tutor.render.documents import json_schema
 
         typer.echo(json_schema(NAME), nl=False)
@@ -35,10 +53,6 @@ def command(
 
 
 def _date(text: str, flag: str):
-    from datetime import date
-
-    from tutor.errors import UserError
-
     try:
         return date.fromisoformat(text.strip())
     except ValueError:
@@ -46,16 +60,13 @@ def _date(text: str, flag: str):
 
 
 def run(*, exam: str | None, minutes: int | None, today: str | None, json_out: bool) -> None:
-    import json
-    import sys
-    from datetime import date
+    import json  # deferred: keeps `attn-tutor --help` lean
 
-    from tutor.errors import UserError
+    # deferred: keeps `attn-tutor --help` and `trace qkv --json` lean
     from tutor.exam.plan import plan_from_store, render_text, save_exam, saved_exam
-    from tutor.limits import PLAN_MINUTES
-    from tutor.render.safe import clean
-    from tutor.store import open_store
-    from tutor.store.papers import attempted_questions
+    from tutor.render.safe import clean  # deferred: loads rich (start-up time)
+    from tutor.store import open_store  # deferred: loads rich (start-up time)
+    from tutor.store.papers import attempted_questions  # deferred: loads rich (start-up time)
 
     low, high = PLAN_MINUTES
     if minutes is not None and not low <= minutes <= high:

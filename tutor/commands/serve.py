@@ -11,6 +11,8 @@ from typing import Annotated
 
 import typer
 
+from tutor.errors import fail, user_errors
+
 NAME = "serve"
 INSTALL_HINT = "pip install textual-serve"
 """What to run when textual-serve is missing: the same words in --help, the error and README."""
@@ -26,14 +28,21 @@ it to: this module imports only typer at the top)."""
 
 
 def command(
-    host: Annotated[str, typer.Option(help="Interface to bind; anything but localhost is reachable by others.")] = "localhost",
+    host: Annotated[
+        str, typer.Option(help="Interface to bind; anything but localhost is reachable by others.")
+    ] = "localhost",
     port: Annotated[int, typer.Option(min=1, max=65535, help="TCP port.")] = 8000,
-    max_sessions: Annotated[int, typer.Option(
-        "--max-sessions", min=1, max=200, metavar="N",
-        help="Browser tabs served at once; each runs its own tutor (about 150-250 MB).")] = MAX_SESSIONS,
+    max_sessions: Annotated[
+        int,
+        typer.Option(
+            "--max-sessions",
+            min=1,
+            max=200,
+            metavar="N",
+            help="Browser tabs served at once; each runs its own tutor (about 150-250 MB).",
+        ),
+    ] = MAX_SESSIONS,
 ) -> None:
-    from tutor.errors import fail, user_errors
-
     try:
         import textual_serve.server  # noqa: F401
     except ImportError:
@@ -43,6 +52,7 @@ def command(
 
 def run(host: str, port: int, max_sessions: int = MAX_SESSIONS) -> None:
     """Check the host, warn when it is reachable by others, serve until Ctrl-C."""
+    # deferred: loads textual_serve (start-up time)
     from tutor.serve import LockedServer, app_command, check_host
 
     check_host(host, port)

@@ -7,10 +7,14 @@ from typing import Annotated
 
 import typer
 
-NAME = "sheet"
-HELP = """The formula sheet: every formula of the lecture with its symbols, shapes and section, and a notation map for the notes' overloaded symbols (H_t^(d) and S_t; W_O and W^O; W_Q and W_K in §5 versus §8).
+from tutor.errors import UserError, user_errors
 
-Plain text by default (or say --plain); --markdown, or --html for a page that prints on two A4 pages. -o FILE writes to a file (its suffix .txt, .md or .html picks the format when no flag does).
+NAME = "sheet"
+HELP = """The formula sheet: every formula of the lecture with its symbols, shapes and section, and a \
+notation map for the notes' overloaded symbols (H_t^(d) and S_t; W_O and W^O; W_Q and W_K in §5 versus §8).
+
+Plain text by default (or say --plain); --markdown, or --html for a page that prints on two A4 pages. -o \
+FILE writes to a file (its suffix .txt, .md or .html picks the format when no flag does).
 """
 
 _SUFFIX = {".txt": "plain", ".md": "markdown", ".html": "html", ".htm": "html"}
@@ -23,16 +27,15 @@ def command(
     output: Annotated[Path | None, typer.Option("--output", "-o", metavar="FILE",
                                                 help="Write to FILE instead of the screen.")] = None,
 ) -> None:
-    from tutor.errors import user_errors
-
     user_errors(run)(markdown=markdown, html=html, output=output, plain=plain)
 
 
 def run(*, markdown: bool, html: bool, output: Path | None, plain: bool = False) -> None:
-    from tutor.errors import UserError
-    from tutor import atomic
+    from tutor import atomic  # deferred: keeps `attn-tutor --help` and `trace qkv --json` lean
+
+    # deferred: keeps `attn-tutor --help` and `trace qkv --json` lean
     from tutor.exam.sheet import render_html, render_markdown, render_plain
-    from tutor.render.safe import shown_path
+    from tutor.render.safe import shown_path  # deferred: loads rich (start-up time)
 
     given = [flag for flag, on in (("--plain", plain), ("--markdown", markdown), ("--html", html)) if on]
     if len(given) > 1:

@@ -6,10 +6,16 @@ command, so ``attn-tutor --help`` stays fast.
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated
 
 import typer
+
+from tutor import terminal  # its functions looked up per call (tests replace them)
+from tutor.errors import UserError, user_errors
+from tutor.limits import MAX_SEED
+from tutor.names import resolve
 
 NAME = "trace"
 HELP = ("Step through a worked example number by number (--plain, --json, --markdown, --set), "
@@ -19,7 +25,7 @@ FORMATS = ("plain", "json", "markdown")
 
 
 def command(
-    name: Annotated[Optional[str], typer.Argument(
+    name: Annotated[str | None, typer.Argument(
         help="Trace to show (omit it to list them all).", show_default=False)] = None,
     plain: Annotated[bool, typer.Option(
         "--plain", help="Print every step as plain ASCII text (no colour, no boxes).")] = False,
@@ -27,16 +33,16 @@ def command(
         "--json", help="Print the trace as JSON (schema: attn-tutor trace --schema).")] = False,
     markdown: Annotated[bool, typer.Option(
         "--markdown", help="Print the trace as Markdown to keep in your notes.")] = False,
-    step: Annotated[Optional[int], typer.Option(
+    step: Annotated[int | None, typer.Option(
         "--step", "-s", help="Show only step N (1 = first).", show_default=False)] = None,
-    sets: Annotated[Optional[list[str]], typer.Option(
+    sets: Annotated[list[str] | None, typer.Option(
         "--set", metavar="NAME=VALUE",
         help="Override an input: a number, a vector '1,0,-1', a matrix '1,0; 0,1' or JSON. "
              "Repeatable.", show_default=False)] = None,
-    file: Annotated[Optional[Path], typer.Option(
+    file: Annotated[Path | None, typer.Option(
         "--file", "-f", help="Read inputs from a TOML file of NAME = value lines.",
         show_default=False)] = None,
-    output: Annotated[Optional[Path], typer.Option(
+    output: Annotated[Path | None, typer.Option(
         "--output", "-o", help="Write to this file instead of the terminal (.md → Markdown, "
                                ".json → JSON, otherwise plain text).", show_default=False)] = None,
     inputs: Annotated[bool, typer.Option(
@@ -48,24 +54,23 @@ def command(
         "--practice", help="Do the steps yourself: some values are blank, you type them and "
                            "each is checked and diagnosed. With --plain: one answer per line "
                            "from stdin (:hint, :skip, :quit).")] = False,
-    level: Annotated[Optional[int], typer.Option(
+    level: Annotated[int | None, typer.Option(
         "--level", metavar="N", help="With --practice: the fading level (0 shows every value; "
                                      "each level blanks one more step from the end); it is "
                                      "stored for next time.", show_default=False)] = None,
-    seed: Annotated[Optional[int], typer.Option(
+    seed: Annotated[int | None, typer.Option(
         "--seed", metavar="S", help="With --practice: fresh numbers drawn with this seed (the "
                                     "first practice of a trace uses the notes' numbers).",
         show_default=False)] = None,
     # --check: the student's own numbers, marked and diagnosed (tutor/render/check.py)
-    checks: Annotated[Optional[list[str]], typer.Option(
+    checks: Annotated[list[str] | None, typer.Option(
         "--check", metavar="VALUE=NUMBERS",
         help="Check your own number(s) for a value of the trace, e.g. weights=0.47,0.26,0.26: "
              "correct, or which catalogued mistake gives them. Repeatable; with --json, as JSON.",
         show_default=False)] = None,
 ) -> None:
-    from tutor.errors import user_errors
-
     if schema:
+        # deferred: keeps `attn-tutor --help` and `trace qkv --json` lean
         from tutor.render.documents import json_schema
 
         typer.echo(json_schema(NAME), nl=False)
@@ -90,8 +95,6 @@ def run(name: str | None, *, plain: bool = False, as_json: bool = False, markdow
         step: int | None = None, sets: list[str] | None = None, file: Path | None = None,
         output: Path | None = None, inputs: bool = False) -> None:
     """The command's work, as a plain function (the CLI wraps it in the one-line error handler)."""
-    from tutor.errors import UserError
-
     chosen = [f for f, on in zip(FORMATS, (plain, as_json, markdown)) if on]
     if len(chosen) > 1:
         raise UserError("choose one of --plain, --json and --markdown, not " + " and ".join(
@@ -102,32 +105,30 @@ def run(name: str | None, *, plain: bool = False, as_json: bool = False, markdow
         if sets or file or step is not None or inputs:
             raise UserError("name a trace to use --set, --file, --step or --inputs "
                             "(run `attn-tutor trace` to list them)")
-        from engine.traces import list_traces
+        from engine.traces import list_traces  # deferred: loads numpy (start-up time)
 
         traces = list_traces()
         if fmt is None and output is None and _on_terminal():
-            from tutor.render.catalog import traces_table
+            from tutor.render.catalog import traces_table  # deferred: loads numpy, rich (start-up time)
 
             _console().print(traces_table(traces))
             return
-        from tutor.render.catalog import traces_text
+        from tutor.render.catalog import traces_text  # deferred: loads numpy, rich (start-up time)
 
         _emit(traces_text(traces, fmt), output)
         return
 
-    from engine.traces import build, input_specs, list_traces
-
-    from tutor.names import resolve
+    from engine.traces import build, input_specs, list_traces  # deferred: loads numpy (start-up time)
 
     name = resolve(name, [t.name for t in list_traces()], "trace",
                    "Run `attn-tutor trace` to list them.")
     if inputs:
-        from tutor.render.catalog import inputs_text
+        from tutor.render.catalog import inputs_text  # deferred: loads numpy, rich (start-up time)
 
         _emit(inputs_text(name, input_specs(name), fmt), output)
         return
 
-    from tutor.inputs import gather_inputs
+    from tutor.inputs import gather_inputs  # deferred: loads rich (start-up time)
 
     overrides = gather_inputs(sets, file)
     on_terminal = _on_terminal()
@@ -137,15 +138,15 @@ def run(name: str | None, *, plain: bool = False, as_json: bool = False, markdow
                         f"expected a number from 1 to {len(trace.steps)}")
 
     if fmt == "json":
-        from tutor.render.catalog import trace_json
+        from tutor.render.catalog import trace_json  # deferred: loads numpy, rich (start-up time)
 
         _emit(trace_json(trace, step), output)
     elif fmt == "markdown":
-        from tutor.render.markdown import render_markdown
+        from tutor.render.markdown import render_markdown  # deferred: loads numpy, rich (start-up time)
 
         _emit(render_markdown(trace, step), output)
     elif fmt == "plain" or output is not None or not on_terminal:
-        from tutor.render.plain import render_plain
+        from tutor.render.plain import render_plain  # deferred: loads numpy, rich (start-up time)
 
         _emit(render_plain(trace, step), output)
     elif step is not None:
@@ -157,10 +158,6 @@ def run(name: str | None, *, plain: bool = False, as_json: bool = False, markdow
 def run_practice(name: str | None, *, practice: bool, level: int | None, seed: int | None,
                  plain: bool, others: dict[str, bool]) -> None:
     """``--practice``: the TUI's trace screen in practice on a terminal, else the line front end."""
-    import sys
-
-    from tutor.errors import UserError
-
     if not practice:
         raise UserError("--level and --seed go with --practice (attn-tutor trace NAME --practice)")
     clash = [flag for flag, on in others.items() if on]
@@ -168,16 +165,16 @@ def run_practice(name: str | None, *, practice: bool, level: int | None, seed: i
         raise UserError(f"--practice cannot be combined with {', '.join(clash)}")
     if name is None:
         raise UserError("name a trace to practise (run `attn-tutor trace` to list them)")
-    from engine.traces import list_traces
-
-    from tutor.limits import MAX_SEED
-    from tutor.names import resolve
+    from engine.traces import list_traces  # deferred: loads numpy (start-up time)
 
     name = resolve(name, [t.name for t in list_traces()], "trace",
                    "Run `attn-tutor trace` to list them.")
     if seed is not None and not 0 <= seed <= MAX_SEED:
         raise UserError(f"--seed {seed}: expected a whole number from 0 to {MAX_SEED}")
+    # deferred: keeps `attn-tutor --help` and `trace qkv --json` lean
     from tutor.practice.content import load_plan
+
+    # deferred: keeps `attn-tutor --help` and `trace qkv --json` lean
     from tutor.practice.levels import check_level
 
     if level is not None:
@@ -186,16 +183,16 @@ def run_practice(name: str | None, *, practice: bool, level: int | None, seed: i
         except ValueError as exc:
             raise UserError(str(exc)) from None
     if not plain and _on_terminal():
-        from tutor.app import StartAt, run_app
-        from tutor.practice.tasks import PracticeStart
+        from tutor.app import StartAt, run_app  # deferred: loads textual (start-up time)
+        from tutor.practice.tasks import PracticeStart  # deferred: loads numpy, rich (start-up time)
 
         run_app(StartAt("trace", name, practice=PracticeStart(level, seed)))
         return
 
-    from tutor.practice.plain import run_lines
-    from tutor.practice.session import PracticeSession
-    from tutor.quiz.plain import LineReader, make_out
-    from tutor.store import StoreError, open_store
+    from tutor.practice.plain import run_lines  # deferred: loads numpy, rich (start-up time)
+    from tutor.practice.session import PracticeSession  # deferred: loads numpy, rich (start-up time)
+    from tutor.quiz.plain import LineReader, make_out  # deferred: loads rich (start-up time)
+    from tutor.store import StoreError, open_store  # deferred: loads rich (start-up time)
 
     store = open_store()
     for warning in store.warnings:
@@ -222,8 +219,6 @@ def run_checks(name: str | None, checks: list[str], *, plain: bool = False, as_j
     A wrong number is a normal result (exit 0); a check that cannot be read (no ``=``, not a
     number, an unknown value, the wrong count) is a :class:`UserError` (exit 2).
     """
-    from tutor.errors import UserError
-
     if name is None:
         raise UserError("name a trace to check numbers against, e.g. "
                         "attn-tutor trace qkv --check weights=0.47,0.26,0.26")
@@ -231,17 +226,16 @@ def run_checks(name: str | None, checks: list[str], *, plain: bool = False, as_j
         raise UserError("--check prints text or --json, not --markdown")
     if plain and as_json:
         raise UserError("choose one of --plain and --json, not both")
-    from engine.traces import list_traces
-
-    from tutor.inputs import gather_inputs
-    from tutor.names import resolve
-    from tutor.typed import parse_check
+    from engine.traces import list_traces  # deferred: loads numpy (start-up time)
+    from tutor.inputs import gather_inputs  # deferred: loads rich (start-up time)
+    from tutor.typed import parse_check  # deferred: loads rich (start-up time)
 
     name = resolve(name, [t.name for t in list_traces()], "trace",
                    "Run `attn-tutor trace` to list them.")
     overrides = gather_inputs(sets, file)
-    from engine.mistakes import diagnose
+    from engine.mistakes import diagnose  # deferred: loads numba (start-up time)
 
+    # deferred: loads numpy, rich (start-up time)
     from tutor.render.check import checks_json, checks_renderable, checks_text
 
     results = []
@@ -261,7 +255,7 @@ def run_checks(name: str | None, checks: list[str], *, plain: bool = False, as_j
 
 def show_interactive(trace, overrides: dict) -> None:
     """On a terminal: the TUI's trace screen, on these very inputs."""
-    from tutor.app import StartAt, run_app
+    from tutor.app import StartAt, run_app  # deferred: loads textual (start-up time)
 
     run_app(StartAt("trace", trace.name, trace_inputs=overrides))
 
@@ -270,21 +264,17 @@ def show_interactive(trace, overrides: dict) -> None:
 
 
 def _on_terminal() -> bool:
-    from tutor.terminal import is_interactive
-
-    return is_interactive()
+    return terminal.is_interactive()
 
 
 def _console():
-    from rich.console import Console
+    from rich.console import Console  # deferred: loads rich (start-up time)
 
-    from tutor.terminal import use_color
-
-    return Console(no_color=not use_color(), highlight=False)
+    return Console(no_color=not terminal.use_color(), highlight=False)
 
 
 def _print_rich_step(trace, step: int) -> None:
-    from tutor.render.rich_view import step_panel
+    from tutor.render.rich_view import step_panel  # deferred: loads numpy, rich (start-up time)
 
     _console().print(step_panel(trace, step - 1))
 
@@ -300,9 +290,8 @@ def _emit(text: str, output: Path | None) -> None:
     if output is None:
         typer.echo(text, nl=not text.endswith("\n"))
         return
-    from tutor import atomic
-    from tutor.errors import UserError
-    from tutor.render.safe import shown_path
+    from tutor import atomic  # deferred: keeps `attn-tutor --help` and `trace qkv --json` lean
+    from tutor.render.safe import shown_path  # deferred: loads rich (start-up time)
 
     try:
         atomic.write_text(output, text)

@@ -19,6 +19,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tutor import atomic
+from tutor.content import load_exam_cards, load_qa
+from tutor.exam.model import load_questions
+from tutor.exam.paper import instantiate
 from tutor.render.safe import shown_path
 
 DECK_ID = 1_864_230_514  # fixed: re-imports land in the same deck
@@ -43,10 +46,7 @@ def _para(text: str) -> str:
 
 def collect() -> list[Item]:
     """Every exportable item, in a fixed order (cards, Q&A, quiz bank, mark schemes)."""
-    from tutor.content import load_exam_cards, load_qa
-    from tutor.exam.model import load_questions
-    from tutor.exam.paper import instantiate
-    from tutor.quiz.bank import load_bank
+    from tutor.quiz.bank import load_bank  # looked up per call: tests replace it
 
     items: list[Item] = []
     for c in load_exam_cards():
@@ -54,8 +54,8 @@ def collect() -> list[Item]:
                 f"Key formula:\n{c.key_formula.strip()}\n\nTop pitfall: {_para(c.top_pitfall)}")
         items.append(Item(c.id, "exam-card", c.lesson, f"{c.title}: {_para(c.self_check)}", back,
                           (c.id,)))
-    for q in load_qa():
-        items.append(Item(q.id, "qa", q.lesson, _para(q.question), _para(q.answer)))
+    for qa in load_qa():
+        items.append(Item(qa.id, "qa", qa.lesson, _para(qa.question), _para(qa.answer)))
     for q in load_bank():
         front = q.prompt.strip()
         if q.kind == "mcq":
@@ -69,19 +69,20 @@ def collect() -> list[Item]:
     for spec in load_questions():
         question = instantiate(spec, 0)
         for part in question.parts:
-            front = f"{spec.title} ({part.marks} mark{'s' * (part.marks != 1)})\n{question.stem}\n\n{part.prompt}"
-            back = []
+            front = (f"{spec.title} ({part.marks} "
+                     f"mark{'s' * (part.marks != 1)})\n{question.stem}\n\n{part.prompt}")
+            scheme: list[str] = []
             if part.kind == "text":
-                back.append("Mark scheme (1 mark each, up to "
+                scheme.append("Mark scheme (1 mark each, up to "
                             f"{part.marks}):\n" + "\n".join(f"• {p}" for p in part.spec.points))
             elif part.spec.method:
-                back.append(f"Follow-through: {part.spec.method} method mark"
+                scheme.append(f"Follow-through: {part.spec.method} method mark"
                             f"{'s' * (part.spec.method != 1)} for correct working from your own "
                             "earlier answer.")
-            back.append("Model answer:\n" + "\n".join(part.model_answer))
-            back.append("Common mistakes:\n" + "\n".join(f"• {m}" for m in part.spec.mistakes))
+            scheme.append("Model answer:\n" + "\n".join(part.model_answer))
+            scheme.append("Common mistakes:\n" + "\n".join(f"• {m}" for m in part.spec.mistakes))
             items.append(Item(f"{spec.id}:{part.letter}", "mark-scheme", spec.section, front,
-                              "\n\n".join(back), spec.exam_topics))
+                              "\n\n".join(scheme), spec.exam_topics))
     return items
 
 
@@ -96,7 +97,7 @@ def write_anki(items: Sequence[Item], path: str | Path) -> int:
     Raises:
         OSError: the deck could not be written (the disk is full...); ``path`` is as it was.
     """
-    import genanki
+    import genanki  # deferred: loads genanki (start-up time)
 
     model = genanki.Model(
         MODEL_ID, "attn-tutor (front/back)",

@@ -178,7 +178,7 @@ def _diagnose(part: ExamPart, value: Value, text: str,
     if step.relink is not None and wrong and all(v is not None for v, _ in used.values()):
         names = dict(zip(part.uses, step.uses))
         try:
-            tries.append((step.relink({names[u]: v for u, (v, _) in used.items()}),
+            tries.append((step.relink({names[u]: v for u, (v, _) in used.items() if v is not None}),
                           ", ".join(f"({u}) = {show(v)}" for u, v in wrong.items())))
         except (ValueError, TypeError, ZeroDivisionError, OverflowError):
             pass
@@ -222,7 +222,9 @@ def mark_text(part: ExamPart, ticked: Iterable[int]) -> PartMark:
     if bad:
         raise AnswerError(f"Point {bad[0] + 1} is not in the scheme; tick 1–{len(points)}.")
     earned = min(len(chosen), part.marks)
-    extra = f" ({len(chosen)} points ticked; the part is worth {part.marks})" if len(chosen) > part.marks else ""
+    extra = (
+        f" ({len(chosen)} points ticked; the part is worth {part.marks})" if len(chosen) > part.marks else ""
+    )
     return PartMark(part.letter, earned, part.marks, "self-marked",
                     f"Self-marked: {earned} of {part.marks}{extra}.", ticked=chosen)
 
@@ -263,8 +265,12 @@ def mark_question(question: ExamQuestion, answers: Mapping[str, object]) -> Ques
         if part.kind == "text":
             marks.append(mark_text(part, given or ()))  # type: ignore[arg-type]
             continue
-        text = "" if isinstance(given, (float, tuple)) or given is None else str(given)
-        value = given if text == "" else parse_answer(part, text)
+        value: Value | None
+        if isinstance(given, (float, tuple)) or given is None:  # a value already read
+            text, value = "", given
+        else:  # the typed text ("" is a blank answer)
+            text = str(given)
+            value = parse_answer(part, text)
         m = mark_numeric(part, value, earlier, text)
         earlier[part.letter] = (value, m.status == "right")
         marks.append(m)

@@ -49,6 +49,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
+import lessons
 from tutor.content import EXAM_TOPICS, LESSON_IDS
 from tutor.content_schema import ContentError
 
@@ -112,8 +113,6 @@ class QuestionSpec:
 
 
 def default_root() -> Path:
-    import lessons
-
     return Path(lessons.ROOT) / "exam" / "questions"
 
 
@@ -264,9 +263,10 @@ def _parse_part(where: str, letter: str, raw: Any, numbers: str,
     if marks < 1:
         errors.append(f"{where}: a part is worth at least 1 mark")
     prompt = _text(raw, "prompt", where, errors)
-    if _FORMAT_SPEC.search(prompt):
+    spec = _FORMAT_SPEC.search(prompt)
+    if spec:
         errors.append(f"{where}: write a field as {{name}}, without a conversion or format "
-                      f"({_FORMAT_SPEC.search(prompt).group(0)})")
+                      f"({spec.group(0)})")
     mistakes = _texts(raw, "mistakes", where, errors)
     if not mistakes:
         errors.append(f"{where}: list at least one common mistake in 'mistakes'")

@@ -13,7 +13,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from tutor.exam.model import PartSpec, QuestionSpec, fill, load_questions
-from tutor.exam.numbers import Numbers, Step
+from tutor.exam.numbers import Numbers, Step, make
 
 DEFAULT_QUESTIONS = 3
 DEFAULT_MINUTES = 45
@@ -90,8 +90,6 @@ def instantiate(spec: QuestionSpec, seed: int = 0) -> ExamQuestion:
     if not spec.numbers:  # no maker: nothing to fill in
         return ExamQuestion(spec, int(seed), spec.stem, tuple(ExamPart(p, p.prompt) for p in spec.parts))
     if spec.numbers:
-        from tutor.exam.numbers import make
-
         numbers = make(spec.numbers, seed)
     where = f"{spec.source}: {spec.id}"
     try:

@@ -36,6 +36,7 @@ from dataclasses import dataclass, field
 from datetime import date, timedelta
 
 from tutor.content import LECTURE_SECTIONS, LESSON_IDS
+from tutor.exam.model import load_questions
 from tutor.limits import PLAN_MINUTES
 
 EXAM_LESSONS = LESSON_IDS[:LECTURE_SECTIONS]
@@ -117,9 +118,15 @@ def _mistakes(recurring: Sequence[tuple[str, str]]) -> list[Task]:
     for i in range(0, len(recurring), MISTAKES_PER_SET):
         group = recurring[i:i + MISTAKES_PER_SET]
         n = len(group)
-        out.append(Task("mistakes", f"Aimed quiz on {n} recurring mistake{'s' * (n != 1)}: "
-                                    + "; ".join(t for t, _ in group), MISTAKES_MINUTES,
-                        "attn-tutor quiz --mode mistakes", tuple(dict.fromkeys(l for _, l in group))))
+        out.append(
+            Task(
+                "mistakes",
+                f"Aimed quiz on {n} recurring mistake{'s' * (n != 1)}: " + "; ".join(t for t, _ in group),
+                MISTAKES_MINUTES,
+                "attn-tutor quiz --mode mistakes",
+                tuple(dict.fromkeys(lesson for _, lesson in group)),
+            )
+        )
     return out
 
 
@@ -188,17 +195,17 @@ def build_plan(exam: date, today: date, minutes_per_day: int, *, due: Iterable[d
     if isinstance(minutes_per_day, bool) or not isinstance(minutes_per_day, int) \
             or not low <= minutes_per_day <= high:
         raise PlanError(f"minutes per day must be {low}–{high}, got {minutes_per_day!r:.20}")
-    traces = practice
+    traces = dict(practice or {})
     mastery = dict(mastery or {})
     read = set(lessons_read)
-    lessons = [Task("lesson", f"Read lesson {LESSON_IDS.index(l) + 1}: {l}", LESSON_MINUTES,
-                    f"attn-tutor lesson {l}", (l,)) for l in EXAM_LESSONS if l not in read]
-    weak = sorted((l for l in EXAM_LESSONS if (mastery.get(l) or 0.0) < WEAK),
-                  key=lambda l: (mastery.get(l) or 0.0, LESSON_IDS.index(l)))
-    practice = [Task("practice", f"Practise {l} (mastery {round(100 * (mastery.get(l) or 0))}%)",
-                     PRACTICE_MINUTES, f"attn-tutor quiz --topic {l}", (l,)) for l in weak]
-    queue = (lessons + _mistakes(mistakes) + practice + _papers(unattempted)
-             + _traces(dict(traces or {}), exam))
+    lessons = [Task("lesson", f"Read lesson {LESSON_IDS.index(lid) + 1}: {lid}", LESSON_MINUTES,
+                    f"attn-tutor lesson {lid}", (lid,)) for lid in EXAM_LESSONS if lid not in read]
+    weak = sorted((lid for lid in EXAM_LESSONS if (mastery.get(lid) or 0.0) < WEAK),
+                  key=lambda lid: (mastery.get(lid) or 0.0, LESSON_IDS.index(lid)))
+    practise = [Task("practice", f"Practise {lid} (mastery {round(100 * (mastery.get(lid) or 0))}%)",
+                     PRACTICE_MINUTES, f"attn-tutor quiz --topic {lid}", (lid,)) for lid in weak]
+    queue = (lessons + _mistakes(mistakes) + practise + _papers(unattempted)
+             + _traces(traces, exam))
     due_by_day: dict[date, int] = {}
     for d in due:
         key = max(d, today)
@@ -252,12 +259,11 @@ def _ready(task: Task, queue: Sequence[Task], today: Sequence[Task] = ()) -> boo
 def plan_from_store(store, exam: date, today: date, minutes_per_day: int, *,
                     attempted: Iterable[str] = ()) -> Plan:
     """Gather the inputs from the progress store and the question files, then plan."""
-    from tutor.exam.model import load_questions
-    from tutor.quiz.bank import load_bank
-    from tutor.quiz.progress import compute
-    from tutor.quiz.recurring import recurring
-    from tutor.store import local_day
-    from tutor.store.practice import trace_of
+    from tutor.quiz.bank import load_bank  # looked up per call: tests replace it
+    from tutor.quiz.progress import compute  # deferred: loads rich (start-up time)
+    from tutor.quiz.recurring import recurring  # deferred: loads rich (start-up time)
+    from tutor.store import local_day  # deferred: loads rich (start-up time)
+    from tutor.store.practice import trace_of  # deferred: loads rich (start-up time)
 
     bank = load_bank()
     data = compute(store, bank)
@@ -275,11 +281,10 @@ def plan_from_store(store, exam: date, today: date, minutes_per_day: int, *,
 
 def trace_practice(store) -> dict[str, TracePractice]:
     """Every trace's practice as the plan needs it, in lecture order."""
-    from engine.traces import REGISTRY
-
-    from tutor.practice.progress import levels
-    from tutor.store import local_day
-    from tutor.store.practice import item_id
+    from engine.traces import REGISTRY  # deferred: loads numpy (start-up time)
+    from tutor.practice.progress import levels  # deferred: loads rich (start-up time)
+    from tutor.store import local_day  # deferred: loads rich (start-up time)
+    from tutor.store.practice import item_id  # deferred: loads rich (start-up time)
 
     cards = {c.question_id: c for c in store.cards()}
     out = {}
@@ -318,7 +323,7 @@ def saved_exam(store) -> tuple[date, int] | None:
     """The exam date and daily minutes last set, or None (also when the stored setting is
     malformed: the store checks it on reading, skips it and reports it, and ``attn-tutor
     check`` sets it aside — see ``tutor.store.paper_rows.SETTINGS``)."""
-    from tutor.store.papers import get_setting
+    from tutor.store.papers import get_setting  # deferred: loads rich (start-up time)
 
     value = get_setting(store, EXAM_SETTING)
     if value is None:
@@ -327,7 +332,7 @@ def saved_exam(store) -> tuple[date, int] | None:
 
 
 def save_exam(store, exam: date, minutes: int) -> None:
-    from tutor.store.papers import set_setting
+    from tutor.store.papers import set_setting  # deferred: loads rich (start-up time)
 
     set_setting(store, EXAM_SETTING, {"date": exam.isoformat(), "minutes": int(minutes)})
 

@@ -16,6 +16,8 @@ from dataclasses import dataclass
 from tutor.exam.marking import PartMark, mark_numeric, mark_text, parse_answer
 from tutor.exam.numbers import Value
 from tutor.exam.paper import ExamPart, ExamQuestion, Paper
+from tutor.store import StoreError
+from tutor.store.papers import finish_paper, record_part, start_paper
 
 
 @dataclass(frozen=True)
@@ -63,8 +65,6 @@ class PaperRun:
     def start(self) -> None:
         self._started = self.clock()
         if self.store is not None:
-            from tutor.store.papers import start_paper
-
             self.paper_id = self._save(lambda: start_paper(self.store, self.paper.time_limit_s,
                                                            self.paper.seed))
 
@@ -123,17 +123,14 @@ class PaperRun:
     def _record(self, q: ExamQuestion, part: ExamPart, mark: PartMark, response: str) -> None:
         self._marks[(q.id, part.letter)] = mark
         self._next += 1
-        if self.store is not None and self.paper_id is not None:
-            from tutor.store.papers import record_part
-
+        store, paper_id = self.store, self.paper_id
+        if store is not None and paper_id is not None:
             self._save(lambda: record_part(
-                self.store, self.paper_id, q.id, part.letter, q.spec.section, variant=q.seed,
+                store, paper_id, q.id, part.letter, q.spec.section, variant=q.seed,
                 status=mark.status, earned=mark.earned, marks=mark.marks, response=response[:500],
                 diagnoses=[n.id for n in mark.diagnoses]))
 
     def _save(self, write: Callable[[], object]):
-        from tutor.store import StoreError
-
         try:
             return write()
         except StoreError as exc:
@@ -150,10 +147,9 @@ class PaperRun:
             q, part = self.current
             mark = PartMark(part.letter, 0, part.marks, "blank", "Not reached.")
             self._record(q, part, mark, "")
-        if self.store is not None and self.paper_id is not None:
-            from tutor.store.papers import finish_paper
-
-            self._save(lambda: finish_paper(self.store, self.paper_id, status))
+        store, paper_id = self.store, self.paper_id
+        if store is not None and paper_id is not None:
+            self._save(lambda: finish_paper(store, paper_id, status))
         marks = tuple((q, tuple(self._marks[(q.id, p.letter)] for p in q.parts))
                       for q in self.paper.questions)
         return PaperResult(status, marks, self.paper_id, self.paper_id is not None and not self.save_errors)

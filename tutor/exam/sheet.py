@@ -16,6 +16,7 @@ import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
+import lessons
 from tutor.content import LECTURE_SECTIONS, LESSON_IDS
 
 TITLE = "Attention mechanisms — formula sheet (DNN Lecture 14)"
@@ -76,8 +77,6 @@ class SheetError(ValueError):
 
 
 def _path() -> Path:
-    import lessons
-
     return Path(lessons.ROOT) / "exam" / "sheet.toml"
 
 
@@ -214,6 +213,6 @@ def estimated_pages(sheet: Sheet | None = None, page: Page = PAGE) -> float:
         for f in g.formulas:
             lines += wrapped(f"{f.name}: {f.formula}") + wrapped(f.shapes, 6) + 0.3
     lines += 1.6
-    for s, m in sheet.notation:
+    for _, m in sheet.notation:
         lines += 1 + wrapped(m, 6) + 0.2
     return lines / (page.lines_per_column * page.columns)

@@ -41,7 +41,9 @@ def save_format(path: str | Path, where: str = "--save") -> str:
     suffix = Path(path).suffix.lower()
     if suffix not in SAVE_FORMATS:
         shown = repr(suffix) if suffix else "no extension"
-        raise UserError(f"{where} {shown_path(path)}: unknown file type {shown}; expected .txt, .svg or .html")
+        raise UserError(
+            f"{where} {shown_path(path)}: unknown file type {shown}; expected .txt, .svg or .html"
+        )
     return SAVE_FORMATS[suffix]
 
 

@@ -41,10 +41,22 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+from numpy.lib import format as npy
 
+from engine.trace import MAX_MAGNITUDE, fmt_num
 from tutor.errors import UserError, existing_file
-from tutor.limits import (MAX_HEATMAP_SIDE, MAX_LABEL, MAX_LABEL_FILE, MAX_MATRIX_FILE, MAX_TITLE,
-                          check_digits, check_file_size, check_nesting, read_text, shorten)
+from tutor.limits import (
+    MAX_HEATMAP_SIDE,
+    MAX_LABEL,
+    MAX_LABEL_FILE,
+    MAX_MATRIX_FILE,
+    MAX_TITLE,
+    check_digits,
+    check_file_size,
+    check_nesting,
+    read_text,
+    shorten,
+)
 
 FORMATS = (".csv", ".tsv", ".npy", ".json")
 
@@ -96,15 +108,16 @@ def check_sides(shape: tuple[int, ...], where: str) -> None:
 def check_matrix(weights: np.ndarray, where: str) -> None:
     """2-D, not empty, finite — or one line saying which cell is not."""
     if weights.ndim != 2:
-        raise UserError(f"{where}: got a {weights.ndim}-D array of shape {tuple(weights.shape)}; expected a 2-D matrix (rows, cols)")
+        raise UserError(f"{where}: got a {weights.ndim}-D array of shape {tuple(weights.shape)}; expected a "
+                        "2-D matrix (rows, cols)")
     if weights.size == 0:
-        raise UserError(f"{where}: the matrix is empty (shape {tuple(weights.shape)}); expected at least one row and column")
+        raise UserError(f"{where}: the matrix is empty (shape {tuple(weights.shape)}); expected at least one "
+                        "row and column")
     check_sides(weights.shape, where)
     bad = np.argwhere(~np.isfinite(weights))
     if len(bad):
         i, j = bad[0]
         raise UserError(f"{where}: row {i + 1}, column {j + 1} is {weights[i, j]}; expected finite numbers")
-    from engine.trace import MAX_MAGNITUDE, fmt_num  # the same bound as every trace input
 
     big = np.argwhere(np.abs(weights) > MAX_MAGNITUDE)
     if len(big):
@@ -126,7 +139,11 @@ def _number(cell: str) -> float | None:
 
 
 def _load_csv(text: str, where: str, suffix: str) -> Loaded:
-    lines = [(n, line) for n, line in enumerate(text.splitlines(), 1) if line.strip() and not line.lstrip().startswith("#")]
+    lines = [
+        (n, line)
+        for n, line in enumerate(text.splitlines(), 1)
+        if line.strip() and not line.lstrip().startswith("#")
+    ]
     if not lines:
         raise UserError(f"{where}: no rows; expected lines of numbers separated by commas")
     if len(lines) > MAX_HEATMAP_SIDE + 1:  # a header line and the rows
@@ -166,6 +183,7 @@ def _load_csv(text: str, where: str, suffix: str) -> Loaded:
                 raise UserError(f"{where}: line {n}, column {k} is {cell[:40]}; expected finite numbers")
             row.append(value)
         matrix.append(row)
+    assert width is not None  # records is not empty: its first row set it
     if width == 0:  # every row is a label alone: no numbers to draw
         raise UserError(f"{where}: line {width_line} has a label and no numbers; expected numbers after it, "
                         "separated by commas")
@@ -173,7 +191,8 @@ def _load_csv(text: str, where: str, suffix: str) -> Loaded:
     if header is not None:
         names = header[1:] if len(header) == width + 1 else header
         if len(names) != width:
-            raise UserError(f"{where}: the header line {n0} has {len(header)} names; expected {width} (one per column)")
+            raise UserError(f"{where}: the header line {n0} has {len(header)} names; expected {width} (one "
+                            "per column)")
         cols = names
     return Loaded(np.array(matrix, dtype=np.float64), rows, cols)
 
@@ -200,8 +219,6 @@ def _delimiter(lines: list[tuple[int, str]], where: str, suffix: str) -> str:
 
 def read_npy_header(fh, where: str) -> tuple[tuple[int, ...], np.dtype]:
     """The shape and dtype a ``.npy`` stream declares, read from its header before its data."""
-    from numpy.lib import format as npy
-
     try:
         version = npy.read_magic(fh)
         if version == (1, 0):
@@ -239,14 +256,19 @@ def _load_json(text: str, where: str) -> Loaded:
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
-        raise UserError(f"{where}: not valid JSON ({exc.msg} at line {exc.lineno}, column {exc.colno})") from None
+        raise UserError(
+            f"{where}: not valid JSON ({exc.msg} at line {exc.lineno}, column {exc.colno})"
+        ) from None
     rows = cols = title = None
     if isinstance(data, dict):
         unknown = sorted(set(data) - {"weights", "rows", "cols", "title"})
         if unknown:
-            raise UserError(f"{where}: unknown key {shorten(unknown[0])}; expected weights, rows, cols, title")
+            raise UserError(
+                f"{where}: unknown key {shorten(unknown[0])}; expected weights, rows, cols, title"
+            )
         if "weights" not in data:
-            raise UserError(f"{where}: no \"weights\" key; expected {{\"weights\": [[...]], \"rows\": [...], \"cols\": [...]}}")
+            raise UserError(f"{where}: no \"weights\" key; expected {{\"weights\": [[...]], \"rows\": [...], "
+                            "\"cols\": [...]}")
         rows = _json_labels(data.get("rows"), "rows", where)
         cols = _json_labels(data.get("cols"), "cols", where)
         title = data.get("title")
@@ -261,7 +283,9 @@ def _load_json(text: str, where: str) -> Loaded:
 def _json_labels(value: object, key: str, where: str) -> list[str] | None:
     if value is None:
         return None
-    if not isinstance(value, list) or not all(isinstance(v, (str, int, float)) and not isinstance(v, bool) for v in value):
+    if not isinstance(value, list) or not all(
+        isinstance(v, (str, int, float)) and not isinstance(v, bool) for v in value
+    ):
         raise UserError(f"{where}: \"{key}\" must be a list of strings, like [\"my\", \"feet\", \"hurt\"]")
     return [str(v) for v in value]
 
@@ -269,21 +293,26 @@ def _json_labels(value: object, key: str, where: str) -> list[str] | None:
 def _json_matrix(data: object, where: str) -> np.ndarray:
     example = "[[0.1, 0.9], [0.8, 0.2]]"
     if not isinstance(data, list) or not data:
-        raise UserError(f"{where}: weights is {_json_kind(data)}; expected a 2-D list of numbers like {example}")
+        raise UserError(f"{where}: weights is {_json_kind(data)}; expected a 2-D list of numbers like "
+                        f"{example}")
     if len(data) > MAX_HEATMAP_SIDE or any(isinstance(r, list) and len(r) > MAX_HEATMAP_SIDE for r in data):
         longest = max(len(r) if isinstance(r, list) else 0 for r in data)
         check_sides((len(data), longest), where)
     if not all(isinstance(row, list) for row in data):
         if all(_is_num(v) for v in data):
-            raise UserError(f"{where}: weights is a 1-D list of {len(data)} numbers; expected a 2-D list of rows like {example}")
-        raise UserError(f"{where}: weights mixes rows and single values; expected a 2-D list of numbers like {example}")
+            raise UserError(f"{where}: weights is a 1-D list of {len(data)} numbers; expected a 2-D list of "
+                            f"rows like {example}")
+        raise UserError(f"{where}: weights mixes rows and single values; expected a 2-D list of numbers like "
+                        f"{example}")
     width = len(data[0])
     for i, row in enumerate(data, 1):
         if len(row) != width:
-            raise UserError(f"{where}: row {i} has {_values(len(row))}; expected {width} like row 1 (every row the same length)")
+            raise UserError(f"{where}: row {i} has {_values(len(row))}; expected {width} like row 1 (every "
+                            "row the same length)")
         for j, value in enumerate(row, 1):
             if not _is_num(value):
-                raise UserError(f"{where}: row {i}, column {j} is {shorten(json.dumps(value))}; expected a number")
+                raise UserError(f"{where}: row {i}, column {j} is {shorten(json.dumps(value))}; expected a "
+                                "number")
     return np.array(data, dtype=np.float64)
 
 
@@ -298,7 +327,9 @@ def _is_num(value: object) -> bool:
 def _json_kind(value: object) -> str:
     if isinstance(value, list):
         return "an empty list"
-    return {dict: "an object", str: "a string", bool: "a boolean", type(None): "null"}.get(type(value), "a number")
+    return {dict: "an object", str: "a string", bool: "a boolean", type(None): "null"}.get(
+        type(value), "a number"
+    )
 
 
 def split_labels(text: str) -> list[str]:

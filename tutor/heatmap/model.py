@@ -212,10 +212,12 @@ class HeatmapModel:
 def _labels(labels: Sequence[object] | None, n: int, what: str, axis: str) -> list[str]:
     if labels is None:
         return [str(i + 1) for i in range(n)]
-    labels = [clean_label(x) for x in labels]
-    if len(labels) != n:
-        raise ValueError(f"{what}: got {len(labels)} labels for {n} {axis}; expected {n}, one per {axis[:-1]}")
-    return labels
+    cleaned = [clean_label(x) for x in labels]
+    if len(cleaned) != n:
+        raise ValueError(
+            f"{what}: got {len(cleaned)} labels for {n} {axis}; expected {n}, one per {axis[:-1]}"
+        )
+    return cleaned
 
 
 def prepare(
@@ -232,7 +234,9 @@ def prepare(
     except (TypeError, ValueError):
         raise ValueError("weights: not a matrix of numbers; expected a 2-D array (rows, cols)") from None
     if w.ndim != 2 or w.size == 0:
-        raise ValueError(f"weights: got shape {tuple(w.shape)}; expected a 2-D matrix (rows, cols), not empty")
+        raise ValueError(
+            f"weights: got shape {tuple(w.shape)}; expected a 2-D matrix (rows, cols), not empty"
+        )
     bad = np.argwhere(~np.isfinite(w))
     if len(bad):
         i, j = bad[0]
@@ -299,8 +303,9 @@ def sums_line(model: HeatmapModel) -> str:
     if np.all(np.abs(model.row_sums - 1) <= SUM_TOL) and model.weights.min() < 0:
         # the sums are fine: what rules out attention weights is the sign, so say that
         return f"{name}: rows sum to 1, but some values are negative (weights never are)"
-    sums = f"every row sums to {fmt_number(a)}" if math.isclose(a, b) else f"row sums {fmt_number(a)} to {fmt_number(b)}"
-    return f"{name}: rows do not sum to 1 ({sums})"
+    said = f"every row sums to {fmt_number(a)}" if math.isclose(a, b) else (f"row sums {fmt_number(a)} to "
+                                                                            f"{fmt_number(b)}")
+    return f"{name}: rows do not sum to 1 ({said})"
 
 
 def scale_words(model: HeatmapModel) -> str:

@@ -24,6 +24,7 @@ The widget :mod:`tutor.widgets.heatmap` reuses :func:`prepare`, :func:`geometry`
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
@@ -53,10 +54,34 @@ from tutor.heatmap.model import (
 )
 
 __all__ = [
-    "LEVELS", "RAMP", "SHADE_STYLES", "SIGNED_RAMP", "SIGNED_STYLES", "SUM_TOL", "VERTICAL_MAX", "Geometry", "HeatmapModel",
-    "HeatmapOptions", "HeatmapRenderable", "cell_pieces", "clean_label", "fmt_number", "geometry",
-    "header_piece", "heatmap_text", "ink_color", "layout", "legend", "level_color", "prepare",
-    "render_heatmap", "row_label_piece", "scale_words", "shade_levels", "sums_line", "truncate",
+    "LEVELS",
+    "RAMP",
+    "SHADE_STYLES",
+    "SIGNED_RAMP",
+    "SIGNED_STYLES",
+    "SUM_TOL",
+    "VERTICAL_MAX",
+    "Geometry",
+    "HeatmapModel",
+    "HeatmapOptions",
+    "HeatmapRenderable",
+    "cell_pieces",
+    "clean_label",
+    "fmt_number",
+    "geometry",
+    "header_piece",
+    "heatmap_text",
+    "ink_color",
+    "layout",
+    "legend",
+    "level_color",
+    "prepare",
+    "render_heatmap",
+    "row_label_piece",
+    "scale_words",
+    "shade_levels",
+    "sums_line",
+    "truncate",
     "wrap_caption",
 ]
 
@@ -189,8 +214,6 @@ def header_piece(model: HeatmapModel, geo: Geometry, col: int, line: int, style:
 def wrap_caption(text: str, width: int) -> list[str]:
     """A caption (title, status, key) in lines of at most ``width`` cells, broken at spaces;
     the shade ramp, which holds a space, stays in one piece."""
-    import textwrap
-
     held = text
     for n, ramp in enumerate((f"'{RAMP}'", f"'{SIGNED_RAMP}'")):
         held = held.replace(ramp, chr(n + 1) * len(ramp))  # as wide as the ramp, no space

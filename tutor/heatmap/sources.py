@@ -27,7 +27,7 @@ def build_heatmaps(wanted: Callable[[str], bool] = lambda name: True,
 
     The lock is held for one trace at a time, so a screen asking for every trace waits for at
     most one build of the warm-up's, and its first traces arrive while later ones compile."""
-    from engine.traces import build, list_traces
+    from engine.traces import build, list_traces  # looked up per call: tests replace it
 
     for info in list_traces():
         if not wanted(info.name):
@@ -52,7 +52,7 @@ def built_heatmaps() -> dict[str, Found]:
     It reads without the lock, which a build holds for seconds while it compiles: the UI thread
     calls this (the palette on every search), and it must never block there. Each entry is
     written once, whole, by one dict assignment, so a reader sees it built or absent."""
-    from engine.traces import list_traces
+    from engine.traces import list_traces  # looked up per call: tests replace it
 
     return {info.name: found for info in list_traces()
             if (found := _BUILT.get(info.name)) is not None}

@@ -3,12 +3,15 @@ anti-diagonal), with how much of its weight sits where the task says it should."
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from tutor.errors import UserError
 from tutor.lab import jsonout
+from tutor.lab.files import check_heatmap_path, load_model, save_heatmap
 from tutor.lab.report import Part, Style, pct
+from tutor.limits import MAX_TEST_DIGITS, shorten
 from tutor.render.safe import shown_path
 
 EXPECTED = {"reverse": "anti-diagonal", "copy": "diagonal", "sort": "by value"}
@@ -35,7 +38,7 @@ def job(s: Any) -> AlignmentJob:
 
 
 def defaults() -> AlignmentJob:
-    from engine import lab
+    from engine import lab  # deferred: loads numba (start-up time)
 
     return AlignmentJob(lab.AlignmentSettings())
 
@@ -56,7 +59,7 @@ def bars(s: Any) -> tuple[tuple[str, ...], int]:
 
 def run(s: Any, *, on_progress: ProgressFn | None = None,
         should_stop: StopFn | None = None) -> Any:
-    from engine import lab
+    from engine import lab  # deferred: loads numba (start-up time)
 
     j = job(s)
     return lab.alignment(j.settings, model=j.model, digits=j.digits, on_progress=on_progress,
@@ -73,7 +76,7 @@ def title(res: Any) -> str:
 
 def heatmap_view(res: Any, style: Style = Style(), width: int | None = None) -> Any:
     """The attention weights as a heatmap (rows: output tokens, columns: source tokens)."""
-    from tutor.heatmap import HeatmapOptions, render_heatmap
+    from tutor.heatmap import HeatmapOptions, render_heatmap  # deferred: loads numpy, rich (start-up time)
 
     heading = f"{title(res)} (expected: {EXPECTED.get(res.task, '?')})"
     return render_heatmap(res.weights, res.row_labels, res.col_labels, heading,
@@ -109,7 +112,7 @@ def report(res: Any, s: Any, style: Style) -> list[Part]:
 
 def heatmaps(res: Any) -> list[Any]:
     """The learned weights for the Heatmaps area."""
-    from engine.trace import HeatmapData
+    from engine.trace import HeatmapData  # deferred: loads numpy (start-up time)
 
     return [HeatmapData(title(res), res.weights, list(res.row_labels), list(res.col_labels))]
 
@@ -119,7 +122,6 @@ def save(res: Any, s: Any) -> list[str]:
     j = job(s)
     if j.save is None:
         return []
-    from tutor.lab.files import save_heatmap
 
     save_heatmap(j.save, title(res), res.weights, res.row_labels, res.col_labels,
                  lambda: [heatmap_view(res, width=100)])
@@ -155,18 +157,12 @@ def from_options(*, seed: int, task: str, digits: str | None, length: int, load:
         UserError: an unknown ``--save`` type (before any training), ``--digits`` that are not
             digits, or an unusable ``--load`` file.
     """
-    from dataclasses import replace
-
-    from engine import lab
-    from tutor.errors import UserError
-    from tutor.lab.files import check_heatmap_path, load_model
+    from engine import lab  # deferred: loads numba (start-up time)
 
     if save is not None:
         check_heatmap_path(save)
     seq = None
     if digits is not None:
-        from tutor.limits import MAX_TEST_DIGITS, shorten
-
         if not digits.isdigit() or not digits.isascii():
             raise UserError(f"--digits: expected only the digits 0-9, got {shorten(digits)}")
         if len(digits) > MAX_TEST_DIGITS:

@@ -3,12 +3,20 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from tutor.lab import jsonout
-from tutor.lab.report import (Part, Style, accuracy_plot, accuracy_table, evaluated,
-                               evaluation_note, model_desc, pct)
-
+from tutor.lab.report import (
+    Part,
+    Style,
+    accuracy_plot,
+    accuracy_table,
+    evaluated,
+    evaluation_note,
+    model_desc,
+    pct,
+)
 
 
 def describe(s: Any) -> str:
@@ -92,9 +100,7 @@ def from_options(*, seed: int, steps: int | None = None, min_len: int | None = N
                  max_len: int | None = None, per_bucket: int | None = None,
                  hidden: int | None = None, sequential: bool = False) -> Any:
     """The defaults with the options given (None: keep the default)."""
-    from dataclasses import replace
-
-    from engine import lab
+    from engine import lab  # deferred: loads numba (start-up time)
 
     s = lab.BottleneckSettings()
     tr = s.train

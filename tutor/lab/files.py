@@ -5,14 +5,27 @@ learned attention (``.json`` for ``attn-tutor heatmap --from``, or a drawn
 from __future__ import annotations
 
 import json
+import zipfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from tutor import atomic
 from tutor.errors import UserError
+from tutor.limits import (  # (stdlib only)
+    MAX_LAYERS,
+    MAX_MODEL_SIZE,
+    MAX_PARAMETERS,
+    MAX_RECORDED_STEPS,
+    MAX_SEED,
+    MAX_SEQ_LEN,
+    MAX_WEIGHTS_FILE,
+    check_file_size,
+    check_whole,
+    shorten,
+    size_text,
+)
 from tutor.render.safe import shown_path
-from tutor.limits import MAX_LAYERS, MAX_MODEL_SIZE, MAX_SEQ_LEN  # (stdlib only)
 
 WEIGHTS_FORMAT = "attn-tutor-seq2seq"
 TRANSFORMER_FORMAT = "attn-tutor-transformer"
@@ -28,7 +41,7 @@ def save_model(path: Path, model: Any, meta: dict[str, Any], fmt: str = WEIGHTS_
     """Write ``model`` to an ``.npz``: one array per parameter plus a JSON record
     (format — :data:`WEIGHTS_FORMAT` for a seq2seq, :data:`TRANSFORMER_FORMAT` for a
     Transformer —, version, config, and ``meta``, e.g. the task and training settings)."""
-    import numpy as np
+    import numpy as np  # deferred: loads numpy (start-up time)
 
     record = {"format": fmt, "version": WEIGHTS_VERSION,
               "config": model.config.to_dict(), **meta}
@@ -57,11 +70,7 @@ def _read_weights(path: Path, fmt: str, kind: str, how: str, sizes: dict[str, tu
     Raises:
         UserError: one line saying why the file cannot be used.
     """
-    import zipfile
-
-    import numpy as np
-
-    from tutor.limits import MAX_WEIGHTS_FILE, check_file_size
+    import numpy as np  # deferred: loads numpy (start-up time)
 
     path = Path(path)
     if not path.is_file():
@@ -96,8 +105,6 @@ def _read_weights(path: Path, fmt: str, kind: str, how: str, sizes: dict[str, tu
 
 
 def _check_record_head(record: Any, path: Path, fmt: str, kind: str) -> None:
-    from tutor.limits import shorten
-
     if not isinstance(record, dict) or record.get("format") != fmt:
         other = record.get("format") if isinstance(record, dict) else None
         extra = (f" (it holds {other.removeprefix('attn-tutor-')[:40]} weights)"
@@ -122,8 +129,6 @@ def _check_arrays(path: Path, headers: dict[str, tuple[tuple[int, ...], Any]], c
                   kind: str) -> None:
     """The model is small enough to run, and the file holds exactly its arrays, each with the
     shape it expects (read from the arrays' headers: nothing is decompressed yet)."""
-    from tutor.limits import MAX_PARAMETERS
-
     shapes = config.shapes()
     n = sum(_product(shape) for shape in shapes.values())
     if n > MAX_PARAMETERS[kind]:
@@ -172,7 +177,7 @@ def load_model(path: Path, *, decoder: str | None = None) -> tuple[Any, dict[str
             more parameters than the tutor runs, arrays of the wrong shape for the recorded
             config, or not the ``decoder`` kind asked for).
     """
-    from engine.seq2seq import Seq2Seq, Seq2SeqConfig
+    from engine.seq2seq import Seq2Seq, Seq2SeqConfig  # deferred: loads numba (start-up time)
 
     record, config, arrays = _read_weights(path, WEIGHTS_FORMAT, "seq2seq",
                                            "attn-tutor lab train --save FILE.npz",
@@ -190,7 +195,7 @@ def load_transformer(path: Path) -> tuple[Any, dict[str, Any]]:
     Raises:
         UserError: as :func:`load_model`.
     """
-    from engine.transformer import Transformer, TransformerConfig
+    from engine.transformer import Transformer, TransformerConfig  # deferred: loads numba (start-up time)
 
     record, config, arrays = _read_weights(path, TRANSFORMER_FORMAT, "Transformer",
                                            "attn-tutor lab transformer --save FILE.npz",
@@ -210,10 +215,7 @@ def _check_members(path: Path) -> dict[str, tuple[tuple[int, ...], Any]]:
     """``{array name: (shape, dtype)}`` read from the headers, once the zip's members are at
     most :data:`MAX_ARRAYS` and decompress to at most ``MAX_WEIGHTS_FILE`` bytes in all, and
     each array's header declares no more data than its member holds."""
-    import zipfile
-
-    from tutor.heatmap.load import read_npy_header
-    from tutor.limits import MAX_WEIGHTS_FILE, size_text
+    from tutor.heatmap.load import read_npy_header  # deferred: loads numpy, rich (start-up time)
 
     headers: dict[str, tuple[tuple[int, ...], Any]] = {}
     try:
@@ -258,8 +260,7 @@ def check_record(record: dict[str, Any], path: Path,
     Raises:
         UserError: ``PATH: record field NAME: is …; expected …`` (limits in :mod:`tutor.limits`).
     """
-    from engine.lab import TASKS
-    from tutor.limits import MAX_RECORDED_STEPS, MAX_SEED, check_whole, shorten
+    from engine.lab import TASKS  # deferred: loads numba (start-up time)
 
     where = f"{shown_path(path)}: record field"
     config = record.get("config")
@@ -294,7 +295,8 @@ def check_heatmap_path(path: Path) -> None:
     """Fail before any training when ``--save`` names a file type the heatmap cannot be."""
     if path.suffix.lower() not in HEATMAP_SUFFIXES:
         shown = repr(path.suffix) if path.suffix else "no extension"
-        raise UserError(f"--save {shown_path(path)}: unknown file type {shown}; expected .json, .txt, .svg or .html")
+        raise UserError(f"--save {shown_path(path)}: unknown file type {shown}; expected .json, .txt, .svg "
+                        "or .html")
 
 
 def save_heatmap(path: Path, title: str, weights: Any, rows: list[str], cols: list[str],
@@ -310,8 +312,8 @@ def save_heatmap(path: Path, title: str, weights: Any, rows: list[str], cols: li
             raise UserError(f"--save {shown_path(path)}: could not write it "
                             f"({exc.strerror or exc})") from None
         return
-    from tutor.heatmap import HeatmapOptions, heatmap_text
-    from tutor.heatmap.export import export
+    from tutor.heatmap import HeatmapOptions, heatmap_text  # deferred: loads numpy, rich (start-up time)
+    from tutor.heatmap.export import export  # deferred: loads numpy, rich (start-up time)
 
     plain = heatmap_text(weights, rows, cols, title, HeatmapOptions(width=100, color=False))
     export(path, plain, drawn, width=100, title=title)

@@ -4,10 +4,14 @@ forms that hold every head (drawn, or one JSON file each)."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
+from rich.text import Text
+
 from tutor import atomic
+from tutor.errors import UserError
 from tutor.lab.report import Part, Style, pct
 from tutor.render.safe import shown_path
 
@@ -76,7 +80,7 @@ def head_labels(head: Any, heads: Any) -> tuple[list[str], list[str]]:
 
 
 def head_heatmap(head: Any, heads: Any, style: Style = Style(), width: int | None = None) -> Any:
-    from tutor.heatmap import HeatmapOptions, render_heatmap
+    from tutor.heatmap import HeatmapOptions, render_heatmap  # deferred: loads numpy, rich (start-up time)
 
     rows, cols = head_labels(head, heads)
     return render_heatmap(head.weights, rows, cols, head.title,
@@ -89,8 +93,8 @@ def slug(head: Any) -> str:
 
 
 def save_drawn(path: Path, res: Any) -> None:
-    from tutor.heatmap import HeatmapOptions, heatmap_text
-    from tutor.heatmap.export import export
+    from tutor.heatmap import HeatmapOptions, heatmap_text  # deferred: loads numpy, rich (start-up time)
+    from tutor.heatmap.export import export  # deferred: loads numpy, rich (start-up time)
 
     heads = res.heads
     texts = []
@@ -100,8 +104,6 @@ def save_drawn(path: Path, res: Any) -> None:
                      + "\n" + head_sentence(h, heads.task))
 
     def drawn() -> list[Any]:
-        from rich.text import Text
-
         out: list[Any] = []
         for h in heads.heads:
             out += [head_heatmap(h, heads, width=100), Text(head_sentence(h, heads.task)), Text("")]
@@ -111,10 +113,6 @@ def save_drawn(path: Path, res: Any) -> None:
 
 
 def save_folder(path: Path, res: Any) -> None:
-    import json
-
-    from tutor.errors import UserError
-
     try:
         path.mkdir(parents=True, exist_ok=True)
         for h in res.heads.heads:

@@ -46,6 +46,6 @@ def header(experiment: str, **fields: Any) -> dict[str, Any]:
 def dumps(obj: dict[str, Any]) -> str:
     """The object as indented JSON, every control character escaped (a loaded record's fields
     are the user's)."""
-    from tutor.render.safe import json_dumps
+    from tutor.render.safe import json_dumps  # deferred: loads rich (start-up time)
 
     return json_dumps(obj, indent=2)

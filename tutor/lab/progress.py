@@ -10,10 +10,16 @@ training threads fill without ever waiting for the screen.
 
 from __future__ import annotations
 
+import os
+import signal
+import sys
 import threading
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
+
+from tutor.warmup import load
 
 
 class StopFlag:
@@ -116,18 +122,14 @@ class CtrlC:
 
     def __init__(self, flag: StopFlag | None = None) -> None:
         self.flag = flag or StopFlag()
-        self._old = None
+        self._old: Any = None  # the SIGINT handler this replaced (signal.signal's own type)
 
     def __enter__(self) -> StopFlag:
-        import signal
-
         if threading.current_thread() is threading.main_thread():  # signals only work there
             self._old = signal.signal(signal.SIGINT, self._handle)
         return self.flag
 
     def _handle(self, signum: int, frame: object) -> None:
-        import sys
-
         if self.flag.is_set():
             raise KeyboardInterrupt
         self.flag.set()
@@ -135,8 +137,6 @@ class CtrlC:
               file=sys.stderr)
 
     def __exit__(self, *exc: object) -> None:
-        import signal
-
         if self._old is not None:
             signal.signal(signal.SIGINT, self._old)
 
@@ -156,9 +156,15 @@ class TerminalProgress:
     def __enter__(self) -> TerminalProgress:
         if not self.enabled:
             return self
-        from rich.console import Console
-        from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn,
-                                   TimeElapsedColumn, TimeRemainingColumn)
+        from rich.console import Console  # deferred: loads rich (start-up time)
+        from rich.progress import (
+            BarColumn,
+            MofNCompleteColumn,
+            Progress,
+            TextColumn,
+            TimeElapsedColumn,
+            TimeRemainingColumn,
+        )  # deferred: loads rich (start-up time)
 
         self._progress = Progress(
             TextColumn("{task.description:<12}"), BarColumn(), MofNCompleteColumn(),
@@ -188,9 +194,6 @@ class TerminalProgress:
 
 def progress_enabled() -> bool:
     """Progress bars go to stderr, and only when it is a real terminal."""
-    import os
-    import sys
-
     return sys.stderr.isatty() and os.environ.get("TERM", "") != "dumb"
 
 
@@ -210,13 +213,11 @@ def warm_up_kernels(spinner: bool, *, quiet_for: float = 1.0,
     seconds (a cached load is faster and stays silent), so a log never shows a silent pause.
     A Ctrl-C meanwhile is kept by the caller's handler: the run then stops at its first step.
     """
-    import sys
-    import time
-
-    from tutor.warmup import load
     t0 = time.perf_counter()
     if spinner:
-        from rich.console import Console
+        from rich.console import Console  # deferred: loads rich (start-up time)
+
+        # deferred: loads rich (start-up time)
         from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
         with Progress(SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(),

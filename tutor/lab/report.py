@@ -14,6 +14,7 @@ So a sentence the CLI prints is the sentence the TUI shows.
 
 from __future__ import annotations
 
+import io
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -52,7 +53,7 @@ def model_desc(cfg: Any) -> str:
 
 def box(style: Style) -> Any:
     """Table borders: ASCII for ``--ascii``/``TERM=dumb``/no colour, light lines otherwise."""
-    from rich import box as boxes
+    from rich import box as boxes  # deferred: loads rich (start-up time)
 
     return boxes.ASCII if style.ascii or not style.color else boxes.SIMPLE_HEAD
 
@@ -64,8 +65,8 @@ def accuracy_table(buckets: Sequence[Any], runs: dict[str, Sequence[Any]], *, as
                    title: str = "", metrics: Sequence[str] = ("token", "sequence")) -> Any:
     """A Rich table: one row per length bucket, the ``metrics`` (token and/or sequence
     accuracy) of every run."""
-    from rich import box as boxes
-    from rich.table import Table
+    from rich import box as boxes  # deferred: loads rich (start-up time)
+    from rich.table import Table  # deferred: loads rich (start-up time)
 
     table = Table(title=title or None, box=boxes.ASCII if ascii else boxes.SIMPLE_HEAVY,
                   title_justify="left")
@@ -146,13 +147,12 @@ def thinned(points: Sequence[tuple[int, float]], most: int) -> list[tuple[int, f
 
 def table_text(table: Any, width: int = 100) -> str:
     """A Rich table as plain text (no colour)."""
-    import io
+    from rich.console import Console  # deferred: loads rich (start-up time)
 
-    from rich.console import Console
-
-    console = Console(width=width, no_color=True, color_system=None, file=io.StringIO())
+    out = io.StringIO()
+    console = Console(width=width, no_color=True, color_system=None, file=out)
     console.print(table)
-    return console.file.getvalue()
+    return out.getvalue()
 
 
 # ---------------------------------------------------------------------------- showing parts
@@ -164,7 +164,7 @@ def print_parts(console: Any, parts: Sequence[Part], style: Style) -> None:
     or piped) the whole report is spelled in ASCII (``√d_k`` → ``sqrt(d_k)``, ``×`` → ``x``),
     so every lab command writes one character set."""
     if style.ascii:
-        from tutor.render.text import asciify
+        from tutor.render.text import asciify  # deferred: loads numpy (start-up time)
 
         with console.capture() as captured:
             _print_parts(console, parts, style)
@@ -189,7 +189,7 @@ def _print_parts(console: Any, parts: Sequence[Part], style: Style) -> None:
 
 def renderable(parts: Sequence[Part]) -> Any:
     """A report as one Rich renderable (the TUI's results panel)."""
-    from rich.console import Group
+    from rich.console import Group  # deferred: loads rich (start-up time)
 
     return Group(*(text(p) if isinstance(p, str) else p.rich() if isinstance(p, Plot) else p
                    for p in parts))

@@ -9,8 +9,12 @@ from __future__ import annotations
 import os
 from typing import Any
 
+from tutor import terminal  # its functions looked up per call (tests replace them)
 from tutor.lab.experiments import Experiment
+from tutor.lab.jsonout import dumps
+from tutor.lab.progress import CtrlC, TerminalProgress, progress_enabled, warm_up_kernels
 from tutor.lab.report import Style, print_parts
+from tutor.render.safe import clean
 
 EXIT_INTERRUPTED = 130
 
@@ -18,15 +22,13 @@ EXIT_INTERRUPTED = 130
 def style_for(ascii_flag: bool) -> Style:
     """``--ascii``, or a terminal that says it cannot do better (``TERM=dumb``); colour only on
     a terminal without ``NO_COLOR``."""
-    from tutor.terminal import use_color
-
     ascii_only = ascii_flag or os.environ.get("TERM", "") == "dumb"
-    return Style(ascii=ascii_only, color=use_color() and not ascii_only)
+    return Style(ascii=ascii_only, color=terminal.use_color() and not ascii_only)
 
 
 def console(style: Style) -> Any:
     """The stdout console for a report drawn in ``style``."""
-    from rich.console import Console
+    from rich.console import Console  # deferred: loads rich (start-up time)
 
     return Console(highlight=False, no_color=not style.color,
                    color_system="auto" if style.color else None, emoji=False)
@@ -38,11 +40,7 @@ def run_in_terminal(exp: Experiment, settings: Any, *, json_out: bool, style: St
     Raises:
         typer.Exit: 130 when Ctrl-C stopped the run (after the report is printed).
     """
-    import typer
-
-    from tutor.lab.jsonout import dumps
-    from tutor.lab.progress import CtrlC, TerminalProgress, progress_enabled, warm_up_kernels
-    from tutor.render.safe import clean
+    import typer  # deferred: loads typer (start-up time)
 
     enabled = progress_enabled()
     runs, total = exp.bars(settings)

@@ -12,14 +12,13 @@ from tutor.lab.report import Part, Style, box
 from tutor.plot import Series, line_plot
 
 
-
 def bars(s: Any) -> tuple[tuple[str, ...], int]:
     return ("saturation",), len(s.d_ks)
 
 
 def report(res: Any, s: Any, style: Style) -> list[Part]:
     """A table, the legend sentence and a plot."""
-    from rich.table import Table
+    from rich.table import Table  # deferred: loads rich (start-up time)
 
     table = Table(title=f"softmax over {res.n_keys} keys, q and k with unit-variance components; "
                         f"{res.samples} pairs and {res.trials} softmaxes per d_k; seed {res.seed}",
@@ -61,7 +60,7 @@ def to_json(res: Any, s: Any) -> dict[str, Any]:
 def from_options(*, min_d: int, max_d: int, keys: int, samples: int, trials: int,
                  seed: int) -> Any:
     """d_k doubling from ``min_d`` to ``max_d``; ``ValueError`` naming the bad option."""
-    from engine.lab.scaling import SaturationSettings, doubling_sizes
+    from engine.lab.scaling import SaturationSettings, doubling_sizes  # deferred: loads numba (start-up time)
 
     d_ks = doubling_sizes(min_d, max_d, names=("min_d", "max_d"))
     return SaturationSettings(tuple(d_ks), keys, samples, trials, seed)

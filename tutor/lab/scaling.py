@@ -6,17 +6,16 @@ from __future__ import annotations
 from dataclasses import asdict
 from typing import Any
 
+from tutor.calibration import use_calibrated_blocks
 from tutor.lab import jsonout
 from tutor.lab.report import Part, Style, box
 from tutor.plot import Series, line_plot
 
 
-
 def run(settings: Any, *, on_progress: Any = None, should_stop: Any = None) -> Any:
     """Apply this machine's tile sizes (measured once and cached: :mod:`tutor.calibration`),
     then run :func:`engine.lab.scaling.scaling`."""
-    from engine.lab.scaling import scaling
-    from tutor.calibration import use_calibrated_blocks
+    from engine.lab.scaling import scaling  # deferred: loads numba (start-up time)
 
     use_calibrated_blocks()
     return scaling(settings, on_progress=on_progress, should_stop=should_stop)
@@ -28,7 +27,7 @@ def bars(s: Any) -> tuple[tuple[str, ...], int]:
 
 def report(res: Any, s: Any, style: Style) -> list[Part]:
     """A table, two sentences and two log-log plots."""
-    from rich.table import Table
+    from rich.table import Table  # deferred: loads rich (start-up time)
 
     fit = res.fit_points()
     exps = res.exponents()
@@ -73,7 +72,7 @@ def report(res: Any, s: Any, style: Style) -> list[Part]:
 
 
 def to_json(res: Any, s: Any) -> dict[str, Any]:
-    from engine.lab.scaling import FIT_MIN_N
+    from engine.lab.scaling import FIT_MIN_N  # deferred: loads numba (start-up time)
 
     fit, exps = res.fit_points(), res.exponents()
     return jsonout.header(
@@ -103,6 +102,6 @@ def _exp(p: float | None) -> str:
 
 def from_options(*, min_n: int, max_n: int, d: int, repeat: int, seed: int, dtype: str) -> Any:
     """Sizes doubling from ``min_n`` to ``max_n``; ``ValueError`` naming the bad option."""
-    from engine.lab.scaling import ScalingSettings, doubling_sizes
+    from engine.lab.scaling import ScalingSettings, doubling_sizes  # deferred: loads numba (start-up time)
 
     return ScalingSettings(tuple(doubling_sizes(min_n, max_n)), d, seed, repeat, dtype)

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from tutor.lab import jsonout
-from tutor.lab.report import (Part, Style, accuracy_table, evaluated, evaluation_note,
-                               loss_plot, model_desc)
+from tutor.lab.report import Part, Style, accuracy_table, evaluated, evaluation_note, loss_plot, model_desc
 
 THRESHOLD = 0.5  # loss per token the summary times each run to
 
@@ -19,7 +19,7 @@ def describe(s: Any) -> str:
 
 
 def bars(s: Any) -> tuple[tuple[str, ...], int]:
-    from engine.lab import ratio_label
+    from engine.lab import ratio_label  # deferred: loads numba (start-up time)
 
     return tuple(ratio_label(r) for r in s.ratios), s.train.steps
 
@@ -53,7 +53,7 @@ def report(res: Any, s: Any, style: Style) -> list[Part]:
 
 
 def _planned_buckets(s: Any) -> int:
-    from engine.lab import length_buckets
+    from engine.lab import length_buckets  # deferred: loads numba (start-up time)
 
     return len(length_buckets(s.train.min_len, s.train.max_len))
 
@@ -74,9 +74,7 @@ def to_json(res: Any, s: Any) -> dict[str, Any]:
 def from_options(*, seed: int, steps: int | None = None, max_len: int | None = None,
                  per_bucket: int | None = None, sequential: bool = False) -> Any:
     """The defaults with the options given (None: keep the default)."""
-    from dataclasses import replace
-
-    from engine import lab
+    from engine import lab  # deferred: loads numba (start-up time)
 
     s = lab.TeacherForcingSettings()
     tr = replace(s.train, seed=seed, steps=steps or s.train.steps,

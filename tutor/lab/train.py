@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from tutor.errors import UserError
 from tutor.lab import jsonout
-from tutor.lab.report import (Part, Style, accuracy_table, evaluation_note, loss_plot,
-                               model_desc)
+from tutor.lab.files import load_model, save_model
+from tutor.lab.report import Part, Style, accuracy_table, evaluation_note, loss_plot, model_desc
 from tutor.render.safe import shown_path
-
 
 if TYPE_CHECKING:
     from engine.lab.progress import ProgressFn, StopFn
@@ -37,8 +37,8 @@ class TrainJob:
 
 
 def defaults() -> TrainJob:
-    from engine import lab
-    from engine.seq2seq import Seq2SeqConfig
+    from engine import lab  # deferred: loads numba (start-up time)
+    from engine.seq2seq import Seq2SeqConfig  # deferred: loads numba (start-up time)
 
     settings = lab.TrainSettings(min_len=5, max_len=20, steps=1000)
     return TrainJob(Seq2SeqConfig(vocab_size=lab.VOCAB_SIZE, embed_dim=16, hidden_dim=64,
@@ -58,7 +58,7 @@ def bars(j: TrainJob) -> tuple[tuple[str, ...], int]:
 
 def run(j: TrainJob, *, on_progress: ProgressFn | None = None,
         should_stop: StopFn | None = None) -> Any:
-    from engine import lab
+    from engine import lab  # deferred: loads numba (start-up time)
 
     return lab.train(j.config, j.settings, j.model, per_bucket=j.per_bucket,
                      on_progress=on_progress, should_stop=should_stop)
@@ -68,7 +68,6 @@ def save(res: Any, j: TrainJob) -> list[str]:
     """``--save``: the weights with a record of how they were trained."""
     if j.save is None:
         return []
-    from tutor.lab.files import save_model
 
     s = j.settings
     save_model(j.save, res.model, {"task": s.task, "min_len": s.min_len, "max_len": s.max_len,
@@ -78,7 +77,7 @@ def save(res: Any, j: TrainJob) -> list[str]:
 
 
 def report(res: Any, j: TrainJob, style: Style) -> list[Part]:
-    from engine.lab import length_buckets
+    from engine.lab import length_buckets  # deferred: loads numba (start-up time)
 
     c = j.config
     parts: list[Part] = [f"{c.decoder} model, {model_desc(c)}, `{j.settings.task}`: {res.steps} "
@@ -98,8 +97,6 @@ def report(res: Any, j: TrainJob, style: Style) -> list[Part]:
 
 
 def to_json(res: Any, j: TrainJob) -> dict[str, Any]:
-    from dataclasses import asdict
-
     return jsonout.header(
         "train",
         model=j.config.to_dict(),
@@ -122,14 +119,12 @@ def from_options(*, task: str | None, cell: str, decoder: str, bidirectional: bo
         UserError: a ``--save`` name that is not ``.npz``, ``--steps 0`` without ``--load``,
             ``--min-len`` above ``--max-len``, or an unusable weights file.
     """
-    from engine import lab
-    from engine.seq2seq import Seq2SeqConfig
-    from tutor.errors import UserError
-    from tutor.lab.files import load_model
+    from engine import lab  # deferred: loads numba (start-up time)
+    from engine.seq2seq import Seq2SeqConfig  # deferred: loads numba (start-up time)
 
     if save is not None and save.suffix != ".npz":
         raise UserError(f"--save: {shown_path(save)}: the weights file must end in .npz")
-    model, record = None, {}
+    model, record = None, dict[str, Any]()
     if load is not None:
         model, record = load_model(load)
         config = model.config

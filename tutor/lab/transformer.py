@@ -4,15 +4,25 @@ the same model trained without positional encodings."""
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from tutor.errors import UserError
 from tutor.lab import jsonout
-from tutor.lab.heads import (head_labels, head_sentence, heads_view, save_drawn, save_folder,
-                             slug)
-from tutor.lab.report import (Part, Style, accuracy_plot, accuracy_table, evaluated,
-                              evaluation_note, loss_plot, pct)
+from tutor.lab.files import TRANSFORMER_FORMAT, load_transformer, save_model
+from tutor.lab.heads import head_labels, head_sentence, heads_view, save_drawn, save_folder, slug
+from tutor.lab.report import (
+    Part,
+    Style,
+    accuracy_plot,
+    accuracy_table,
+    evaluated,
+    evaluation_note,
+    loss_plot,
+    pct,
+)
 from tutor.render.safe import shown_path
 
 if TYPE_CHECKING:
@@ -43,14 +53,14 @@ def job(s: Any) -> TransformerJob:
 
 def job_defaults() -> TransformerJob:
     """The default run: the Transformer and its no-positions twin (about a minute)."""
-    from engine.lab.transformer import TransformerSettings
+    from engine.lab.transformer import TransformerSettings  # deferred: loads numba (start-up time)
 
     return TransformerJob(TransformerSettings())
 
 
 def job_defaults_with_rnn() -> TransformerJob:
     """The default run plus the RNN lab's fixed-context and Bahdanau models on the same data."""
-    from engine.lab.transformer import rnn_defaults
+    from engine.lab.transformer import rnn_defaults  # deferred: loads numba (start-up time)
 
     return replace(job_defaults(), rnn=rnn_defaults())
 
@@ -65,7 +75,8 @@ def describe(s: Any) -> str:
         runs.append("the same model without positions")
     if j.rnn is not None:
         runs.append("the RNN lab's fixed-context and attention models")
-    return (f"lab transformer: training {', '.join(runs[:-1]) + ' and ' + runs[-1] if len(runs) > 1 else runs[0]}"
+    return ("lab transformer: training "
+            f"{', '.join(runs[:-1]) + ' and ' + runs[-1] if len(runs) > 1 else runs[0]}"
             f" on `{tr.task}`, lengths {tr.min_len}-{tr.max_len}, {tr.steps} steps of {tr.batch_size}"
             + (f", dropout {j.settings.dropout:g}" if j.settings.dropout else ""))
 
@@ -81,7 +92,7 @@ def bars(s: Any) -> tuple[tuple[str, ...], int]:
 
 
 def run(s: Any, *, on_progress: ProgressFn | None = None, should_stop: StopFn | None = None) -> Any:
-    from engine.lab.transformer import score_model, transformer
+    from engine.lab.transformer import score_model, transformer  # deferred: loads numba (start-up time)
 
     j = job(s)
     if j.model is not None:
@@ -196,7 +207,7 @@ def report(res: Any, s: Any, style: Style) -> list[Part]:
 
 def heatmaps(res: Any) -> list[Any]:
     """Every head, one matrix each, titled with its sentence (the Heatmaps area)."""
-    from engine.trace import HeatmapData
+    from engine.trace import HeatmapData  # deferred: loads numpy (start-up time)
 
     if res.heads is None:
         return []
@@ -209,8 +220,6 @@ def heatmaps(res: Any) -> list[Any]:
 
 def check_save(path: Path) -> None:
     """Fail before training when ``--save`` names something this experiment cannot write."""
-    from tutor.errors import UserError
-
     suffix = path.suffix.lower()
     if suffix in WEIGHTS_SUFFIXES + DRAWN_SUFFIXES or suffix == "" or path.is_dir():
         return
@@ -226,12 +235,11 @@ def save(res: Any, s: Any) -> list[str]:
     for path in j.save:
         suffix = path.suffix.lower()
         if suffix == ".npz":
-            from tutor.lab.files import TRANSFORMER_FORMAT, save_model
-
             model = res.runs["transformer"].model
             save_model(path, model, {"task": res.settings.train.task,
                                      "settings": res.settings.to_dict()}, TRANSFORMER_FORMAT)
-            notes.append(f"wrote {shown_path(path)} (load it with `attn-tutor lab transformer --load {shown_path(path)}`)")
+            notes.append(f"wrote {shown_path(path)} (load it with `attn-tutor lab transformer --load "
+                         f"{shown_path(path)}`)")
         elif res.heads is None:
             notes.append(f"did not write {shown_path(path)}: no heads to draw")
         elif suffix in DRAWN_SUFFIXES:
@@ -240,7 +248,8 @@ def save(res: Any, s: Any) -> list[str]:
         else:
             save_folder(path, res)
             notes.append(f"wrote {len(res.heads.heads)} heatmaps to {shown_path(path)}/ (view one with "
-                         f"`attn-tutor heatmap --from {shown_path(path / (slug(res.heads.heads[-1]) + '.json'))}`)")
+                         "`attn-tutor heatmap --from "
+                         f"{shown_path(path / (slug(res.heads.heads[-1]) + '.json'))}`)")
     return notes
 
 
@@ -305,10 +314,8 @@ def from_options(*, seed: int, task: str, rnn: bool = False, positions_run: bool
             [0, 1), ``--digits`` that are not digits or longer than the model can read, or an
             unusable ``--load`` file.
     """
-    import math
-
+    # deferred: loads numba (start-up time)
     from engine.lab.transformer import TransformerSettings, rnn_defaults
-    from tutor.errors import UserError
 
     if not (math.isfinite(dropout) and 0.0 <= dropout < 1.0):
         raise UserError(f"--dropout: expected a probability p with 0 <= p < 1, got {dropout:g}")
@@ -322,8 +329,6 @@ def from_options(*, seed: int, task: str, rnn: bool = False, positions_run: bool
                 positions_experiment=positions_run, dropout=dropout)
     model = None
     if load is not None:
-        from tutor.lab.files import load_transformer
-
         model, record = load_transformer(load)
         if record.get("task") in ("reverse", "copy", "sort") and task == "reverse":
             s = replace(s, train=replace(s.train, task=record["task"]))   # the model's own task

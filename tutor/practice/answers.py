@@ -3,7 +3,8 @@
 Numbers are read by the tutor's reader (:func:`tutor.typed.read_typed`: decimals,
 fractions, roots, powers, ``-inf`` for a masked score), one per entry of the blank, separated
 by commas, semicolons or spaces. The digits typed after the point say how precisely the
-student worked (:func:`tutor.typed.typed_decimals`), and :func:`engine.mistakes.diagnose` marks the value at that
+student worked (:func:`tutor.typed.typed_decimals`), and :func:`engine.mistakes.diagnose` marks the value at
+that
 precision and names the catalogued mistakes that give it. A blank whose value is words (the
 hypotheses a beam keeps, a sampled word) is compared word for word; no mistake catalogue
 covers words.
@@ -201,7 +202,7 @@ def _diagnose(trace: str, inputs: Mapping[str, Any] | None, ask: Ask, name: str,
               reading: Reading, expected: Any):
     """:func:`engine.mistakes.diagnose` on the typed value: the whole value, or a row
     ``NAME[i]`` by itself."""
-    from engine.mistakes import diagnose
+    from engine.mistakes import diagnose  # deferred: loads numba (start-up time)
 
     label = name if ask.index is None else f"{name}[{ask.index}]"
     return diagnose(trace, inputs, label, reading.values, decimals=_decimals(reading.decimals),

@@ -32,8 +32,17 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from tutor.content_schema import (_INT, _STR, _STRS, _TABLES, ContentError, _check_fields,
-                                  _read_toml, _rel, _root)
+from tutor.content_schema import (
+    _INT,
+    _STR,
+    _STRS,
+    _TABLES,
+    ContentError,
+    _check_fields,
+    _read_toml,
+    _rel,
+    _root,
+)
 
 FOLDER = "practice"
 """``lessons/practice/``."""
@@ -245,8 +254,9 @@ def localise(plan: PracticePlan, trace: Any, reference: Any) -> PracticePlan | N
             return None
         if any(a.name not in names for a in sp.asks) or any(g not in names for g in sp.given):
             return None
-        needs = tuple(here(sp.index, n) for n in sp.needs)
-        if None in needs:
+        found = tuple(here(sp.index, n) for n in sp.needs)
+        needs = tuple(n for n in found if n is not None)
+        if len(needs) < len(found):
             return None
         steps.append(StepPlan(sp.step, tuple(Ask(names[a.name], a.index) for a in sp.asks),
                               tuple(names[g] for g in sp.given), needs, sp.why))

@@ -10,10 +10,13 @@ quiz's command words (:data:`tutor.marking.COMMAND_WORDS`: ``:hint``, ``:skip``,
 
 from __future__ import annotations
 
+import os
+
+from tutor.marking import COMMANDS_HELP, command_word
 from tutor.practice import report
 from tutor.practice.session import Blank, PracticeSession, Summary
+from tutor.practice.tasks import Task
 from tutor.quiz.plain import LineReader, Out
-from tutor.marking import COMMANDS_HELP, command_word
 from tutor.render.plain import header_lines, step_lines
 from tutor.render.text import asciify
 
@@ -61,7 +64,7 @@ def run_lines(session: PracticeSession, *, out: Out, reader: LineReader,
     return summary, interrupted
 
 
-def _ask(session: PracticeSession, task, out: Out, reader: LineReader) -> None:
+def _ask(session: PracticeSession, task: Task, out: Out, reader: LineReader) -> None:
     out.line("")
     _say(out, report.task_lines(session, task))
     while session.task is task:
@@ -86,8 +89,6 @@ def _ask(session: PracticeSession, task, out: Out, reader: LineReader) -> None:
 
 
 def _tty(fd: int) -> bool:
-    import os
-
     return os.isatty(fd)
 
 

@@ -15,7 +15,7 @@ from tutor.store import practice as stored
 
 def tops() -> dict[str, int]:
     """Each trace's top level (its practice plan's steps), in lecture order."""
-    from engine.traces import list_traces
+    from engine.traces import list_traces  # deferred: loads numpy (start-up time)
 
     return {info.name: load_plan(info.name).top for info in list_traces()}
 

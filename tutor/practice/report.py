@@ -6,10 +6,10 @@ word (and, on screen, ✓/✗), never only a colour.
 from __future__ import annotations
 
 from tutor.inputs import trace_command
+from tutor.marking import LETTERS
 from tutor.practice.answers import Mark
 from tutor.practice.levels import MAX_ATTEMPTS
 from tutor.practice.session import Blank, Feedback, PracticeSession, Prompt, Summary, Task
-from tutor.marking import LETTERS
 
 Line = tuple[str, str]
 
@@ -100,7 +100,7 @@ def _unsaved(fb: Feedback) -> list[Line]:
 
 def summary_lines(s: Summary) -> list[Line]:
     """The end of a practice: what was solved and where the level goes."""
-    if not s.complete:
+    if not s.complete or s.outcome is None:  # (complete: an outcome)
         return [("Practice stopped: the answers so far are saved; the level stays "
                  f"{s.level} of {s.top}.", "bold")]
     out: list[Line] = [("Practice complete.", "bold")]

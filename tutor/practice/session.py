@@ -28,15 +28,24 @@ import uuid
 from collections.abc import Mapping
 from typing import Any
 
+import numpy as np
+
 from engine.trace import Step, Trace, fmt
+from engine.traces import input_specs
 from tutor.content_schema import LESSON_IDS, ContentError
 from tutor.practice import levels
 from tutor.practice.answers import mark
-from tutor.practice.content import (PracticePlan, StepPlan, check_against, load_plan,
-                                    localise)
+from tutor.practice.content import PracticePlan, StepPlan, check_against, load_plan, localise
 from tutor.practice.levels import HINT_RUNGS, MAX_ATTEMPTS, Outcome
 from tutor.practice.tasks import (  # noqa: F401 - the front ends import the tasks from here too
-    Blank, Feedback, PracticeStart, Prompt, Summary, Task, choice_index)
+    Blank,
+    Feedback,
+    PracticeStart,
+    Prompt,
+    Summary,
+    Task,
+    choice_index,
+)
 from tutor.store import Store, StoreError
 from tutor.store import practice as stored
 
@@ -62,9 +71,7 @@ def fresh_numbers(name: str, plan: PracticePlan, seed: int
     trace built on them and the plan in that trace's names; the first of up to
     :data:`MAX_DRAWS` draws with the shape the plan practises (the same steps and values as on
     the notes' numbers), or None when none has it."""
-    import numpy as np
-
-    from engine.traces import build, draw_inputs
+    from engine.traces import build, draw_inputs  # looked up per call: tests replace it
 
     reference = build(name)
     rng = np.random.default_rng(seed)
@@ -115,7 +122,7 @@ class PracticeSession:
             ContentError: the trace's practice plan is broken.
             StoreError: the level could not be saved.
         """
-        from engine.traces import build
+        from engine.traces import build  # looked up per call: tests replace it
 
         plan = load_plan(name)
         if level is None:
@@ -253,7 +260,7 @@ class PracticeSession:
     def catalogue_name(self, task: Blank) -> str:
         """The blank's value as :func:`engine.mistakes.diagnose` names it (``NAME@STEP`` where
         several steps give the name different numbers)."""
-        from engine.mistakes import value_key
+        from engine.mistakes import value_key  # deferred: loads numba (start-up time)
 
         return value_key(self.trace.name, self.overrides, task.ask.name, task.plan.step) or task.ask.name
 
@@ -264,7 +271,6 @@ class PracticeSession:
         """Hint 2: the intermediates the step needs, with their values here."""
         if not sp.needs:
             return "It needs nothing computed before it: start from the inputs."
-        from engine.traces import input_specs
 
         about = {spec.name: spec.description for spec in input_specs(self.trace.name)}
         parts = []
@@ -289,15 +295,17 @@ class PracticeSession:
 
     def _saved(self, task: Task, fb: Feedback) -> Feedback:
         if isinstance(task, Blank):
-            row = dict(name=task.ask.label, answer=task.answer, correct=task.state == "solved",
-                       attempts=task.attempts, hints=task.hints, diagnoses=task.diagnoses)
+            name, answer, correct = task.ask.label, task.answer, task.state == "solved"
+            attempts, hints, diagnoses = task.attempts, task.hints, tuple(task.diagnoses)
         else:
-            chosen = "" if task.choice in (None, -1) else task.choices[task.choice]
-            row = dict(name="why", answer=chosen, correct=task.right, attempts=1, hints=0,
-                       diagnoses=())
+            choice = task.choice
+            answer = "" if choice is None or choice == -1 else task.choices[choice]
+            name, correct, attempts, hints, diagnoses = "why", task.right, 1, 0, ()
         try:
             stored.record_step(self.store, session=self.session_id, trace=self.trace.name,
-                               level=self.level, seed=self.seed, step=task.plan.step, **row)
+                               level=self.level, seed=self.seed, step=task.plan.step, name=name,
+                               answer=answer, correct=correct, attempts=attempts, hints=hints,
+                               diagnoses=diagnoses)
         except StoreError as exc:
             self._errors.append(str(exc))
             return dataclasses.replace(fb, saved=False, error=str(exc))
@@ -317,7 +325,7 @@ class PracticeSession:
         FSRS item; before it: keep what was saved and move nothing."""
         if self._summary is not None:
             return self._summary
-        from tutor.quiz import scheduler as sch
+        from tutor.quiz import scheduler as sch  # deferred: loads fsrs (start-up time)
 
         blanks = [t for t in self.tasks if isinstance(t, Blank)]
         prompts = [t for t in self.tasks if isinstance(t, Prompt)]
@@ -325,7 +333,7 @@ class PracticeSession:
         outcome = self.outcome() if complete else None
         new_level = self.level if outcome is None else levels.next_level(self.level, self.plan.top, outcome)
         due = None
-        if complete:
+        if outcome is not None:  # complete
             name = self.trace.name
             try:
                 self.store.record_answer(

@@ -22,7 +22,7 @@ from engine import mistakes
 from tutor.marking import Link
 from tutor.quiz.bank import Question
 from tutor.quiz.generators import FAMILIES, generate
-from tutor.quiz.modes import Aim, Item, matches
+from tutor.quiz.items import Aim, Item, matches
 from tutor.render.numbers import value as show
 
 SEEDS_PER_FAMILY = 8

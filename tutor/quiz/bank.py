@@ -60,7 +60,8 @@ Python API
 ==========
 
 * :func:`load_bank` ``(root=None) -> list[Question]`` in file-name order, then file order;
-  cached per folder (:func:`clear_cache` empties the cache). Raises :class:`~tutor.content_schema.ContentError`
+  cached per folder (:func:`clear_cache` empties the cache). Raises
+  :class:`~tutor.content_schema.ContentError`
   (a ``ValueError``) listing every problem found as ``file: question #n (id 'x'): field 'f':
   expected ..., got ...``.
 * Marking (:func:`~tutor.quiz.marking.check_answer`, numbers, tolerance, hints) lives in
@@ -80,9 +81,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+import lessons
 from engine.mistakes.catalogue import MISTAKES  # the records only: no NumPy, no traces
 from tutor.content import EXAM_TOPICS, LESSON_IDS
 from tutor.content_schema import ContentError
+from tutor.errata import load_errata
 from tutor.marking import LETTERS, NUMBER_INSTRUCTIONS, Link, squash, tolerance_text
 from tutor.render.numbers import exact
 
@@ -191,8 +194,6 @@ _CACHE: dict[Path, list[Question]] = {}
 
 def default_root() -> Path:
     """``lessons/quiz`` inside the installed package."""
-    import lessons
-
     return Path(lessons.ROOT) / "quiz"
 
 
@@ -340,8 +341,6 @@ def _parse_item(file: str, index: int, raw: dict[str, Any], errors: list[str]) -
     erratum_id = it.text("erratum", required=False)
     erratum = None
     if erratum_id is not None:
-        from tutor.errata import load_errata
-
         known = {e.id: e for e in load_errata()}
         if erratum_id in known:
             erratum = known[erratum_id].summary

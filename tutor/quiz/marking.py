@@ -80,7 +80,7 @@ def check_answer(question: Question, text: str) -> Verdict:
     if q.kind == "mcq":
         n = len(q.choices)
         got = choice_index(text, q)
-        if got == "range":
+        if isinstance(got, str):  # "range"
             return Verdict.invalid(f"Choose {LETTERS[0]}–{LETTERS[n - 1]} (or 1–{n}).")
         if got is None:
             return Verdict.invalid(f"Answer with a letter a–{LETTERS[n - 1]} or a number 1–{n}.")

@@ -16,23 +16,24 @@ Selection rules (all honour ``topics`` and ``generated``; ``seed`` fixes every r
 * **mistakes** — problems aimed at the mistakes the student has made (recurring ones first,
   :mod:`tutor.quiz.recurring`), each on numbers where that mistake and the right method give
   different answers at the precision asked (:mod:`tutor.quiz.aimed`), so a right answer is
-  evidence the mistake is gone. Each item carries its :class:`Aim`.
+  evidence the mistake is gone. Each item carries its :class:`~tutor.quiz.items.Aim`.
 """
 
 from __future__ import annotations
 
 import random
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Sequence, Set
 from dataclasses import dataclass
 from datetime import datetime
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, cast
 
 from engine.mistakes.catalogue import MISTAKES  # the records only: no NumPy, no traces
 from tutor.errors import UserError
-from tutor.inputs import TraceLink
-from tutor.marking import LETTERS, Verdict
+from tutor.limits import MAX_MINUTES, shorten
+from tutor.names import did_you_mean, find, resolve
 from tutor.quiz.bank import EXAM_TOPICS, SECTIONS, Question
-from tutor.quiz.marking import check_answer
+from tutor.quiz.generators import FAMILIES, generate, question_id
+from tutor.quiz.items import Item, matches
 from tutor.quiz.recurring import recurring
 
 if TYPE_CHECKING:
@@ -57,8 +58,6 @@ def mode_name(mode: str) -> str:
     """The mode as a student reads it: ``Practice``, ``Mock exam``, ``Retry incorrect``."""
     return MODE_TITLES[mode].split(" — ")[0] if mode in MODE_TITLES else mode.capitalize()
 
-LABEL_WIDTH = 70
-"""The longest :attr:`Item.label`, in characters."""
 DEFAULT_COUNT = {"practice": 10, "review": 20, "weak": 10, "retry": 10, "mock": 12, "mistakes": 8}
 WEAK_AIMED = 0.25
 """The share of a weak-spots session aimed at recurring mistakes (at least one item)."""
@@ -72,124 +71,6 @@ def time_limit_s(mode: str, n_items: int, minutes: float | None = None) -> float
         check_minutes(minutes)
         return minutes * 60
     return MOCK_SECONDS_PER_QUESTION * n_items if mode == "mock" else None
-
-
-@dataclass(frozen=True)
-class Ask:
-    """One thing the student types: a prompt line, how to answer, and labelled choices."""
-
-    prompt: str
-    instructions: str
-    choices: tuple[str, ...] = ()
-
-
-@dataclass(frozen=True)
-class Aim:
-    """The mistake an item was chosen for: on its numbers, part ``part`` (0-based) tells that
-    mistake from the right method, the mistake giving ``value`` there."""
-
-    mistake: str
-    title: str
-    part: int
-    value: str
-
-
-@dataclass(frozen=True)
-class Item:
-    """A bank question or a generated problem, seen the same way by sessions and UIs."""
-
-    question: Question | None = None
-    problem: Problem | None = None
-    aim: Aim | None = None
-    """Set in the mistakes mode (and part of weak spots): the mistake this item is aimed at."""
-
-    @property
-    def question_id(self) -> str:
-        return self.question.id if self.question else self.problem.question_id
-
-    @property
-    def section(self) -> str:
-        return self.question.section if self.question else self.problem.section
-
-    @property
-    def exam_topics(self) -> tuple[str, ...]:
-        return self.question.exam_topics if self.question else self.problem.exam_topics
-
-    @property
-    def generated(self) -> bool:
-        return self.problem is not None
-
-    @property
-    def variant(self) -> str | None:
-        """The seed of a generated problem (stored, so "retry" can repeat its numbers)."""
-        return str(self.problem.seed) if self.problem else None
-
-    @property
-    def self_graded(self) -> bool:
-        return self.question is not None and self.question.kind == "free"
-
-    @property
-    def kind(self) -> str:
-        return self.question.kind if self.question else "generated"
-
-    @property
-    def title(self) -> str:
-        return self.problem.title if self.problem else ""
-
-    @property
-    def setup(self) -> str:
-        """The text above the first answer: the question, or the problem's numbers."""
-        return self.question.prompt if self.question else self.problem.prompt
-
-    @property
-    def label(self) -> str:
-        """A line that names the item for a student (a summary lists it): a problem's title,
-        or the start of the question, instead of the stored id."""
-        if self.problem:
-            return self.problem.title
-        words = " ".join(self.question.prompt.split())
-        return words if len(words) <= LABEL_WIDTH else words[: LABEL_WIDTH - 1].rsplit(" ", 1)[0] + "…"
-
-    @property
-    def asks(self) -> tuple[Ask, ...]:
-        if self.problem:
-            return tuple(Ask(p.prompt, p.instructions,
-                             p.options if p.kind == "choice" else ()) for p in self.problem.parts)
-        q = self.question
-        choices = tuple(f"{LETTERS[i]}) {c}" for i, c in enumerate(q.choices))
-        return (Ask("", q.instructions, choices),)
-
-    def check(self, part: int, text: str) -> Verdict:
-        if self.problem:
-            return self.problem.parts[part].check(text)
-        return check_answer(self.question, text)
-
-    @property
-    def hint(self) -> str | None:
-        return self.question.hint if self.question else None
-
-    @property
-    def explanation(self) -> tuple[str, ...]:
-        """Why the answer is right: the bank's explanation, or the worked solution."""
-        if self.problem:
-            return self.problem.solution
-        q = self.question
-        return (q.explanation,) + ((f"Erratum: {q.erratum}",) if q.erratum else ())
-
-    @property
-    def key_points(self) -> tuple[str, ...]:
-        return self.question.key_points if self.question else ()
-
-    @property
-    def trace_link(self) -> TraceLink | None:
-        """The trace that works this item through: a problem's, on its own numbers."""
-        if self.problem:
-            return self.problem.trace_link
-        q = self.question
-        if not q.trace:
-            return None
-        same = q.computation is None  # the item's inputs are the trace's own
-        return TraceLink(q.trace, dict(q.inputs or {}) if same else {})
 
 
 @dataclass(frozen=True)
@@ -220,9 +101,6 @@ def resolve_topics(raw: Iterable[str]) -> set[str]:
     Raises:
         UserError: for a name that is neither, listing the valid ones.
     """
-    from tutor.limits import shorten
-    from tutor.names import did_you_mean, find
-
     out: set[str] = set()
     topics = list(SECTIONS) + list(EXAM_TOPICS)
     for name in raw:
@@ -242,33 +120,23 @@ def resolve_topics(raw: Iterable[str]) -> set[str]:
 
 def resolve_mode(name: str) -> str:
     """``--mode`` in any case; ``UserError`` with "did you mean …" otherwise."""
-    from tutor.names import resolve
-
     return resolve(name, MODES, "quiz mode", "Expected one of " + ", ".join(MODES) + ".")
 
 
 def check_minutes(minutes: float | None) -> None:
     """A time limit must be a number of minutes above 0 and at most ``MAX_MINUTES``."""
-    from tutor.limits import MAX_MINUTES
-
     if minutes is not None and not 0 < minutes <= MAX_MINUTES:  # NaN fails both comparisons
         raise UserError(f"time limit {minutes:g} minutes: expected more than 0 and at most "
                         f"{MAX_MINUTES:g} (ten hours)")
 
 
-def matches(item: Item, topics: set[str]) -> bool:
-    return not topics or item.section in topics or bool(topics & set(item.exam_topics))
-
-
 def pool(bank: Sequence[Question], topics: set[str], *, generated: bool, seed: int) -> list[Item]:
     """Every matching item in lecture order; generated families get a seed from ``seed``."""
-    from tutor.quiz.generators import FAMILIES
-
     items = [Item(question=q) for q in bank]
     if generated:
         rng = random.Random(seed)
         for fam in FAMILIES:
-            items.append(Item(problem=_LazyProblem(fam, rng.randrange(2**31))))
+            items.append(Item(problem=_lazy(fam, rng.randrange(2**31))))
     order = {s: i for i, s in enumerate(SECTIONS)}
     items = [it for it in items if matches(it, topics)]
     return sorted(items, key=lambda it: order.get(it.section, len(order)))  # stable
@@ -278,28 +146,27 @@ class _LazyProblem:
     """A generated problem made on first use, so listing a pool does not import the engine."""
 
     def __init__(self, family: str, seed: int):
-        from tutor.quiz.generators import FAMILIES, question_id
-
         fam = FAMILIES[family]
         self.family, self.seed = family, seed
         self.question_id, self.section, self.exam_topics = question_id(family), fam.section, fam.exam_topics
         self.title = fam.title
         self._real: Problem | None = None
 
-    def __getattr__(self, name: str):
+    def __getattr__(self, name: str) -> Any:
         if name.startswith("_"):  # never build the problem for copy/pickle probes
             raise AttributeError(name)
         if self._real is None:
-            from tutor.quiz.generators import generate
-
             self._real = generate(self.family, self.seed)
         return getattr(self._real, name)
 
-    def with_seed(self, seed: int) -> _LazyProblem:
-        return _LazyProblem(self.family, seed)
 
 
-def select(mode: str, *, bank: Sequence[Question], store: Store, topics: set[str] = frozenset(),
+def _lazy(family: str, seed: int) -> Problem:
+    """Problem ``seed`` of ``family``, built when a field beyond its listing is first read."""
+    return cast("Problem", _LazyProblem(family, seed))  # it stands in for the Problem it builds
+
+
+def select(mode: str, *, bank: Sequence[Question], store: Store, topics: Set[str] = frozenset(),
            count: int | None = None, seed: int | None = None, generated: bool = True,
            now: datetime | None = None, scheduler: Scheduler | None = None) -> Selection:
     """Choose the items for a session (see the module docstring for each mode's rule)."""
@@ -346,13 +213,14 @@ def select(mode: str, *, bank: Sequence[Question], store: Store, topics: set[str
         return Selection(picked, note, seed)
 
     if mode == "weak":
+        # deferred: loads fsrs (start-up time)
         from tutor.quiz.scheduler import make_scheduler, retrievability
 
         sch = scheduler or make_scheduler()
         misses = store.miss_counts()
         cards = {c.question_id: c.card for c in store.cards()}
         scored = []
-        for qid, it in by_id.items():
+        for qid in by_id:
             attempts, wrong = misses.get(qid, (0, 0))
             if attempts == 0 and qid not in cards:
                 continue
@@ -397,7 +265,7 @@ def select(mode: str, *, bank: Sequence[Question], store: Store, topics: set[str
     for a in latest[:n]:
         it = by_id[a.question_id]
         if it.problem is not None and a.variant is not None:
-            it = Item(problem=it.problem.with_seed(int(a.variant)))  # the same numbers again
+            it = Item(problem=_lazy(it.problem.family, int(a.variant)))  # the same numbers again
         picked.append(it)
     return Selection(picked, "" if picked else f"Nothing to retry{where}: no question's latest "
                      "answer is wrong.", seed)

@@ -16,9 +16,12 @@ import codecs
 import os
 import select
 import sys
+import time
 from dataclasses import dataclass
 from datetime import datetime
 from typing import IO, Any
+
+from rich.console import Console
 
 from tutor.limits import MAX_LINE_BYTES
 from tutor.marking import COMMANDS_HELP, command_word, hint_line
@@ -27,6 +30,9 @@ from tutor.quiz.session import Feedback, QuizSession, Summary
 from tutor.render import diagnosis
 from tutor.render.numbers import clock, percent
 from tutor.render.quiz import counts_line, score_text
+from tutor.render.safe import clean
+from tutor.render.safe import text as as_text
+from tutor.store import utcnow
 
 
 class InputTimeout(Exception):
@@ -68,7 +74,6 @@ class LineReader:
                 while (rest := self.stream.readline(MAX_LINE_BYTES)) and not rest.endswith("\n"):
                     pass
             return None if line == "" else line.rstrip("\r\n")
-        import time
 
         deadline = None if timeout is None else time.monotonic() + timeout
         while "\n" not in self._buf and not self._eof:
@@ -108,9 +113,6 @@ class Out:
 
     def line(self, text: str = "", style: str | None = None) -> None:
         """One line of data (question text, an echoed answer): never markup, no control."""
-        from tutor.render.safe import clean
-        from tutor.render.safe import text as as_text
-
         if self.console is not None:
             self.console.print(as_text(text, style or ""))
         else:
@@ -218,7 +220,7 @@ def _ask_item(session: QuizSession, item, out: Out, reader: LineReader) -> None:
 
 
 def _self_rate(session: QuizSession, fb: Feedback, out: Out, reader: LineReader) -> Feedback:
-    from tutor.quiz.scheduler import parse_rating
+    from tutor.quiz.scheduler import parse_rating  # deferred: loads fsrs (start-up time)
 
     out.line("Model answer: " + fb.expected[0], "bold")
     if fb.key_points:
@@ -252,7 +254,7 @@ def _show_feedback(fb: Feedback, out: Out) -> None:
     elif fb.correct is False:
         out.line("Wrong." + (f" 0 of {len(fb.verdicts)} parts right." if several else ""), "bold red")
     else:
-        out.line(f"Rated {RATINGS.get(fb.rating, '?')}.", "bold")
+        out.line(f"Rated {RATINGS.get(fb.rating or 0, '?')}.", "bold")
     for i, v in enumerate(fb.verdicts):
         if fb.correct is None:
             break
@@ -271,16 +273,14 @@ def _show_feedback(fb: Feedback, out: Out) -> None:
         out.line(fb.aim_line, "bold cyan")
     for line in fb.explanation:
         out.line(line)
-    if fb.trace_command:
-        out.line(f"See it step by step: {fb.trace_command}", "cyan")
+    if fb.trace is not None:
+        out.line(f"See it step by step: {fb.trace.command}", "cyan")
         out.line(f"Do its steps yourself: {fb.trace.practice_command}", "cyan")
     if fb.due is not None:
         out.line(f"Next review: {_when(fb.due)}.", "dim")
 
 
 def _when(due: datetime) -> str:
-    from tutor.store import utcnow
-
     delta = (due - utcnow()).total_seconds()
     if delta < 3600:
         m = max(1, round(delta / 60))
@@ -313,14 +313,14 @@ def print_summary(summary: Summary, out: Out, *, saved_to: str | None = None) ->
             for r in wrong:
                 out.line(f"  {r.label}: you said \"{r.response}\"; answer "
                          + "; ".join(r.expected))
-                for n in r.diagnoses:
-                    out.line(f"    mistake: {n.title} (it gives {n.value}); read {diagnosis.where(n)}")
+                for d in r.diagnoses:
+                    out.line(f"    mistake: {d.title} (it gives {d.value}); read {diagnosis.where(d)}")
     named = summary.mistakes()
     if named and summary.mode != "mock":
         out.line("Mistakes named this session (attn-tutor stats keeps the tally):")
-        for n, times in named:
-            out.line(f"  {n.title}{f' ×{times}' if times > 1 else ''}: read {diagnosis.where(n)}; "
-                     f"{n.practice}")
+        for d, times in named:
+            out.line(f"  {d.title}{f' ×{times}' if times > 1 else ''}: read {diagnosis.where(d)}; "
+                     f"{d.practice}")
     if summary.unsaved:
         out.line(f"{summary.unsaved} answer(s) could not be saved.", "bold red")
     elif saved_to and summary.answered:
@@ -333,7 +333,6 @@ def print_summary(summary: Summary, out: Out, *, saved_to: str | None = None) ->
 def make_out(styled: bool, stream: IO[str] | None = None) -> Out:
     if not styled:
         return Out(stream=stream)
-    from rich.console import Console
 
     return Out(console=Console(highlight=False, file=stream))
 

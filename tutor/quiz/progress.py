@@ -28,8 +28,10 @@ from datetime import date, datetime, timedelta
 from typing import Any
 
 from tutor.quiz.bank import EXAM_TOPICS, SECTIONS, Question
+from tutor.quiz.generators import FAMILIES
 from tutor.quiz.recurring import recurring
 from tutor.store import Store, local_day
+from tutor.store.papers import papers
 
 SCHEMA = 1
 DEFAULT_GOAL = 20
@@ -39,8 +41,7 @@ WINDOW_DAYS = 7
 def compute(store: Store, bank: Sequence[Question], *, now: datetime | None = None,
             goal: int = DEFAULT_GOAL, generated: bool = True) -> dict[str, Any]:
     """Everything ``stats`` shows, as JSON-ready data."""
-    from tutor.quiz.generators import FAMILIES
-    from tutor.quiz.scheduler import make_scheduler, retrievability
+    from tutor.quiz.scheduler import make_scheduler, retrievability  # deferred: loads fsrs (start-up time)
 
     now = now or store.now()
     sch = make_scheduler()
@@ -79,7 +80,7 @@ def compute(store: Store, bank: Sequence[Question], *, now: datetime | None = No
     today = local_day(now)
     start = today - timedelta(days=WINDOW_DAYS - 1)
     counts = store.daily_counts(since=start)
-    days = [{"date": (start + timedelta(days=i)).isoformat(),
+    days: list[dict[str, Any]] = [{"date": (start + timedelta(days=i)).isoformat(),
              "answers": counts.get((start + timedelta(days=i)).isoformat(), 0)}
             for i in range(WINDOW_DAYS)]
     counted = _days_counted(store, today)
@@ -121,8 +122,6 @@ def compute(store: Store, bank: Sequence[Question], *, now: datetime | None = No
 
 def _papers(store: Store) -> dict[str, Any]:
     """Timed papers over time, and marks by lesson over all papers."""
-    from tutor.store.papers import papers
-
     records = papers(store)
     topics: dict[str, list[int]] = {}
     for rec in records:

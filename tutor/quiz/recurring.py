@@ -19,6 +19,8 @@ from tutor.content import load_lessons
 from tutor.quiz.bank import Question
 from tutor.quiz.generators import family_of
 from tutor.store import Store
+from tutor.store.papers import papers
+from tutor.store.practice import steps
 
 RECURRING = 2
 """Times a mistake must have been named to count as recurring."""
@@ -72,9 +74,6 @@ AIMED = "attn-tutor quiz --mode mistakes"
 
 def _events(store: Store, bank: Sequence[Question]) -> Iterable[tuple[str, datetime, str, str]]:
     """(mistake id, when, where, trace or '') for every mistake named in the store."""
-    from tutor.store.papers import papers
-    from tutor.store.practice import steps
-
     traces = {q.id: q.trace or "" for q in bank}
     for a in store.answers():
         fam = family_of(a.question_id)

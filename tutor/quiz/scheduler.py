@@ -19,10 +19,13 @@ Mock exams never call this module: they leave the schedule alone.
 from __future__ import annotations
 
 import hashlib
-from datetime import datetime, timedelta, timezone
-from typing import Any
+from datetime import UTC, datetime, timedelta
+from typing import TYPE_CHECKING, Any, cast
 
 from fsrs import Card, Rating, Scheduler, State
+
+if TYPE_CHECKING:
+    from fsrs.card import CardDict
 
 from tutor.quiz.ratings import RATINGS, rating_for_score
 
@@ -81,7 +84,7 @@ def review(card: dict[str, Any] | None, question_id: str, rating: Rating | int, 
     """
     c = load_card(card) or new_card(question_id, at)
     updated, _log = scheduler.review_card(c, Rating(int(rating)), review_datetime=_utc(at))
-    return updated.to_dict()
+    return dict(updated.to_dict())
 
 
 def updater(question_id: str, rating: Rating | int, scheduler: Scheduler):
@@ -116,7 +119,7 @@ def load_card(card: dict[str, Any] | None) -> Card | None:
     if card is None:
         return None
     try:
-        c = Card.from_dict(card)
+        c = Card.from_dict(cast("CardDict", card))  # checked: a bad card raises below
         _utc(c.due)
         return c
     except (KeyError, TypeError, ValueError, AttributeError, OverflowError):
@@ -135,4 +138,4 @@ def _utc(at: datetime) -> datetime:
     """fsrs insists on ``tzinfo is timezone.utc`` exactly."""
     if at.tzinfo is None:
         raise ValueError("review times must be timezone-aware")
-    return at.astimezone(timezone.utc)
+    return at.astimezone(UTC)

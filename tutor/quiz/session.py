@@ -25,7 +25,8 @@ part is in; then each part is marked on its own, as papers do: ``fb.verdicts`` h
 verdict per part (a wrong number with the catalogued mistakes that give it, ``diagnoses``,
 which the store keeps with the answer), ``fb.score`` the share right, ``fb.correct`` whether all were, and the
 schedule is rated from the share (:func:`tutor.quiz.ratings.rating_for_score`: all right
-Good, at least half Hard, fewer Again); the store keeps each part's mark. In a mock exam ``fb.reveal`` is False (say "recorded", not "correct"), answers are
+Good, at least half Hard, fewer Again); the store keeps each part's mark. In a mock exam ``fb.reveal`` is
+False (say "recorded", not "correct"), answers are
 saved without touching the schedule, and once the time limit has passed ``submit`` refuses
 further answers (``fb.expired``) and ``next`` returns None. ``skip`` moves on without saving;
 ``finish`` may be called at any point (end of input, Ctrl-C) and is idempotent.
@@ -42,7 +43,7 @@ from typing import TYPE_CHECKING
 
 from tutor.inputs import TraceLink
 from tutor.marking import Named, Verdict
-from tutor.quiz.modes import Aim, Ask, Item
+from tutor.quiz.items import Aim, Ask, Item
 from tutor.quiz.ratings import RATINGS
 from tutor.store import StoreError
 
@@ -352,7 +353,7 @@ class QuizSession:
         return self._save(self._item(), correct=None, rating=int(rating))
 
     def _save(self, item: Item, *, correct: bool | None, rating: int | None) -> Feedback:
-        from tutor.quiz import scheduler as sch
+        from tutor.quiz import scheduler as sch  # deferred: loads fsrs (start-up time)
 
         mock = self.mode == "mock"
         parts = tuple(bool(v.correct) for v in self._verdicts) if correct is not None else ()

@@ -6,6 +6,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from engine.trace import to_jsonable
+from tutor.inputs import format_value
 from tutor.render.safe import assemble, clean, json_dumps, text
 from tutor.render.text import asciify
 
@@ -36,7 +38,7 @@ def traces_text(traces: Sequence[Any], fmt: str | None) -> str:
 
 def traces_table(traces: Sequence[Any]) -> Any:
     """The list of traces as a Rich table (a terminal)."""
-    from rich.table import Table
+    from rich.table import Table  # deferred: loads rich (start-up time)
 
     table = Table(title="Worked examples · attn-tutor trace NAME", title_justify="left")
     table.add_column("§", justify="right", style="dim")
@@ -49,9 +51,6 @@ def traces_table(traces: Sequence[Any]) -> Any:
 
 def inputs_text(name: str, specs: Sequence[Any], fmt: str | None) -> str:
     """A trace's inputs with their defaults, as JSON or as text ready to edit into ``--set``."""
-    from engine.trace import to_jsonable
-    from tutor.inputs import format_value
-
     if fmt == "json":
         return json_dumps([{"name": s.name, "kind": s.kind, "expected": s.expected(),
                             "default": to_jsonable(s.coerce(s.default)),

@@ -4,9 +4,11 @@ TUI's Learn screen renders with Rich and ``attn-tutor lesson`` prints as plain t
 
 from __future__ import annotations
 
+from importlib.resources import files
 from pathlib import Path
 
 from tutor.content import Lesson, load_exam_cards, load_exam_guidance, load_lessons, load_qa, qa_for
+from tutor.errata import errata_document
 
 
 def lesson_document(lesson: Lesson, root: Path | None = None, *, keys: bool = False) -> str:
@@ -42,7 +44,11 @@ def _key_links(lesson: Lesson, root: Path | None = None) -> list[str]:
     lessons by their titles, as the list beside it names them (ids are for the command line)."""
     out = []
     if lesson.traces:
-        more = f"; the others ({', '.join(lesson.traces[1:])}): **o** on the trace screen" if len(lesson.traces) > 1 else ""
+        more = (
+            f"; the others ({', '.join(lesson.traces[1:])}): **o** on the trace screen"
+            if len(lesson.traces) > 1
+            else ""
+        )
         out.append(f"- **t** opens the worked example `{lesson.traces[0]}`{more}")
     if lesson.heatmaps:
         out.append(f"- **h** opens the heatmap of `{lesson.heatmaps[0]}`")
@@ -90,7 +96,6 @@ def exam_document(root: Path | None = None) -> str:
         if card.errata:
             out += ["**Where the notes go wrong:** " + ", ".join(f"`{e}`" for e in card.errata)
                     + " (listed at the end).", ""]
-    from tutor.errata import errata_document
 
     out += [load_exam_guidance(root), errata_document(root)]
     return "\n".join(out).rstrip() + "\n"
@@ -103,8 +108,6 @@ the wheel; ``attn-tutor NAME --schema`` prints it)."""
 
 def json_schema(name: str) -> str:
     """The schema document of ``attn-tutor NAME --json``, as the installed package holds it."""
-    from importlib.resources import files
-
     return files("tutor").joinpath("schemas", f"{name}-json.md").read_text(encoding="utf-8")
 
 

@@ -32,7 +32,8 @@ def _wrap(line: str, width: int = 96) -> list[str]:
     """A paragraph (or list item) on one line, refilled to ``width`` when it is longer."""
     if len(line) <= width:
         return [line]
-    indent = re.match(r"\s*(?:[-*] |\d+\. )?", line)[0]
+    found = re.match(r"\s*(?:[-*] |\d+\. )?", line)  # always matches (all of it optional)
+    indent = found[0] if found else ""
     return textwrap.wrap(line, width, subsequent_indent=" " * len(indent), break_on_hyphens=False)
 
 

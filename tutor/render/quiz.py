@@ -15,6 +15,7 @@ from rich.padding import Padding
 from rich.table import Table
 from rich.text import Text
 
+from tutor.quiz.bank import SECTIONS
 from tutor.quiz.modes import mode_name
 from tutor.quiz.ratings import RATINGS
 from tutor.render import diagnosis
@@ -50,8 +51,6 @@ def question(session: Any) -> RenderableType:
 
 def status(session: Any, left: float | None) -> Text:
     """``3/10 · Practice · §5 qkv · Softmax of scores · ⏱ 4:10 left``."""
-    from tutor.quiz.bank import SECTIONS
-
     n, total = session.position
     item = session.current
     number = f"§{SECTIONS.index(item.section) + 1} " if item.section in SECTIONS else ""
@@ -86,7 +85,9 @@ def feedback(fb: Any, answer: str | None = None) -> RenderableType:
     elif fb.correct is None:
         if answer is not None:
             parts += [self_answer(answer, fb), Text("")]
-        parts.append(assemble(("Saved" if fb.saved else "Rated", "bold"), f" as {RATINGS.get(fb.rating or 0, '')}."))
+        parts.append(
+            assemble(("Saved" if fb.saved else "Rated", "bold"), f" as {RATINGS.get(fb.rating or 0, '')}.")
+        )
     elif fb.correct:
         parts.append(Text("✓ Correct.", style="bold green"))
         if len(fb.verdicts) > 1:
@@ -213,7 +214,8 @@ def summary(result: Any) -> RenderableType:
         total = sum(t for _, t in per_topic.values())
         right = sum(c for c, _ in per_topic.values())
         parts.append(assemble("Score: ", (score_text(right, total), "bold"),
-                              f" ({percent(right / total if total else 0.0)}) — unanswered questions count as wrong"))
+                              f" ({percent(right / total if total else 0.0)}) — unanswered questions count "
+                              "as wrong"))
     else:
         parts.append(Text(counts_line(result)))
         per_topic = result.per_topic()
@@ -224,8 +226,12 @@ def summary(result: Any) -> RenderableType:
         parts += [Text(""), table]
     wrong = [r for r in result.results if r.correct is False]
     if wrong and result.mode != "mock":
-        parts += [Text(""), assemble(("To look at again", "bold"), " (", ("r", "bold"), " asks them again now):")]
-        parts += [text(f"  {r.label}\n    you said \"{r.response}\"; expected {' | '.join(r.expected)}") for r in wrong]
+        parts += [Text(""), assemble(("To look at again", "bold"), " (", ("r", "bold"), " asks them again "
+                                                                                        "now):")]
+        parts += [
+            text(f'  {r.label}\n    you said "{r.response}"; expected {" | ".join(r.expected)}')
+            for r in wrong
+        ]
     named = result.mistakes()
     if named and result.mode != "mock":
         parts += [Text(""), Text("Mistakes named (Stats keeps the tally; quiz mode Mistakes aims at them):",

@@ -60,8 +60,12 @@ def step_panel(trace: Trace, index: int) -> RenderableType:
         parts += [Text(""), _values_table(step.values)]
     if step.note:
         parts += [Text(""), text(step.note, "italic")]
-    return Panel(Group(*parts), title=assemble(f"Step {index + 1}/{len(trace.steps)} · ", (step.title, "bold")),
-                 subtitle=assemble(trace.name, f" · §{trace.section}"), border_style="cyan")
+    return Panel(
+        Group(*parts),
+        title=assemble(f"Step {index + 1}/{len(trace.steps)} · ", (step.title, "bold")),
+        subtitle=assemble(trace.name, f" · §{trace.section}"),
+        border_style="cyan",
+    )
 
 
 def summary(trace: Trace) -> RenderableType:

@@ -6,6 +6,8 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
+from rich.text import Text
+
 from tutor.content import LESSON_IDS
 from tutor.render.numbers import bar, percent
 from tutor.render.safe import clean, text
@@ -112,21 +114,22 @@ def daily_goal(daily: dict[str, Any]) -> str:
     today``), and no verdict before the first answer."""
     counted = daily.get("days_counted", daily["window_days"])
     if not counted:
-        return f"Daily goal: {daily['goal']} answers a day (no answers yet: the average starts with your first)"
+        return (f"Daily goal: {daily['goal']} answers a day (no answers yet: the average starts with your "
+                "first)")
     verdict = "on target" if daily["met"] else "below target"
     if counted == 1 < daily["window_days"]:  # one day: its count, not an average of one
         n = daily["average"]
         return (f"Daily goal: {n:g} answer{'s' * (n != 1)} today, your first day "
                 f"(goal {daily['goal']}, {verdict})")
-    span = f"the last {daily['window_days']} days" if counted >= daily["window_days"] else f"your first {counted} days"
+    span = f"the last {daily['window_days']} days" if counted >= daily["window_days"] else ("your first "
+                                                                                            f"{counted} days")
     return f"Daily goal: {daily['average']:g} answers/day over {span} (goal {daily['goal']}, {verdict})"
 
 
 def stats_renderable(data: dict[str, Any]):
     """The stats as Rich tables (the same numbers as ``attn-tutor stats --json``)."""
-    from rich.console import Group
-    from rich.table import Table
-    from rich.text import Text
+    from rich.console import Group  # deferred: loads rich (start-up time)
+    from rich.table import Table  # deferred: loads rich (start-up time)
 
     d = data["due"]
     head = Text.from_markup(
@@ -153,7 +156,8 @@ def stats_renderable(data: dict[str, Any]):
     for col in ("when", "score", "answered", "status"):
         mocks.add_column(col)
     for m in data["mock_exams"][-10:]:
-        mocks.add_row(m["started_at"][:16].replace("T", " "), f"{m['correct']}/{m['questions']} ({percent(m['score'])})",
+        mocks.add_row(m["started_at"][:16].replace("T", " "), f"{m['correct']}/{m['questions']} "
+                                                              f"({percent(m['score'])})",
                       str(m["answered"]), text(m["status"]))
     if not data["mock_exams"]:
         mocks.add_row("none yet", "", "", "")

@@ -10,6 +10,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, Header, Static, TabbedContent, TabPane
 
 from tutor.exam.paper import ExamStart
+from tutor.exam.sheet import render_plain
 from tutor.widgets.paper_panel import PaperPanel
 from tutor.widgets.plan_panel import PlanPanel
 
@@ -34,8 +35,6 @@ class ExamScreen(Screen):
         self.minutes = start.minutes
 
     def compose(self) -> ComposeResult:
-        from tutor.exam.sheet import render_plain
-
         yield Header()
         with TabbedContent(initial=self.initial_tab, id="exam-tabs"):
             with TabPane("Paper", id="exam-paper"):

@@ -7,14 +7,21 @@ tutor's navigation; :func:`tutor_app` is the one place that says it is a
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, cast
-
-from textual.dom import DOMNode
+from typing import TYPE_CHECKING, Any, Protocol, cast
 
 if TYPE_CHECKING:
+    from textual.app import App
+
     from tutor.app import TutorApp
 
 
-def tutor_app(node: DOMNode) -> TutorApp:
-    """The running :class:`~tutor.app.TutorApp` of ``node`` (a screen or a widget)."""
+class InApp(Protocol):
+    """Anything Textual runs inside an app: a screen, a widget, a command-palette provider."""
+
+    @property
+    def app(self) -> App[Any]: ...
+
+
+def tutor_app(node: InApp) -> TutorApp:
+    """The running :class:`~tutor.app.TutorApp` of ``node`` (a screen, a widget, a provider)."""
     return cast("TutorApp", node.app)

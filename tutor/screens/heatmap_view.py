@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -11,6 +12,9 @@ from textual.screen import ModalScreen
 from textual.widgets import Footer
 
 from tutor.widgets.heatmap_panel import HeatmapPanel
+
+if TYPE_CHECKING:
+    from engine.trace import Erratum
 
 
 class HeatmapModal(ModalScreen[None]):
@@ -23,7 +27,7 @@ class HeatmapModal(ModalScreen[None]):
         Binding("f1", "app.help", "Help", show=False),
     ]
 
-    def __init__(self, heatmaps: Sequence[object], errata: Sequence[object] = ()) -> None:
+    def __init__(self, heatmaps: Sequence[object], errata: Sequence[Erratum] = ()) -> None:
         super().__init__()
         self._heatmaps = heatmaps
         self._errata = errata
@@ -37,6 +41,3 @@ class HeatmapModal(ModalScreen[None]):
         heatmap = self.query_one(HeatmapPanel).heatmap
         if heatmap is not None:
             heatmap.focus()
-
-    def action_dismiss(self) -> None:
-        self.dismiss(None)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from textual import work
 from textual.app import ComposeResult
 from textual.containers import Horizontal
@@ -9,6 +11,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, Header, OptionList
 from textual.widgets.option_list import Option
 
+from tutor.heatmap.sources import build_heatmaps
 from tutor.render.safe import assemble
 from tutor.widgets.heatmap_panel import HeatmapPanel
 
@@ -27,7 +30,9 @@ class HeatmapsScreen(Screen):
     def compose(self) -> ComposeResult:
         yield Header()
         with Horizontal(id="heatmaps-main"):
-            yield OptionList(Option(assemble(("finding attention weights…", "dim")), disabled=True), id="heatmaps-list")
+            yield OptionList(
+                Option(assemble(("finding attention weights…", "dim")), disabled=True), id="heatmaps-list"
+            )
             yield HeatmapPanel(id="heatmaps-panel")
         yield Footer(compact=True)
 
@@ -39,8 +44,7 @@ class HeatmapsScreen(Screen):
         """Every trace's default heatmaps (built once per process, see :mod:`tutor.heatmap.sources`),
         listed as each arrives: on a first run they compile for seconds, and the student can read
         the first while the rest build. The trace asked for comes first."""
-        from engine.traces import list_traces
-        from tutor.heatmap.sources import build_heatmaps
+        from engine.traces import list_traces  # looked up per call: tests replace it
 
         names = [info.name for info in list_traces()]
         done: set[str] = set()
@@ -58,7 +62,7 @@ class HeatmapsScreen(Screen):
 
     def _ordered(self) -> list[str]:
         """The sources from elsewhere (the lab's) first, then the traces in lecture order."""
-        from engine.traces import REGISTRY, list_traces
+        from engine.traces import REGISTRY, list_traces  # looked up per call: tests replace it
 
         extra = [name for name in self.sources if name not in REGISTRY]
         return extra + [info.name for info in list_traces() if info.name in self.sources]
@@ -80,8 +84,12 @@ class HeatmapsScreen(Screen):
             options.add_option(Option(assemble(name, count, mark), id=name))
         if pending is not None:
             through, total = pending
-            options.add_option(Option(assemble((f"finding attention weights… ({through} of {total} traces)", "dim")),
-                                      disabled=True))
+            options.add_option(
+                Option(
+                    assemble((f"finding attention weights… ({through} of {total} traces)", "dim")),
+                    disabled=True,
+                )
+            )
         if self.wanted in self.sources and self.wanted != self.shown:
             self.select(self.wanted)
         elif pending is None and self.wanted is not None and self.wanted not in self.sources:
@@ -95,7 +103,7 @@ class HeatmapsScreen(Screen):
             self._focused_once = True
             options.focus()
 
-    def add_source(self, name: str, heatmaps: list, errata: list = ()) -> None:
+    def add_source(self, name: str, heatmaps: list, errata: Sequence = ()) -> None:
         """Add a matrix from elsewhere (the lab's learned alignment) and show it — also when a
         source of that name (the lab's previous run) is the one on show."""
         self.wanted = name  # before listing it, or the list re-selects what was shown before

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from rich.table import Table
 from textual.actions import parse
 from textual.app import App, ComposeResult
 from textual.binding import Binding
@@ -113,8 +114,6 @@ class HelpScreen(ModalScreen[None]):
         self._rows = rows
 
     def compose(self) -> ComposeResult:
-        from rich.table import Table
-
         table = Table(box=None, show_header=False, padding=(0, 2))
         table.add_column(style="bold", no_wrap=True)
         table.add_column()
@@ -125,6 +124,3 @@ class HelpScreen(ModalScreen[None]):
                          id="help-title")
             with VerticalScroll(id="help-scroll"):
                 yield Static(table, id="help-table")
-
-    def action_dismiss(self) -> None:
-        self.dismiss(None)

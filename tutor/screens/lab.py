@@ -20,6 +20,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -28,8 +29,11 @@ from textual.screen import Screen
 from textual.widgets import Footer, Header, OptionList, ProgressBar, Static
 from textual.widgets.option_list import Option
 
-from tutor.lab.experiments import get, on_screen
+from tutor.lab.experiments import get, on_screen, results_renderable
 from tutor.lab.progress import LiveProgress, LiveView, StopFlag, event_status
+from tutor.lab.report import live_loss_plot
+from tutor.render.safe import assemble
+from tutor.screens.handle import tutor_app
 
 LOOKS_PER_SECOND = 4
 """How often the screen redraws a running experiment's progress."""
@@ -74,8 +78,6 @@ class LabScreen(Screen):
         self._last: dict[str, LastRun] = {}
 
     def compose(self) -> ComposeResult:
-        from rich.text import Text
-
         yield Header()
         with Horizontal(id="lab-main"):
             with Vertical(id="lab-left"):
@@ -132,8 +134,6 @@ class LabScreen(Screen):
 
     # -- showing ----------------------------------------------------------------------------
     def _status(self, *parts: str | tuple[str, str]) -> None:
-        from tutor.render.safe import assemble
-
         text = assemble(*parts)
         status = self.query_one("#lab-status", Static)
         lines = len(text.wrap(self.app.console, max(1, status.content_size.width or 80)))
@@ -146,9 +146,10 @@ class LabScreen(Screen):
         name = self.experiment
         last = self._last.get(name)
         bar = self.query_one("#lab-progress", ProgressBar)
-        bar.display = last is not None and last.done is not None
-        if bar.display:
-            bar.update(total=100, progress=100 * last.done)
+        done = last.done if last is not None else None
+        bar.display = done is not None
+        if done is not None:
+            bar.update(total=100, progress=100 * done)
         self.query_one("#lab-live", Static).update(last.live if last and last.live else "")
         self._plot_rows = -1
         self.query_one("#lab-results", Static).update(last.body if last else "")
@@ -217,7 +218,7 @@ class LabScreen(Screen):
             settings = self._settings(name)
             live.bars = max(1, len(exp.bars(settings)[0]))
             if exp.kernels:  # the warm-up loads them first (they jump its queue)
-                self.app.need_engine(exp.kernels, self._stop.is_set)  # type: ignore[attr-defined]
+                tutor_app(self).need_engine(exp.kernels, self._stop.is_set)
                 if not self._stop.is_set():  # cancelled or quitting: the run stops at once
                     from tutor.warmup import load
 
@@ -276,8 +277,6 @@ class LabScreen(Screen):
             self._plot_rows = rows
 
     def _live_plot(self, losses: dict[str, list[tuple[int, float]]]) -> Any:
-        from tutor.lab.report import live_loss_plot
-
         width = max(30, self.query_one("#lab-scroll").size.width - 14)
         return live_loss_plot(losses, width).rich()
 
@@ -293,11 +292,9 @@ class LabScreen(Screen):
         self.refresh_bindings()
 
     def _finished(self, name: str, result: Any, settings: Any) -> None:
-        from tutor.lab.experiments import results_renderable
-
         live = self._live
         view = live.view() if live is not None else None
-        if view is not None and view.latest:
+        if live is not None and view is not None and view.latest:
             self._show_view(name, view, live.bars)  # the last events, however quick the run
         self._end_run()
         exp = get(name)
@@ -328,4 +325,4 @@ class LabScreen(Screen):
     def action_to_heatmaps(self) -> None:
         maps = self._heatmaps()
         if maps:
-            self.app.show_heatmaps(f"lab {self.result_of}", maps)  # type: ignore[attr-defined]
+            tutor_app(self).show_heatmaps(f"lab {self.result_of}", maps)

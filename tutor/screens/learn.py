@@ -17,8 +17,11 @@ from textual.timer import Timer
 from textual.widgets import Footer, Header, OptionList, Static
 from textual.widgets.option_list import Option
 
-from tutor.render.safe import assemble
+from tutor.content import load_lessons
+from tutor.render.documents import exam_document, lesson_document, qa_document
 from tutor.render.labels import hanging
+from tutor.render.safe import assemble
+from tutor.screens.handle import tutor_app
 
 SETTLE_S = 0.12
 END_SLACK = 1
@@ -55,8 +58,6 @@ class LearnScreen(Screen):
         yield Footer(compact=True)
 
     def on_mount(self) -> None:
-        from tutor.content import load_lessons
-
         self.lessons = {lesson.id: lesson for lesson in load_lessons()}
         self.refresh_list()
         self.watch(self.query_one("#learn-scroll", VerticalScroll), "scroll_y", self._scrolled, init=False)
@@ -64,7 +65,7 @@ class LearnScreen(Screen):
         self.query_one("#learn-list", OptionList).focus()
 
     def refresh_list(self) -> None:
-        opened = self.app.lessons_opened()  # type: ignore[attr-defined]
+        opened = tutor_app(self).lessons_opened()
         options = self.query_one("#learn-list", OptionList)
         highlighted = options.highlighted
         options.clear_options()
@@ -79,8 +80,6 @@ class LearnScreen(Screen):
             options.highlighted = highlighted
 
     def show(self, page_id: str) -> None:
-        from tutor.render.documents import exam_document, lesson_document, qa_document
-
         if page_id == self.page_id:
             return
         self.page_id = page_id
@@ -90,7 +89,7 @@ class LearnScreen(Screen):
             text = lesson_document(lesson, keys=True)
         else:
             text = exam_document() if page_id == "exam" else qa_document()
-        from rich.markdown import Markdown
+        from rich.markdown import Markdown  # deferred: loads markdown_it (start-up time)
 
         self.document = text
         self.query_one("#learn-doc", Static).update(Markdown(text, code_theme="ansi_dark", hyperlinks=False))
@@ -119,7 +118,7 @@ class LearnScreen(Screen):
         if lesson_id in self._read or self.lesson_id != lesson_id:
             return
         self._read.add(lesson_id)
-        if self.app.mark_lesson_opened(lesson_id):  # type: ignore[attr-defined]
+        if tutor_app(self).mark_lesson_opened(lesson_id):
             self.refresh_list()
             self.notify(f"Lesson {self.lessons[lesson_id].section} marked as read.", timeout=3)
 
@@ -155,11 +154,11 @@ class LearnScreen(Screen):
 
     def action_open_trace(self) -> None:
         if self.lesson and self.lesson.traces:
-            self.app.open_trace(self.lesson.traces[0])  # type: ignore[attr-defined]
+            tutor_app(self).open_trace(self.lesson.traces[0])
 
     def action_open_quiz(self) -> None:
         if self.lesson:
-            self.app.open_quiz(topics=(self.lesson.quiz_topic,))  # type: ignore[attr-defined]
+            tutor_app(self).open_quiz(topics=(self.lesson.quiz_topic,))
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "open_heatmap":  # hidden where the lesson has no heatmap
@@ -171,6 +170,6 @@ class LearnScreen(Screen):
 
     def action_open_heatmap(self) -> None:
         if self.lesson and self.lesson.heatmaps:
-            self.app.open_heatmap(self.lesson.heatmaps[0])  # type: ignore[attr-defined]
+            tutor_app(self).open_heatmap(self.lesson.heatmaps[0])
         else:
             self.notify("This lesson has no heatmap.", severity="warning")

@@ -116,8 +116,12 @@ class QuizScreen(Screen):
         if action == "end":
             return self.state in ("asking", "rating", "feedback")
         if action == "retry":
-            return self.state == "summary" and self.summary is not None and self.summary.mode != "mock" and any(
-                r.correct is False for r in self.summary.results)
+            return (
+                self.state == "summary"
+                and self.summary is not None
+                and self.summary.mode != "mock"
+                and any(r.correct is False for r in self.summary.results)
+            )
         return True
 
     # ------------------------------------------------------------------ setup
@@ -140,8 +144,15 @@ class QuizScreen(Screen):
     def _begin(self, choice: Choice) -> None:
         store = tutor_app(self).store
         try:
-            selection = select(choice.mode, bank=quiz_bank.load_bank(), store=store, topics=set(choice.topics),
-                               count=choice.count, generated=choice.generated, seed=self.seed)
+            selection = select(
+                choice.mode,
+                bank=quiz_bank.load_bank(),
+                store=store,
+                topics=set(choice.topics),
+                count=choice.count,
+                generated=choice.generated,
+                seed=self.seed,
+            )
         except (UserError, StoreError) as exc:  # StoreError: progress cannot be read now
             self.setup_form.show_error(exc)
             return

@@ -9,7 +9,11 @@ from textual.containers import VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Footer, Header, Static
 
+from tutor.practice.progress import compute as practice_progress
+from tutor.quiz.progress import compute
 from tutor.render.stats import stats_renderable
+from tutor.screens.handle import tutor_app
+from tutor.store import StoreError
 
 
 class StatsScreen(Screen):
@@ -27,12 +31,9 @@ class StatsScreen(Screen):
         self.action_refresh_stats()
 
     def action_refresh_stats(self) -> None:
-        from tutor.practice.progress import compute as practice_progress
-        from tutor.quiz.bank import load_bank
-        from tutor.quiz.progress import compute
-        from tutor.store import StoreError
+        from tutor.quiz.bank import load_bank  # looked up per call: tests replace it
 
-        store = self.app.store  # type: ignore[attr-defined]
+        store = tutor_app(self).store
         body = self.query_one("#stats-body", Static)
         try:
             self.data = compute(store, load_bank())

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from rich.console import RenderableType
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -12,11 +13,19 @@ from textual.screen import Screen
 from textual.widgets import Footer, Header, OptionList, Static
 from textual.widgets.option_list import Option
 
-from tutor.render.safe import assemble, text
+from engine.traces import input_specs
 from tutor.render.labels import hanging
+from tutor.render.rich_view import overview, step_panel, summary
+from tutor.render.safe import assemble, text
+from tutor.screens.handle import tutor_app
+from tutor.screens.heatmap_view import HeatmapModal
+from tutor.screens.trace_inputs import TraceInputs
+from tutor.screens.trace_picker import TracePicker
+from tutor.warmup import TRACE
 from tutor.widgets.practice_panel import PracticePanel
 
 if TYPE_CHECKING:
+    from engine.trace import Trace
     from tutor.practice.tasks import PracticeStart
 
 DEFAULT_TRACE = "qkv"
@@ -45,7 +54,7 @@ class TraceScreen(Screen):
         super().__init__()
         self.trace_name = name or DEFAULT_TRACE
         self.overrides: dict[str, Any] = dict(overrides or {})
-        self.trace = None
+        self.trace: Trace | None = None
         self.page = 0
         self._practice_start = practice  # `trace NAME --practice`: start once the trace is in
         self._request = 0  # the newest load(); a build that finishes after a newer one is dropped
@@ -75,11 +84,9 @@ class TraceScreen(Screen):
 
     @work(thread=True, exclusive=True, group="trace-build")
     def _build(self, name: str, overrides: dict[str, Any], page: int, request: int) -> None:
-        from engine.traces import build
+        from engine.traces import build  # looked up per call: tests replace it
 
-        from tutor.warmup import TRACE
-
-        self.app.need_engine([TRACE + name])  # type: ignore[attr-defined]  # its kernels first
+        tutor_app(self).need_engine([TRACE + name])  # its kernels first
         try:
             trace = build(name, overrides)
         except ValueError as exc:  # the student's inputs: said inline, the screen stays
@@ -121,6 +128,8 @@ class TraceScreen(Screen):
 
     def _render_header(self) -> None:
         t = self.trace
+        if t is None:
+            return
         source = "your inputs" if self.overrides else "defaults"
         n = len(t.heatmaps)
         heat = f" · {n} heatmap{'s' * (n != 1)} (h)" if n else ""
@@ -138,8 +147,6 @@ class TraceScreen(Screen):
         return 0 if self.trace is None else len(self.trace.steps) + 2
 
     def show_page(self, index: int) -> None:
-        from tutor.render.rich_view import overview, step_panel, summary
-
         if self.trace is None:
             return
         self.page = max(0, min(index, self.page_count - 1))
@@ -147,6 +154,7 @@ class TraceScreen(Screen):
         session = self.query_one(PracticePanel).session
         if session is not None:  # a practice shows its own steps, blanks as "?"
             t = session.display_trace()
+        body: RenderableType
         if session is not None and self.page - 1 > self._practice_step(session):
             body = text("In practice: this comes after the step you are working on.", "dim")
         elif self.page == 0:
@@ -187,8 +195,6 @@ class TraceScreen(Screen):
 
     # -- other actions ----------------------------------------------------------------
     def action_pick(self) -> None:
-        from tutor.screens.trace_picker import TracePicker
-
         def chosen(name: str | None) -> None:
             if name:
                 self.load(name, {})
@@ -201,21 +207,20 @@ class TraceScreen(Screen):
     def action_edit_inputs(self) -> None:
         if self.trace is None:
             return
-        from engine.traces import input_specs
-        from tutor.screens.trace_inputs import TraceInputs
 
         def applied(overrides: dict[str, Any] | None) -> None:
             if overrides is not None:
                 self.load(self.trace_name, overrides, self.page)
 
         self.app.push_screen(
-            TraceInputs(self.trace_name, input_specs(self.trace_name), self.trace.inputs, self.overrides), applied)
+            TraceInputs(self.trace_name, input_specs(self.trace_name), self.trace.inputs, self.overrides),
+            applied,
+        )
 
     def action_heatmap(self) -> None:
         if self.trace is None or not self.trace.heatmaps:
             self.notify("This trace has no attention weights to draw.", severity="warning")
             return
-        from tutor.screens.heatmap_view import HeatmapModal
 
         self.app.push_screen(HeatmapModal(self.trace.heatmaps, self.trace.errata))
 
@@ -250,8 +255,9 @@ class TraceScreen(Screen):
     def _mark_pages(self, mark) -> None:
         """The step list with each blank step's mark (? open, ✓ solved, ✗ not solved)."""
         pages = self.query_one("#trace-pages", OptionList)
-        width = len(f"{len(self.trace.steps)}.")
-        for i, step in enumerate(self.trace.steps, 1):
+        steps = self.trace.steps if self.trace is not None else []
+        width = len(f"{len(steps)}.")
+        for i, step in enumerate(steps, 1):
             tail = mark(i - 1)
             pages.replace_option_prompt(f"p{i}", hanging(f"{i}.", step.title + (f" {tail}" if tail else ""),
                                                          head_width=width))

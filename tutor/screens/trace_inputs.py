@@ -15,7 +15,8 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Static
 
 from engine.trace import InputSpec
-from tutor.inputs import format_value
+from tutor.errors import UserError
+from tutor.inputs import format_value, parse_value
 from tutor.render.safe import assemble, text
 
 
@@ -55,9 +56,12 @@ class TraceInputs(ModalScreen[dict[str, Any] | None]):
                                    "ctrl+s apply · ctrl+r defaults · Esc cancel", "dim")))
             with VerticalScroll(id="inputs-fields"):
                 for spec in self.specs:
-                    optional = " (optional: leave empty to let the trace work it out)" if spec.optional else ""
+                    optional = (
+                        " (optional: leave empty to let the trace work it out)" if spec.optional else ""
+                    )
                     # a Static, not a Label: a long description wraps instead of being cut
-                    yield Static(assemble((spec.name, "bold"), (f"  {spec.description} — {spec.expected()}{optional}", "dim")),
+                    yield Static(assemble((spec.name, "bold"), (f"  {spec.description} — "
+                                                                f"{spec.expected()}{optional}", "dim")),
                                  classes="field-label")
                     yield Input(value_to_text(self._initial(spec)), id=f"in-{spec.name}")
                     yield Static("", id=f"err-{spec.name}", classes="field-error")
@@ -71,7 +75,9 @@ class TraceInputs(ModalScreen[dict[str, Any] | None]):
         self.query(Input).first().focus()
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
-        {"apply": self.action_apply, "reset": self.action_reset, "cancel": self.action_cancel}[event.button.id]()
+        {"apply": self.action_apply, "reset": self.action_reset, "cancel": self.action_cancel}[
+            event.button.id or ""
+        ]()
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         self.action_apply()
@@ -100,9 +106,7 @@ class TraceInputs(ModalScreen[dict[str, Any] | None]):
             self.query_one("#inputs-error", Static).update(text(message))
 
     def action_apply(self) -> None:
-        from engine.traces import build
-        from tutor.errors import UserError
-        from tutor.inputs import parse_value
+        from engine.traces import build  # looked up per call: tests replace it
 
         self._clear_errors()
         overrides: dict[str, Any] = {}

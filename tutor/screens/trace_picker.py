@@ -9,6 +9,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
+from tutor.practice.progress import levels
 from tutor.render.safe import assemble
 
 
@@ -30,7 +31,7 @@ class TracePicker(ModalScreen[str | None]):
     def __init__(self, current: str | None = None) -> None:
         super().__init__()
         self._current = current
-        from engine.traces import list_traces
+        from engine.traces import list_traces  # deferred: loads numpy (start-up time)
 
         self._traces = list_traces()
         self._levels: dict[str, tuple[int, int]] = {}
@@ -39,7 +40,9 @@ class TracePicker(ModalScreen[str | None]):
         with Vertical(id="picker-box"):
             yield Static(assemble(("Pick a worked example", "bold"),
                                   ("  type to filter · ↑↓ · Enter opens · Esc cancels", "dim")))
-            yield Input(placeholder="filter: a name, words of a title, or a section like 10", id="picker-filter")
+            yield Input(
+                placeholder="filter: a name, words of a title, or a section like 10", id="picker-filter"
+            )
             yield OptionList(id="picker-options")
 
     def on_mount(self) -> None:
@@ -58,7 +61,9 @@ class TracePicker(ModalScreen[str | None]):
         options.clear_options()
         section = None
         for info in self._traces:
-            if not matches(query, info.name, info.title, info.description, f"§{info.section}", str(info.section)):
+            if not matches(
+                query, info.name, info.title, info.description, f"§{info.section}", str(info.section)
+            ):
                 continue
             if section is not None and info.section != section:
                 options.add_option(None)
@@ -70,7 +75,9 @@ class TracePicker(ModalScreen[str | None]):
         if options.option_count:
             options.highlighted = 0
         else:
-            options.add_option(Option(assemble(("no trace matches; Backspace to widen", "dim")), disabled=True))
+            options.add_option(
+                Option(assemble(("no trace matches; Backspace to widen", "dim")), disabled=True)
+            )
 
     def on_input_changed(self, event: Input.Changed) -> None:
         self._fill(event.value)
@@ -95,8 +102,6 @@ class TracePicker(ModalScreen[str | None]):
 
 def _practice_levels(app) -> dict[str, tuple[int, int]]:
     """Each trace's practice level and top level; empty when progress cannot be read."""
-    from tutor.practice.progress import levels
-
     try:
         return levels(app.store)
     except Exception:  # noqa: BLE001 - the list opens even if progress or a plan cannot be read

@@ -36,7 +36,7 @@ from typing import Any
 from tutor.render.safe import shown_path
 from tutor.store import core, faults, opening, salvage, schema, stuck
 from tutor.store.faults import StoreError
-from tutor.store.rows import KEYS, PARSERS, BadRow, iso
+from tutor.store.rows import KEYS, PARSERS, BadRow, CardRow, iso
 
 SCHEMA = 1
 """Version of :meth:`CheckReport.to_json`'s layout."""
@@ -133,6 +133,7 @@ def check_store(path: str | Path | None = None, *, repair: bool = True,
             report.problems.append(Problem("damaged", path.name, report.integrity))
             return _finish(report, repair, writable)
         conn = _rebuild_damaged(path, report)
+    assert conn is not None  # the file's own connection when it was sound, else the rebuilt one
     try:
         version = int(conn.execute("PRAGMA user_version").fetchone()[0])
         if version > schema.SCHEMA_VERSION:
@@ -244,7 +245,7 @@ def _why_bad(table: str, r: sqlite3.Row, valid_card) -> str | None:
         record = PARSERS[table](r)
     except BadRow as exc:
         return str(exc)
-    if table == "cards" and valid_card is not None and not valid_card(record.card):
+    if isinstance(record, CardRow) and valid_card is not None and not valid_card(record.card):
         return "card is not a valid fsrs card"
     return None
 

@@ -7,9 +7,9 @@ import sqlite3
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from datetime import date, datetime, timezone
+from datetime import UTC, date, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, overload
 
 from tutor.store import faults
 from tutor.store.faults import StoreError
@@ -33,11 +33,22 @@ BUSY_TIMEOUT_MS = 5000
 
 
 def utcnow() -> datetime:
-    return datetime.now(timezone.utc)
+    return datetime.now(UTC)
 
 
+@overload
+def _dt(text: str) -> datetime: ...
+@overload
+def _dt(text: str | None) -> datetime | None: ...
 def _dt(text: str | None) -> datetime | None:
-    return None if text is None else datetime.fromisoformat(text).astimezone(timezone.utc)
+    return None if text is None else datetime.fromisoformat(text).astimezone(UTC)
+
+
+def inserted_id(cur: sqlite3.Cursor) -> int:
+    """The rowid the INSERT just run on ``cur`` made (``lastrowid`` is None only before one)."""
+    if cur.lastrowid is None:
+        raise sqlite3.InterfaceError("no row was inserted")
+    return cur.lastrowid
 
 
 def local_day(at: datetime) -> date:
@@ -186,7 +197,7 @@ class Store:
                     (question_id, topic, json.dumps(new), _iso(_dt(new["due"])), reps, lapses,
                      _iso(at)),
                 )
-            return int(cur.lastrowid)
+            return inserted_id(cur)
 
     def answers(self, question_id: str | None = None, *, mode: str | None = None,
                 mock_id: int | None = None) -> list[Answer]:
@@ -274,7 +285,7 @@ class Store:
             cur = conn.execute(
                 "INSERT INTO mock_exams (started_at, time_limit_s, n_questions, seed)"
                 " VALUES (?,?,?,?)", (_iso(at or self.now()), time_limit_s, n_questions, seed))
-            return int(cur.lastrowid)
+            return inserted_id(cur)
 
     def finish_mock(self, mock_id: int, *, answered: int, correct: int,
                     per_topic: dict[str, list[int]], status: str = "finished",

@@ -5,12 +5,14 @@ from __future__ import annotations
 import os
 import shutil
 import sqlite3
+import stat
 import tempfile
 import threading
 from collections.abc import Callable
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
+from tutor.paths import data_dir
 from tutor.render.safe import shown_path
 from tutor.store import core, faults, salvage, schema, stuck
 from tutor.store.core import Store, utcnow
@@ -19,8 +21,6 @@ FILENAME = "progress.sqlite3"
 
 
 def default_path() -> Path:
-    from tutor.paths import data_dir
-
     return data_dir() / FILENAME
 
 
@@ -85,6 +85,7 @@ def _open_file(path: Path, warnings: list[str], now: Callable[[], datetime]) -> 
         conn = _connect(path)
         if aside is not None:
             _salvage(aside, conn, warnings)
+    assert conn is not None  # the first connection when it was sound, else the new file's
     try:
         version = conn.execute("PRAGMA user_version").fetchone()[0]
         if version > schema.SCHEMA_VERSION:
@@ -152,8 +153,6 @@ def _read_only_warning(path: Path, what: str) -> str:
 
 def _kind_of(path: Path) -> str:
     """A folder, a named pipe, a device...: what stands where the file should be."""
-    import stat
-
     mode = path.stat().st_mode
     for test, name in ((stat.S_ISDIR, "folder"), (stat.S_ISFIFO, "named pipe"),
                        (stat.S_ISSOCK, "socket"), (stat.S_ISCHR, "device"),
@@ -214,7 +213,7 @@ def _create(path: Path) -> None:
 def _move_aside(path: Path, why: str, warnings: list[str]) -> Path | None:
     """Rename ``path`` (and its -wal, -shm) to ``<name>.damaged-<stamp>``; the new path, or None
     when another copy moved it first."""
-    stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
+    stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
     target = path.with_name(f"{path.name}.damaged-{stamp}")
     n = 1
     while target.exists():
@@ -299,7 +298,8 @@ def read_snapshot(path: Path, into: sqlite3.Connection, *, wait: bool = True,
                                 timeout=core.BUSY_TIMEOUT_MS / 1000 if wait else 0)]
     if not wal.exists() or wal.stat().st_size == 0:
         attempts.append(lambda: sqlite3.connect(f"{uri}?mode=ro&immutable=1", uri=True))
-    problem, locked = "it could not be opened", False
+    problem: str | None = "it could not be opened"
+    locked = False
     for attempt in attempts:
         try:
             problem = _backup_from(attempt(), into)

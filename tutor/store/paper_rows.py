@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from datetime import date, datetime
 
 from tutor.limits import PLAN_MINUTES
-from tutor.store.rows import BadRow, _int, _show, _text, _time, mistake_ids
+from tutor.store.cells import BadRow, _int, _show, _text, _time, mistake_ids
 
 STATUSES = ("running", "finished", "timed-out", "stopped")
 PART_STATUSES = ("right", "follow-through", "wrong", "blank", "self-marked")

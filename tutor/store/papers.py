@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
-from tutor.store.core import Store, _iso
+from tutor.store.core import Store, _iso, inserted_id
 from tutor.store.paper_rows import PaperPart, PaperRow
 
 
@@ -47,7 +47,7 @@ def start_paper(store: Store, time_limit_s: float | None, seed: int | None,
     with store._write() as conn:
         cur = conn.execute("INSERT INTO papers (started_at, time_limit_s, seed) VALUES (?,?,?)",
                            (_iso(at or store.now()), time_limit_s, seed))
-        return int(cur.lastrowid)
+        return inserted_id(cur)
 
 
 def record_part(store: Store, paper_id: int, question_id: str, part: str, topic: str, *,

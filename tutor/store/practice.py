@@ -15,7 +15,7 @@ import json
 from collections.abc import Sequence
 from datetime import datetime
 
-from tutor.store.core import Store, _iso
+from tutor.store.core import Store, _iso, inserted_id
 from tutor.store.practice_rows import PracticeLevel, PracticeStep
 
 ITEM_PREFIX = "practice:"
@@ -48,7 +48,7 @@ def record_step(store: Store, *, session: str, trace: str, level: int, seed: int
             " correct, attempts, hints, diagnoses, answered_at) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
             (session, trace, int(level), seed, int(step), name, answer, int(bool(correct)),
              int(attempts), int(hints), json.dumps(list(diagnoses)), _iso(at or store.now())))
-        return int(cur.lastrowid)
+        return inserted_id(cur)
 
 
 def steps(store: Store, trace: str | None = None) -> list[PracticeStep]:

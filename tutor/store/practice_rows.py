@@ -8,7 +8,7 @@ import sqlite3
 from dataclasses import dataclass
 from datetime import datetime
 
-from tutor.store.rows import BadRow, _int, _show, _text, _time, mistake_ids
+from tutor.store.cells import BadRow, _int, _show, _text, _time, mistake_ids
 
 
 @dataclass(frozen=True)

@@ -9,13 +9,14 @@ from __future__ import annotations
 
 import json
 import sqlite3
+from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import date, datetime, timezone
+from datetime import date, datetime
 from typing import Any
 
-
-class BadRow(ValueError):
-    """A row that cannot be read; the message names the column and the value."""
+from tutor.store.cells import BadRow, _int, _json_object, _show, _text, _time, iso, mistake_ids  # noqa: F401
+from tutor.store.paper_rows import parse_paper, parse_paper_part, parse_setting
+from tutor.store.practice_rows import parse_practice_level, parse_practice_step
 
 
 @dataclass(frozen=True)
@@ -84,59 +85,6 @@ KEYS = {"answers": "id", "cards": "question_id", "lesson_opens": "lesson_id",
 """The column that names a row of each table in reports."""
 
 
-def iso(at: datetime) -> str:
-    """Fixed-width UTC text, so string order is time order in SQL comparisons."""
-    if at.tzinfo is None:
-        raise ValueError("times must be timezone-aware (UTC)")
-    return at.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%f+00:00")
-
-
-def _show(value: object) -> str:
-    text = repr(value)
-    return text if len(text) <= 40 else text[:37] + "..."
-
-
-def _time(r: sqlite3.Row, column: str, *, null: bool = False) -> datetime | None:
-    value = r[column]
-    if value is None and null:
-        return None
-    try:
-        return datetime.fromisoformat(value).astimezone(timezone.utc)
-    except (TypeError, ValueError, OverflowError):
-        raise BadRow(f"{column} {_show(value)} is not a date and time") from None
-
-
-def _int(r: sqlite3.Row, column: str, *, null: bool = False, allowed: tuple | None = None
-         ) -> int | None:
-    value = r[column]
-    if value is None and null:
-        return None
-    if not isinstance(value, int) or (allowed is not None and value not in allowed):
-        want = "one of " + ", ".join(map(str, allowed)) if allowed else "a whole number"
-        raise BadRow(f"{column} {_show(value)} is not {want}")
-    return value
-
-
-def _text(r: sqlite3.Row, column: str, *, null: bool = False) -> str | None:
-    value = r[column]
-    if value is None and null:
-        return None
-    if not isinstance(value, str):
-        raise BadRow(f"{column} {_show(value)} is not text")
-    return value
-
-
-def _json_object(r: sqlite3.Row, column: str) -> dict[str, Any]:
-    value = r[column]
-    try:
-        data = json.loads(value)
-    except (TypeError, ValueError, RecursionError):
-        raise BadRow(f"{column} {_show(value)} is not valid JSON") from None
-    if not isinstance(data, dict):
-        raise BadRow(f"{column} {_show(value)} is not a JSON object")
-    return data
-
-
 def parse_answer(r: sqlite3.Row) -> Answer:
     correct = _int(r, "correct", null=True, allowed=(0, 1))
     seconds = r["seconds"]
@@ -175,27 +123,6 @@ def _parts(r: sqlite3.Row) -> tuple[bool, ...] | None:
     return tuple(bool(x) for x in data)
 
 
-MAX_IDS = 40
-"""Mistake ids one row may name (a multi-part answer names a few; more is damage)."""
-
-
-def mistake_ids(r: sqlite3.Row, column: str, *, null: bool = False) -> tuple[str, ...]:
-    """A column of mistake ids (schema 4's ``practice_steps.diagnoses``, schema 6's
-    ``answers.diagnoses`` and ``paper_parts.diagnoses``): a JSON list of strings, a pair
-    joined by ``+``; NULL (where ``null``) or a column the row lacks reads as none."""
-    raw = r[column] if column in r.keys() else None
-    if raw is None and (null or column not in r.keys()):
-        return ()
-    try:
-        ids = json.loads(raw)
-    except (TypeError, ValueError, RecursionError):
-        raise BadRow(f"{column} {_show(raw)} is not valid JSON") from None
-    if not (isinstance(ids, list) and len(ids) <= MAX_IDS
-            and all(isinstance(i, str) and 0 < len(i) <= 80 for i in ids)):
-        raise BadRow(f"{column} {_show(raw)} is not a list of mistake ids")
-    return tuple(ids)
-
-
 def parse_card(r: sqlite3.Row) -> CardRow:
     card = _json_object(r, "card")
     try:
@@ -230,18 +157,13 @@ def parse_mock(r: sqlite3.Row) -> MockExam:
         status=_text(r, "status"))
 
 
-PARSERS = {"answers": parse_answer, "cards": parse_card, "lesson_opens": parse_lesson_open,
-           "mock_exams": parse_mock}
+PARSERS: dict[str, Callable[[sqlite3.Row], Any]] = {
+    "answers": parse_answer, "cards": parse_card, "lesson_opens": parse_lesson_open,
+    "mock_exams": parse_mock}
 
-
-# the tables of schema 2 (timed papers and settings) parse in their own module
-from tutor.store.paper_rows import parse_paper, parse_paper_part, parse_setting  # noqa: E402
-
-PARSERS.update(papers=parse_paper, paper_parts=parse_paper_part, settings=parse_setting)
-KEYS.update(papers="id", paper_parts="question_id", settings="key")
-
-# the tables of schema 3 (practice traces) parse in their own module too
-from tutor.store.practice_rows import parse_practice_level, parse_practice_step  # noqa: E402
-
-PARSERS.update(practice_steps=parse_practice_step, practice_levels=parse_practice_level)
-KEYS.update(practice_steps="id", practice_levels="trace")
+# the tables of schema 2 (timed papers and settings) and 3 (practice traces) parse in their
+# own modules
+PARSERS.update(papers=parse_paper, paper_parts=parse_paper_part, settings=parse_setting,
+               practice_steps=parse_practice_step, practice_levels=parse_practice_level)
+KEYS.update(papers="id", paper_parts="question_id", settings="key",
+            practice_steps="id", practice_levels="trace")

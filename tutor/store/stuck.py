@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 from tutor.store.rows import PARSERS, BadRow
 
@@ -31,7 +31,7 @@ TABLES = ("mock_exams", "papers")
 def started(row: sqlite3.Row) -> datetime | None:
     """When the sitting started (None when the row's date cannot be read)."""
     try:
-        return datetime.fromisoformat(row["started_at"]).astimezone(timezone.utc)
+        return datetime.fromisoformat(row["started_at"]).astimezone(UTC)
     except (TypeError, ValueError, OverflowError):
         return None
 

@@ -231,7 +231,7 @@ class Heatmap(ScrollView, can_focus=True):
     def watch_cursor(self, old: tuple[int, int], new: tuple[int, int]) -> None:
         self._scroll_to_cell(*new)
         self.refresh()
-        self.post_message(self.CursorMoved(self, *new, *self._cell_info(*new)))
+        self.post_message(self.CursorMoved(self, new[0], new[1], *self._cell_info(*new)))
 
     def watch_hover(self) -> None:
         self.refresh()
@@ -273,7 +273,8 @@ class Heatmap(ScrollView, can_focus=True):
         self.cursor = (self.cursor[0] + direction * visible, self.cursor[1])
 
     def action_select(self) -> None:
-        self.post_message(self.CellSelected(self, *self.cursor, *self._cell_info(*self.cursor)))
+        row, col = self.cursor
+        self.post_message(self.CellSelected(self, row, col, *self._cell_info(row, col)))
 
     def action_toggle_values(self) -> None:
         self.show_values = not self.show_values
@@ -316,7 +317,8 @@ class Heatmap(ScrollView, can_focus=True):
         row, col = self.hover if self.hover is not None else self.cursor
         n_rows, n_cols = self.model.shape
         where = "mouse" if self.hover is not None else "cursor"
-        return f"{where} row {row + 1}/{n_rows}, column {col + 1}/{n_cols}: {self.model.describe_cell(row, col)}"
+        return (f"{where} row {row + 1}/{n_rows}, column {col + 1}/{n_cols}: "
+                f"{self.model.describe_cell(row, col)}")
 
     @property
     def key_text(self) -> str:
@@ -342,7 +344,9 @@ class Heatmap(ScrollView, can_focus=True):
         if y < top:
             titles = self._title_rows()
             if y < len(titles):
-                return self._text_strip(titles[y], base + self.get_component_rich_style("heatmap--title"), width)
+                return self._text_strip(
+                    titles[y], base + self.get_component_rich_style("heatmap--title"), width
+                )
             return self._header_strip(y - len(titles), width, base)
         row = int(self.scroll_offset.y) + y - top
         if row >= self.model.shape[0]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -11,6 +12,9 @@ from textual.widgets import Static
 
 from tutor.render.safe import text
 from tutor.widgets.heatmap import Heatmap
+
+if TYPE_CHECKING:
+    from engine.trace import Erratum
 
 
 class HeatmapPanel(Vertical):
@@ -29,7 +33,7 @@ class HeatmapPanel(Vertical):
     ]
     HELP_WORDS = {"cycle": "Previous / next matrix of this source"}
 
-    def __init__(self, heatmaps: Sequence[object] = (), errata: Sequence[object] = (), **kwargs) -> None:
+    def __init__(self, heatmaps: Sequence[object] = (), errata: Sequence[Erratum] = (), **kwargs) -> None:
         super().__init__(**kwargs)
         self.heatmaps = list(heatmaps)
         self.errata = list(errata)
@@ -45,7 +49,7 @@ class HeatmapPanel(Vertical):
     def on_mount(self) -> None:
         self._refresh_text()
 
-    def show(self, heatmaps: Sequence[object], errata: Sequence[object] = ()) -> None:
+    def show(self, heatmaps: Sequence[object], errata: Sequence[Erratum] = ()) -> None:
         """Replace what the panel shows (the heatmaps screen calls this on a new source)."""
         self.heatmaps, self.errata, self.index = list(heatmaps), list(errata), 0
         self._show_current()
@@ -84,6 +88,9 @@ class HeatmapPanel(Vertical):
         title = self.query_one("#panel-title", Static)
         title.update(f"matrix {self.index + 1} of {n} · , and . switch" if n > 1 else "")
         title.display = n > 1
-        lines = [f"⚠ {e.where} — the notes: {e.printed} · computed: {e.computed} · why: {e.why}" for e in self.errata]
+        lines = [
+            f"⚠ {e.where} — the notes: {e.printed} · computed: {e.computed} · why: {e.why}"
+            for e in self.errata
+        ]
         self.query_one("#panel-errata", Static).update(text("\n".join(lines)))
         self.query_one("#panel-errata-box").display = bool(lines)

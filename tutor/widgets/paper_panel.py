@@ -25,8 +25,15 @@ from textual.widgets import ContentSwitcher
 
 from tutor.exam.marking import AnswerError, PartMark
 from tutor.exam.paper import ExamPart, PaperError, make_paper
-from tutor.exam.render import (feedback_lines, minutes, paper_header, part_lines, question_lines,
-                               result_lines, scheme_lines)
+from tutor.exam.render import (
+    feedback_lines,
+    minutes,
+    paper_header,
+    part_lines,
+    question_lines,
+    result_lines,
+    scheme_lines,
+)
 from tutor.exam.session import PaperResult, PaperRun
 from tutor.screens.handle import tutor_app
 from tutor.store.papers import attempted_questions

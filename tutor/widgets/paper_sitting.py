@@ -27,7 +27,9 @@ def lines_text(lines: list[str], bold_first: bool = False) -> Text:
     """Lines of data (the paper's text, what the student wrote) as Text, without terminal control."""
     out = Text()
     for i, line in enumerate(lines):
-        out.append(clean(line) + ("\n" if i < len(lines) - 1 else ""), "bold" if bold_first and i == 0 else "")
+        out.append(
+            clean(line) + ("\n" if i < len(lines) - 1 else ""), "bold" if bold_first and i == 0 else ""
+        )
     return out
 
 

@@ -9,7 +9,10 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import Button, Input, Label, Static
 
+from tutor.exam.plan import PlanError, plan_from_store, render_text, save_exam, saved_exam
 from tutor.render.safe import text
+from tutor.screens.handle import tutor_app
+from tutor.store.papers import attempted_questions
 
 
 class PlanPanel(Vertical):
@@ -27,9 +30,7 @@ class PlanPanel(Vertical):
             yield Static(id="plan-body")
 
     def on_mount(self) -> None:
-        from tutor.exam.plan import saved_exam
-
-        saved = saved_exam(self.app.store)  # type: ignore[attr-defined]
+        saved = saved_exam(tutor_app(self).store)
         if saved:
             self.query_one("#plan-date", Input).value = saved[0].isoformat()
             self.query_one("#plan-minutes", Input).value = str(saved[1])
@@ -54,9 +55,6 @@ class PlanPanel(Vertical):
             self.show(save=True)
 
     def show(self, save: bool) -> None:
-        from tutor.exam.plan import PlanError, plan_from_store, render_text, save_exam
-        from tutor.store.papers import attempted_questions
-
         error = self.query_one("#plan-error", Static)
         try:
             exam = date.fromisoformat(self.query_one("#plan-date", Input).value.strip())
@@ -65,7 +63,7 @@ class PlanPanel(Vertical):
             return
         try:
             minutes = int(self.query_one("#plan-minutes", Input).value or 60)
-            store = self.app.store  # type: ignore[attr-defined]
+            store = tutor_app(self).store
             plan = plan_from_store(store, exam, date.today(), minutes,
                                    attempted=attempted_questions(store))
         except (PlanError, ValueError) as exc:

@@ -14,11 +14,12 @@ from textual.containers import Vertical, VerticalScroll
 from textual.message import Message
 from textual.widgets import Input, Static
 
+from tutor.marking import command_word
 from tutor.practice import report
 from tutor.practice.session import PracticeSession
 from tutor.practice.tasks import PracticeStart
-from tutor.marking import command_word
 from tutor.render.safe import text
+from tutor.screens.handle import tutor_app
 
 MARKS = {"bold green": "✓ ", "bold red": "✗ "}
 """A right or wrong line carries a mark, so it reads without colour (NO_COLOR)."""
@@ -67,7 +68,7 @@ class PracticePanel(Vertical):
     @work(thread=True, exclusive=True, group="practice")
     def _start(self, name: str, start: PracticeStart) -> None:
         try:
-            session = PracticeSession.start(name, self.app.store,  # type: ignore[attr-defined]
+            session = PracticeSession.start(name, tutor_app(self).store,
                                             level=start.level, seed=start.seed)
         except Exception as exc:  # noqa: BLE001 - a broken plan or store is a line, not a crash
             self.app.call_from_thread(self._say, [(f"Cannot practise {name}: {exc}", "bold red")])
@@ -78,9 +79,16 @@ class PracticePanel(Vertical):
         self.session = session
         self._ask(report.header(session))
 
+    @property
+    def _live(self) -> PracticeSession:
+        """The practice under way (the panel asks, answers and finishes only while one is)."""
+        if self.session is None:
+            raise RuntimeError("the practice panel has no practice under way")
+        return self.session
+
     def _ask(self, before: list[tuple[str, str]]) -> None:
         """Show ``before`` and the current task's question, or the summary at the end."""
-        session = self.session
+        session = self._live
         field = self.query_one("#practice-input", Input)
         task = session.task
         if task is None:
@@ -108,9 +116,11 @@ class PracticePanel(Vertical):
 
     @work(thread=True, exclusive=True, group="practice")
     def _answer(self, value: str, command: str | None) -> None:
-        session = self.session
+        session = self._live
         task = session.task
         try:
+            if task is None:
+                raise RuntimeError("the practice has ended")
             fb = (session.hint() if command == "hint" else session.skip() if command == "skip"
                   else session.submit(value))
             lines = report.feedback_lines(session, task, fb)
@@ -126,11 +136,15 @@ class PracticePanel(Vertical):
             return
         if fb is not None and fb.valid:  # marked, or a hint: the field is free for the next try
             self.query_one("#practice-input", Input).value = ""
-        self._say(report.task_lines(self.session, self.session.task) + [("", "")] + lines)
+        session = self._live
+        if session.task is not None:
+            self._say(report.task_lines(session, session.task) + [("", "")] + lines)
+        else:
+            self._say(lines)
         self.post_message(self.Changed())
 
     def _finish(self, before: list[tuple[str, str]]) -> None:
-        summary = self.session.finish()
+        summary = self._live.finish()
         self._say(report.summary_lines(summary)
                   + [("p practises again · Esc ends the practice", "dim"), ("", "")] + before)
         self.post_message(self.Changed())

@@ -52,7 +52,9 @@ class QuizSetup(Horizontal):
         start = self.preset_start
         with Vertical(id="quiz-setup-left"):
             yield Label("[b]Mode[/b]")
-            yield OptionList(*(Option(text(mode_name(mode)), id=mode) for mode, _ in QUIZ_MODES), id="quiz-modes")
+            yield OptionList(
+                *(Option(text(mode_name(mode)), id=mode) for mode, _ in QUIZ_MODES), id="quiz-modes"
+            )
             yield Static(id="quiz-mode-about")
             with Horizontal(id="quiz-numbers"):
                 with Vertical():

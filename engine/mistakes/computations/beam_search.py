@@ -36,8 +36,8 @@ def compute(inp: dict, s: Slips) -> dict:
         return {"scores": np.array([h.score for h in result.n_best])}
     one, extend = scorer(s)
     eos, bos = model.eos_token, model.bos_token
-    live = [((), None)]
-    pool = []  # (tokens, score)
+    live: list[tuple[tuple[int, ...], float | None]] = [((), None)]
+    pool: list[tuple[tuple[int, ...], float]] = []  # (tokens, score)
     for _ in range(max_length):
         cands = []
         for parent, (seq, cum) in enumerate(live):
@@ -47,7 +47,7 @@ def compute(inp: dict, s: Slips) -> dict:
                     score = one(float(row[j])) if cum is None else extend(cum, float(row[j]))
                     cands.append((score, parent, j))
         cands.sort(key=lambda c: (-round(c[0] / TIE) * TIE, c[1], c[2]))
-        new_live = []
+        new_live: list[tuple[tuple[int, ...], float | None]] = []
         for rank, (cum, parent, tok) in enumerate(cands[:2 * K]):
             seq = live[parent][0] + (tok,)
             if tok == eos:
@@ -63,6 +63,8 @@ def compute(inp: dict, s: Slips) -> dict:
             break
     else:
         for seq, cum in live:
+            if cum is None:  # only the empty start, when max_length < 1
+                raise ValueError("max_length: expected at least 1")
             pool.append((seq, cum / _lp(len(seq), lpen, s, eos=False)))
         pool.sort(key=lambda h: -round(h[1] / TIE) * TIE)
         del pool[K:]
@@ -72,13 +74,13 @@ def compute(inp: dict, s: Slips) -> dict:
 def _hypotheses(hypotheses: np.ndarray, lpen, s: Slips) -> dict:
     probs = _token_probs(hypotheses)
     one, extend = scorer(s)
-    logps = []
+    cums = []
     for p in probs:
         cum = one(float(np.log(p[0])))
         for x in p[1:]:
             cum = extend(cum, float(np.log(x)))
-        logps.append(cum)
-    logps = np.array(logps)
+        cums.append(cum)
+    logps = np.array(cums)
     lengths = np.array([len(p) for p in probs])
     lp = np.array([_lp(int(L), lpen, s) for L in lengths])
     scores = s.r(logps / lp)

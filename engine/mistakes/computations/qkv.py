@@ -49,5 +49,17 @@ def compute(inp: dict, s: Slips) -> dict:
     q = out["Q"][i]
     scores = out["S"][0]
     exps = s.r(np.exp(scores - exp_shift(scores)))
-    return {"exp_scores": exps, "Z": s.r(float(np.sum(exps))),"W_Q": W_Q, "W_K": W_K, "W_V": W_V, f"Q{sub(i + 1)}": q, "query": q, "K": out["K"],
-            "V": out["V"], "scores": out["S"][0], "weights": out["A"][0], "output": out["Z"][0]}
+    return {
+        "exp_scores": exps,
+        "Z": s.r(float(np.sum(exps))),
+        "W_Q": W_Q,
+        "W_K": W_K,
+        "W_V": W_V,
+        f"Q{sub(i + 1)}": q,
+        "query": q,
+        "K": out["K"],
+        "V": out["V"],
+        "scores": out["S"][0],
+        "weights": out["A"][0],
+        "output": out["Z"][0],
+    }

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 
@@ -17,7 +18,7 @@ PAIRS = (("tanh-left-out", "transposed-weight"), ("rounded-intermediates", "tran
 
 def compute(inp: dict, s: Slips) -> dict:
     Q, K, W_Q, W_K, v = inp["Q"], inp["K"], inp["W_Q"], inp["W_K"], inp["v"]
-    out = {}
+    out: dict[str, Any] = {}
     if Q.size == K.size:
         dot = float(dot_scores(Q, K[None, :])[0])
         scaled = s.r(dot / _ops.scale(K.size, s))

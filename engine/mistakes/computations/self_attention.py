@@ -5,7 +5,8 @@ from __future__ import annotations
 import numpy as np
 
 from engine.mistakes import _ops
-from engine.mistakes.computations.qkv import MISTAKES as _QKV, PAIRS as _QKV_PAIRS
+from engine.mistakes.computations.qkv import MISTAKES as _QKV
+from engine.mistakes.computations.qkv import PAIRS as _QKV_PAIRS
 from engine.mistakes.slips import Slips
 
 TRACE = "self-attention"

@@ -31,6 +31,13 @@ from tutor.marking import Link
 
 Value = float | tuple[float, ...]
 
+
+def one(value: Value) -> float:
+    """``value`` as the single number a scalar step holds (``TypeError`` for a vector)."""
+    if isinstance(value, tuple):
+        raise TypeError(f"expected one number, got {len(value)}")
+    return float(value)
+
 _MODULES = ("sequence", "attention", "reading", "variants")
 MAKERS: dict[str, Callable[[Any], Numbers]] = {}
 
@@ -94,7 +101,7 @@ def make(name: str, seed: int) -> Numbers:
     Raises:
         ValueError: for an unknown maker.
     """
-    import numpy as np
+    import numpy as np  # deferred: loads numpy (start-up time)
 
     _load_all()
     try:
@@ -108,7 +115,7 @@ def make(name: str, seed: int) -> Numbers:
 
 def nonzero_grid(rng: Any, lo: float, hi: float, step: float, size: Any) -> Any:
     """Grid numbers (see ``tutor.quiz.generators.scoring.grid``) that are not all zero."""
-    from tutor.quiz.generators.scoring import grid
+    from tutor.quiz.generators.scoring import grid  # deferred: loads numpy, rich (start-up time)
 
     while True:
         x = grid(rng, lo, hi, step, size)
@@ -119,9 +126,9 @@ def nonzero_grid(rng: Any, lo: float, hi: float, step: float, size: Any) -> Any:
 def weighted_sum(weights: Any, rows: Any) -> tuple[float, ...]:
     """Σ_i w_i · rows[i] for *any* weights (a student's weights need not sum to 1), as the
     engine's dot products of the weight vector with each column of ``rows``."""
-    import numpy as np
+    import numpy as np  # deferred: loads numpy (start-up time)
 
-    from engine.scoring import dot_scores
+    from engine.scoring import dot_scores  # deferred: loads numba (start-up time)
 
     R = np.asarray(rows, dtype=float)  # (n, d)
     return as_tuple(dot_scores(np.asarray(weights, dtype=float)[None, :], R.T)[0])  # (d,)
@@ -129,7 +136,7 @@ def weighted_sum(weights: Any, rows: Any) -> tuple[float, ...]:
 
 def as_tuple(x: Any) -> tuple[float, ...]:
     """A 1-D array (or sequence) as a tuple of Python floats."""
-    import numpy as np
+    import numpy as np  # deferred: loads numpy (start-up time)
 
     return tuple(float(v) for v in np.ravel(np.asarray(x, dtype=float)))
 
@@ -150,7 +157,7 @@ def softmax_link(logits: Any, labels: Any = None) -> Link:
 def context_link(weights: Any, states: Any) -> Link:
     """``Σ_i α_i H_i`` in the catalogue: the dynamic-context trace with one target word, whose
     mistakes include the last state for the blend and the mean of the states."""
-    import numpy as np
+    import numpy as np  # deferred: loads numpy (start-up time)
 
     H = np.asarray(states, dtype=float)  # (T, d)
     return Link("dynamic-context", "C₁", {"source": words(len(H), "h"), "target": ["y"],

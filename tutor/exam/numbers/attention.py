@@ -4,12 +4,17 @@ scoring functions, the variance argument and pooling. Every answer comes from th
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 
 import numpy as np
 
+from engine.costs import multi_head_cost
+from engine.masks import causal_mask, padding_mask
+from engine.traces import input_specs
 from tutor.exam.numbers import (
     Numbers,
     Step,
+    Value,
     as_tuple,
     maker,
     nonzero_grid,
@@ -18,6 +23,7 @@ from tutor.exam.numbers import (
     words,
 )
 from tutor.marking import Link
+from tutor.quiz.generators import generate
 from tutor.quiz.generators.attention import SIMPLE_W
 from tutor.quiz.generators.scoring import grid
 from tutor.render.numbers import matrix as mat
@@ -26,7 +32,7 @@ from tutor.render.numbers import vector as vec
 
 
 def _scores(q, K) -> np.ndarray:
-    from engine.scoring import scaled_dot_scores
+    from engine.scoring import scaled_dot_scores  # deferred: loads numba (start-up time)
 
     return scaled_dot_scores(np.asarray(q, float)[None, :], np.asarray(K, float))[0]
 
@@ -36,8 +42,8 @@ def _attend_steps(q: np.ndarray, K: np.ndarray, V: np.ndarray, q_name: str, q_us
     """Steps ``scores`` → ``alpha`` → ``out`` for one query, each redone from the one before,
     linked to the scores trace on these numbers (or ``run``: a trace whose ``scores``,
     ``weights`` and ``output`` values they are, such as qkv)."""
-    from engine.pooling import attention_pool
-    from engine.softmax import softmax
+    from engine.pooling import attention_pool  # deferred: loads numba (start-up time)
+    from engine.softmax import softmax  # deferred: loads numba (start-up time)
 
     s = _scores(q, K)
     a = softmax(s)
@@ -87,8 +93,6 @@ def qkv_row(rng: np.random.Generator) -> Numbers:
 @maker("qkv-notes")
 def qkv_notes(rng: np.random.Generator) -> Numbers:
     """The notes' "I love cats" inputs (§5), fixed: their printed softmax is the erratum."""
-    from engine.traces import input_specs
-
     spec = {s.name: np.asarray(s.default, float) for s in input_specs("qkv") if s.kind == "matrix"}
     X, W_Q, W_K, W_V = spec["X"], spec["W_Q"], spec["W_K"], spec["W_V"]
     Q, K, V = X @ W_Q, X @ W_K, X @ W_V  # (3, 3), (3, 3), (3, 2): the notes' projections
@@ -98,8 +102,7 @@ def qkv_notes(rng: np.random.Generator) -> Numbers:
 
 @maker("self-attention-causal")
 def self_attention_causal(rng: np.random.Generator) -> Numbers:
-    from engine.masks import causal_mask
-    from engine.softmax import masked_softmax
+    from engine.softmax import masked_softmax  # deferred: loads numba (start-up time)
 
     while True:
         Q = grid(rng, -1, 1, 0.5, (3, 2))
@@ -126,8 +129,6 @@ def self_attention_causal(rng: np.random.Generator) -> Numbers:
 
 @maker("multi-head-shapes")
 def multi_head_shapes(rng: np.random.Generator) -> Numbers:
-    from engine.costs import multi_head_cost
-
     d_model = int(rng.choice([256, 512, 768, 1024]))
     heads = int(rng.choice([h for h in (4, 8, 12, 16) if d_model % h == 0]))
     n = int(rng.choice([10, 20, 50, 100]))
@@ -137,7 +138,8 @@ def multi_head_shapes(rng: np.random.Generator) -> Numbers:
     return Numbers(
         fields={"d_model": str(d_model), "h": str(heads), "n": str(n)},
         steps={
-            "d_head": Step(float(s["d_head"]), 0.0, (f"d_k = d_v = d_model / h = {d_model} / {heads} = {s['d_head']}",),
+            "d_head": Step(float(s["d_head"]), 0.0, (f"d_k = d_v = d_model / h = {d_model} / {heads} = "
+                                                     f"{s['d_head']}",),
                            link=Link("multi-head-cost", "d_k", run)),
             "params": Step(float(s["params"]), 0.0, (
                 f"W_Q, W_K, W_V, W^O are each {d_model} × {d_model}: 4 × {d_model}² = {s['params']:,} "
@@ -176,7 +178,7 @@ def attention_sizes(rng: np.random.Generator) -> Numbers:
 
 @maker("scoring-compare")
 def scoring_compare(rng: np.random.Generator) -> Numbers:
-    from engine.scoring import additive_scores
+    from engine.scoring import additive_scores  # deferred: loads numba (start-up time)
 
     q = grid(rng, -1, 1, 1, 3)
     k = grid(rng, -1, 1, 1, 3)
@@ -207,7 +209,7 @@ def scoring_compare(rng: np.random.Generator) -> Numbers:
 
 @maker("dot-variance")
 def dot_variance(rng: np.random.Generator) -> Numbers:
-    from engine.scoring import dot_product_variance
+    from engine.scoring import dot_product_variance  # deferred: loads numba (start-up time)
 
     d_k = int(rng.choice([16, 25, 36, 64, 100, 144]))
     var_q, var_k = float(rng.choice([0.5, 1, 2, 4])), float(rng.choice([0.5, 1, 2]))
@@ -216,19 +218,30 @@ def dot_variance(rng: np.random.Generator) -> Numbers:
     return Numbers(
         fields={"d_k": str(d_k), "var_q": num(var_q), "var_k": num(var_k)},
         steps={
-            "std": Step(std1, 0.01, (f"Var(q·k) = d_k = {d_k}, so the standard deviation is √{d_k} = {num(std1)}",)),
-            "scaled": Step(var / d_k, 0.01, (
-                f"Var(q·k) = d_k σ_q² σ_k² = {d_k} × {num(var_q)} × {num(var_k)} = {num(var)}; "
-                f"divided by (√d_k)² = {d_k}: {num(var / d_k)}",), link=Link(
-                "scaling", "exact_scaled[2]", {"dims": [1, d_k], "d_big": d_k, "var_q": var_q, "var_k": var_k})),
+            "std": Step(
+                std1, 0.01, (f"Var(q·k) = d_k = {d_k}, so the standard deviation is √{d_k} = {num(std1)}",)
+            ),
+            "scaled": Step(
+                var / d_k,
+                0.01,
+                (
+                    f"Var(q·k) = d_k σ_q² σ_k² = {d_k} × {num(var_q)} × {num(var_k)} = {num(var)}; "
+                    f"divided by (√d_k)² = {d_k}: {num(var / d_k)}",
+                ),
+                link=Link(
+                    "scaling",
+                    "exact_scaled[2]",
+                    {"dims": [1, d_k], "d_big": d_k, "var_q": var_q, "var_k": var_k},
+                ),
+            ),
         },
-        data={"d_k": d_k})
+        data={"d_k": d_k},
+    )
 
 
 @maker("pooling")
 def pooling(rng: np.random.Generator) -> Numbers:
-    from engine.pooling import attention_pool, max_pool, mean_pool
-    from tutor.quiz.generators import generate
+    from engine.pooling import attention_pool, max_pool, mean_pool  # deferred: loads numba (start-up time)
 
     d = generate("pooling", int(rng.integers(0, 2**31))).data
     V, a = d["V"], d["alpha"]
@@ -239,7 +252,8 @@ def pooling(rng: np.random.Generator) -> Numbers:
         steps={
             "max": Step(float(max_pool(V)), 0.0, (f"max = {num(float(max_pool(V)))}",),
                         link=Link("pooling", "max", run)),
-            "mean": Step(float(mean_pool(V)), 0.01, (f"mean = {num(float(V.sum()))} / 5 = {num(float(mean_pool(V)))}",),
+            "mean": Step(float(mean_pool(V)), 0.01, (f"mean = {num(float(V.sum()))} / 5 = "
+                                                     f"{num(float(mean_pool(V)))}",),
                          link=Link("pooling", "mean", run)),
             "att": Step(float(attention_pool(V, a)), 0.01, (
                 "Σ α_i V_i = " + " + ".join(f"{num(x)}·{num(y)}" for x, y in zip(a, V))
@@ -257,15 +271,24 @@ def pooling_query(rng: np.random.Generator) -> Numbers:
     K = grid(rng, -1, 1, 0.5, (4, 2))
     vals = rng.integers(1, 10, size=4).astype(float)
     steps = _attend_steps(q, K, vals[:, None], "q")
-    steps["out"] = Step(steps["out"].answer[0], 0.01, steps["out"].working, ("alpha",),
-                        lambda v, f=steps["out"].redo: f(v)[0], link=steps["out"].link)
+    whole = steps["out"]  # a vector of one entry: the pooled value
+
+    def pooled(v: Mapping[str, Value]) -> Value:
+        got = whole.redo(v) if whole.redo is not None else None
+        if not isinstance(got, tuple):
+            raise TypeError("the output step recomputes a vector")
+        return got[0]
+
+    if not isinstance(whole.answer, tuple):
+        raise TypeError("the output step's answer is a vector")
+    steps["out"] = Step(whole.answer[0], 0.01, whole.working, ("alpha",), pooled, link=whole.link)
     return Numbers(fields={"q": vec(q), "K": mat(K), "values": vec(vals)}, steps=steps,
                    data={"q": q, "K": K, "values": vals})
 
 
 @maker("positional")
 def positional(rng: np.random.Generator) -> Numbers:
-    from engine.positional import sinusoidal_encoding
+    from engine.positional import sinusoidal_encoding  # deferred: loads numba (start-up time)
 
     d = int(rng.choice([4, 8, 16]))
     pos = int(rng.integers(1, 9))
@@ -275,7 +298,8 @@ def positional(rng: np.random.Generator) -> Numbers:
     return Numbers(
         fields={"d": str(d), "pos": str(pos)},
         steps={
-            "sin0": Step(float(pe[0]), 0.01, (f"PE({pos}, 0) = sin({pos} / 10000^0) = sin({pos}) = {num(pe[0])}",),
+            "sin0": Step(float(pe[0]), 0.01, (f"PE({pos}, 0) = sin({pos} / 10000^0) = sin({pos}) = "
+                                              f"{num(pe[0])}",),
                          link=Link("positional-encoding", f"PE[{pos + 1},1]", run)),
             "cos0": Step(float(pe[1]), 0.01, (f"PE({pos}, 1) = cos({pos}) = {num(pe[1])}",),
                          link=Link("positional-encoding", f"PE[{pos + 1},2]", run)),
@@ -288,8 +312,7 @@ def positional(rng: np.random.Generator) -> Numbers:
 
 @maker("padding")
 def padding(rng: np.random.Generator) -> Numbers:
-    from engine.masks import padding_mask
-    from engine.softmax import masked_softmax, softmax
+    from engine.softmax import masked_softmax, softmax  # deferred: loads numba (start-up time)
 
     length = int(rng.integers(2, 4))  # real tokens among 4 positions
     s = grid(rng, -1, 2, 0.5, 4)

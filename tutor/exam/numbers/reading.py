@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from tutor.exam.numbers import Numbers, Step, Value, as_tuple, maker
+from tutor.exam.numbers import Numbers, Step, Value, as_tuple, maker, one
 from tutor.marking import Link
+from tutor.quiz.generators import generate
 from tutor.quiz.generators.attention import simplex
 from tutor.quiz.generators.revision import heatmap_table
 from tutor.render.numbers import number as num
@@ -14,15 +15,15 @@ from tutor.render.numbers import vector as vec
 
 @maker("beam")
 def beam(rng: np.random.Generator) -> Numbers:
+    # deferred: loads numba (start-up time)
     from engine.decoding import TableModel, beam_search, greedy_decode
-    from engine.decoding.search import length_normalised_score
-    from engine.traces.lecture_beam import ROWS, VOCAB
-    from tutor.quiz.generators import generate
+    from engine.decoding.search import length_normalised_score  # deferred: loads numba (start-up time)
+    from engine.traces.lecture_beam import ROWS, VOCAB  # deferred: loads numba (start-up time)
 
     while True:  # the quiz family's tables, until greedy and beam disagree (the point here)
         d = generate("beam-search", int(rng.integers(0, 2**31))).data
         first = dict(zip(("the", "a", "an", "some"), d["first"]))
-        rows = {k: dict(v) for k, v in ROWS.items()}
+        rows: dict[tuple[str, ...], dict[str, float]] = {k: dict(v) for k, v in ROWS.items()}
         rows[("<s>",)] = first
         for w, (c, g) in d["after"].items():
             rows[(w,)] = {"cat": c, "dog": g, "<other>": round(1 - c - g, 6)}
@@ -64,15 +65,15 @@ def beam(rng: np.random.Generator) -> Numbers:
                 f"two words: {num(float(best.logp))} / 2^{num(alpha)} = {num(float(norm))}",
                 f"raw sums prefer the one-word hypothesis ({num(short)} > {num(float(best.logp))}); "
                 f"normalised, the two-word one wins ({num(float(norm))} > {num(short_norm)})"),
-                ("beam",), lambda v: normalised_pair(float(v["beam"]))),
+                ("beam",), lambda v: normalised_pair(one(v["beam"]))),
         },
         data={"greedy": g_words, "beam": b_words, "short": short, "alpha": alpha})
 
 
 @maker("sampling")
 def sampling(rng: np.random.Generator) -> Numbers:
-    from engine.decoding import filtered_probs
-    from engine.softmax import softmax
+    from engine.decoding import filtered_probs  # deferred: loads numba (start-up time)
+    from engine.softmax import softmax  # deferred: loads numba (start-up time)
 
     words = ("cat", "dog", "mat", "hat", "bat")
     while True:
@@ -104,25 +105,55 @@ def sampling(rng: np.random.Generator) -> Numbers:
         return Link("top-k", f"probs_top_k[{top}]", {**pick, "k": int(size)})
 
     return Numbers(
-        fields={"p": ", ".join(f"P({w}) = {num(x)}" for w, x in zip(words, p)), "k": str(k),
-                "top_p": num(top_p), "z": vec(z), "T": num(T)},
-        steps={
-            "topk": Step(float(pk.max()), 0.01, (f"keep the {k} largest, renormalise: top word "
-                                                 f"{num(p.max())} / {num(float(p[pk > 0].sum()))} = {num(float(pk.max()))}",),
-                         link=Link("top-k", f"probs_top_k[{top}]", {**pick, "k": k})),
-            "nucleus_size": Step(float((pp > 0).sum()), 0.0, (
-                f"add from the top until the mass reaches {num(top_p)}: {int((pp > 0).sum())} words "
-                f"(mass {num(float(p[pp > 0].sum()))})",),
-                link=Link("nucleus", "nucleus_size", {**pick, "p": top_p})),
-            "nucleus_top": Step(float(pp.max()), 0.01, (f"renormalised top probability: {num(float(pp.max()))}",),
-                                ("nucleus_size",), lambda v: top_of_kept(v["nucleus_size"]),
-                                link=Link("nucleus", f"probs_top_p[{top}]", {**pick, "p": top_p}),
-                                relink=lambda v: kept_top(v["nucleus_size"])),
-            "temp": Step(as_tuple(softmax(z, temperature=T)), 0.01, (
-                f"softmax(z / {num(T)}) = {vec(softmax(z, temperature=T))}",), link=Link(
-                "temperature", "probs[2]", {"words": ["z1", "z2", "z3"], "logits": z, "temperatures": [1.0, T]})),
+        fields={
+            "p": ", ".join(f"P({w}) = {num(x)}" for w, x in zip(words, p)),
+            "k": str(k),
+            "top_p": num(top_p),
+            "z": vec(z),
+            "T": num(T),
         },
-        data={"p": p, "k": k, "top_p": top_p})
+        steps={
+            "topk": Step(
+                float(pk.max()),
+                0.01,
+                (
+                    f"keep the {k} largest, renormalise: top word "
+                    f"{num(p.max())} / {num(float(p[pk > 0].sum()))} = "
+                    f"{num(float(pk.max()))}",
+                ),
+                link=Link("top-k", f"probs_top_k[{top}]", {**pick, "k": k}),
+            ),
+            "nucleus_size": Step(
+                float((pp > 0).sum()),
+                0.0,
+                (
+                    f"add from the top until the mass reaches {num(top_p)}: {int((pp > 0).sum())} words "
+                    f"(mass {num(float(p[pp > 0].sum()))})",
+                ),
+                link=Link("nucleus", "nucleus_size", {**pick, "p": top_p}),
+            ),
+            "nucleus_top": Step(
+                float(pp.max()),
+                0.01,
+                (f"renormalised top probability: {num(float(pp.max()))}",),
+                ("nucleus_size",),
+                lambda v: top_of_kept(v["nucleus_size"]),
+                link=Link("nucleus", f"probs_top_p[{top}]", {**pick, "p": top_p}),
+                relink=lambda v: kept_top(v["nucleus_size"]),
+            ),
+            "temp": Step(
+                as_tuple(softmax(z, temperature=T)),
+                0.01,
+                (f"softmax(z / {num(T)}) = {vec(softmax(z, temperature=T))}",),
+                link=Link(
+                    "temperature",
+                    "probs[2]",
+                    {"words": ["z1", "z2", "z3"], "logits": z, "temperatures": [1.0, T]},
+                ),
+            ),
+        },
+        data={"p": p, "k": k, "top_p": top_p},
+    )
 
 
 def step_value(trace, name: str):
@@ -132,7 +163,7 @@ def step_value(trace, name: str):
 
 @maker("heatmap")
 def heatmap(rng: np.random.Generator) -> Numbers:
-    from engine.traces import build
+    from engine.traces import build  # looked up per call: tests replace it
 
     source, target, W = heatmap_table(rng)
     trace = build("heatmap-reading", {"source": source, "target": target, "rows": target[1:],
@@ -147,14 +178,44 @@ def heatmap(rng: np.random.Generator) -> Numbers:
     return Numbers(
         fields={"table": head + "\n" + rows, "row": target[r]},
         steps={
-            "align": Step(align, 0.0, ("the largest entry of each row: columns " + vec(align, 0)
-                                       + " → " + ", ".join(trace.result["alignment"]),)),
-            "ratio": Step(float(table[r, c] * 3), 0.01, (
-                f"uniform weight is 1/3; {num(table[r, c])} × 3 = {num(float(table[r, c] * 3))} times that",)),
-            "entropy": Step(float(ent[r]), 0.01, (f"H = −Σ α log₂ α over the {target[r]!r} row = {num(ent[r])} bits "
-                                                  f"(log₂ 3 ≈ 1.585 is the most spread out)",),
-                            link=Link("heatmap-reading", f"entropy_bits[{r + 1}]", {
-                                "source": source, "target": target, "rows": target[1:],
-                                "weights": W[1:], "missing_rows": W[:1]})),
+            "align": Step(
+                align,
+                0.0,
+                (
+                    "the largest entry of each row: columns "
+                    + vec(align, 0)
+                    + " → "
+                    + ", ".join(trace.result["alignment"]),
+                ),
+            ),
+            "ratio": Step(
+                float(table[r, c] * 3),
+                0.01,
+                (
+                    f"uniform weight is 1/3; {num(table[r, c])} × 3 = "
+                    f"{num(float(table[r, c] * 3))} times that",
+                ),
+            ),
+            "entropy": Step(
+                float(ent[r]),
+                0.01,
+                (
+                    f"H = −Σ α log₂ α over the {target[r]!r} row = "
+                    f"{num(ent[r])} bits "
+                    f"(log₂ 3 ≈ 1.585 is the most spread out)",
+                ),
+                link=Link(
+                    "heatmap-reading",
+                    f"entropy_bits[{r + 1}]",
+                    {
+                        "source": source,
+                        "target": target,
+                        "rows": target[1:],
+                        "weights": W[1:],
+                        "missing_rows": W[:1],
+                    },
+                ),
+            ),
         },
-        data={"table": table, "row": r})
+        data={"table": table, "row": r},
+    )

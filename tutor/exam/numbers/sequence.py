@@ -12,6 +12,7 @@ from tutor.exam.numbers import (
     context_link,
     maker,
     nonzero_grid,
+    one,
     softmax_link,
     weighted_sum,
     words,
@@ -33,7 +34,7 @@ from tutor.render.numbers import vector as vec
 
 @maker("encoder-run")
 def encoder_run(rng: np.random.Generator) -> Numbers:
-    from engine.rnn import rnn_encoder
+    from engine.rnn import rnn_encoder  # deferred: loads numba (start-up time)
 
     X, W_HX, W_HH = encoder_inputs(rng)
     b = np.zeros(2)
@@ -71,8 +72,8 @@ _WORDS = ("chat", "chien", "<EOS>")
 
 @maker("decoder-output")
 def decoder_output(rng: np.random.Generator) -> Numbers:
-    from engine.scoring import dot_scores
-    from engine.softmax import softmax
+    from engine.scoring import dot_scores  # deferred: loads numba (start-up time)
+    from engine.softmax import softmax  # deferred: loads numba (start-up time)
 
     h = nonzero_grid(rng, -1, 1, 0.1, 2)
     W_O = grid(rng, -1, 1, 0.5, (3, 2))
@@ -97,7 +98,7 @@ def decoder_output(rng: np.random.Generator) -> Numbers:
 
 @maker("linear-fading")
 def linear_fading(rng: np.random.Generator) -> Numbers:
-    from engine.rnn import rnn_encoder
+    from engine.rnn import rnn_encoder  # deferred: loads numba (start-up time)
 
     w = float(grid(rng, 0.3, 0.8, 0.1))
     X = grid(rng, 0, 1, 0.1, (3, 2))
@@ -130,7 +131,7 @@ def linear_fading(rng: np.random.Generator) -> Numbers:
 
 @maker("error-cascade")
 def error_cascade(rng: np.random.Generator) -> Numbers:
-    from engine.loss import cross_entropy
+    from engine.loss import cross_entropy  # deferred: loads numba (start-up time)
 
     table = cascade_table(rng)
     target = ("the", "cat", "sat")
@@ -150,27 +151,45 @@ def error_cascade(rng: np.random.Generator) -> Numbers:
     return Numbers(
         fields={"table": cascade_text(table), "target": " ".join(target)},
         steps={
-            "tf": Step(as_tuple(tf), 0.01, (
-                "teacher forcing feeds <s>, the, cat: " + ", ".join(
-                    f"−ln P({w} | {f}) = {num(x)}" for w, f, x in zip(target, forced, tf)),),
-                link=Link("error-cascade", "losses_forced", run)),
-            "tf_total": Step(float(cross_entropy(np.log(np.stack([table[CASCADE_FED.index(w)] for w in forced])), y,
-                                                 reduction="sum")), 0.01,
-                             (f"L = {' + '.join(num(x) for x in tf)} = {num(tf.sum())}",),
-                             ("tf",), lambda v: float(np.sum(v["tf"])),
-                             link=Link("error-cascade", "L_forced", run)),
-            "free": Step(as_tuple(fr), 0.01, (
-                f"free running feeds {', '.join(free)} (each the argmax of the row before): "
-                + ", ".join(f"−ln P({w} | {f}) = {num(x)}" for w, f, x in zip(target, free, fr)),),
-                link=Link("error-cascade", "losses_free", run)),
+            "tf": Step(
+                as_tuple(tf),
+                0.01,
+                (
+                    "teacher forcing feeds <s>, the, cat: "
+                    + ", ".join(f"−ln P({w} | {f}) = {num(x)}" for w, f, x in zip(target, forced, tf)),
+                ),
+                link=Link("error-cascade", "losses_forced", run),
+            ),
+            "tf_total": Step(
+                float(
+                    cross_entropy(
+                        np.log(np.stack([table[CASCADE_FED.index(w)] for w in forced])), y, reduction="sum"
+                    )
+                ),
+                0.01,
+                (f"L = {' + '.join(num(x) for x in tf)} = {num(tf.sum())}",),
+                ("tf",),
+                lambda v: float(np.sum(v["tf"])),
+                link=Link("error-cascade", "L_forced", run),
+            ),
+            "free": Step(
+                as_tuple(fr),
+                0.01,
+                (
+                    f"free running feeds {', '.join(free)} (each the argmax of the row before): "
+                    + ", ".join(f"−ln P({w} | {f}) = {num(x)}" for w, f, x in zip(target, free, fr)),
+                ),
+                link=Link("error-cascade", "losses_free", run),
+            ),
         },
-        data={"table": table, "free": tuple(free)})
+        data={"table": table, "free": tuple(free)},
+    )
 
 
 @maker("dynamic-context")
 def dynamic_context(rng: np.random.Generator) -> Numbers:
-    from engine.pooling import attention_pool
-    from engine.softmax import softmax
+    from engine.pooling import attention_pool  # deferred: loads numba (start-up time)
+    from engine.softmax import softmax  # deferred: loads numba (start-up time)
 
     e = grid(rng, -1, 2, 0.5, 3)
     while len(set(e)) < 3:
@@ -180,26 +199,47 @@ def dynamic_context(rng: np.random.Generator) -> Numbers:
     C = attention_pool(H, a)  # (2,)
     Tsrc, Tout = int(rng.integers(8, 31)), int(rng.integers(5, 26))
     return Numbers(
-        fields={"e": vec(e), "H1": vec(H[0]), "H2": vec(H[1]), "H3": vec(H[2]),
-                "T": str(Tsrc), "T_out": str(Tout)},
-        steps={
-            "alpha": Step(as_tuple(a), 0.01, (f"α = softmax({vec(e)}) = {vec(a)}",),
-                          link=softmax_link(e, words(3, "h"))),
-            "C": Step(as_tuple(C), 0.01, ("C_t = " + " + ".join(f"{num(x)}·{vec(h)}" for x, h in zip(a, H))
-                                          + f" = {vec(C)}",),
-                      ("alpha",), lambda v: weighted_sum(v["alpha"], H),
-                      link=context_link(a, H), relink=lambda v: context_link(v["alpha"], H)),
-            "top": Step(float(np.argmax(a) + 1), 0.0, (f"the largest weight is on H_{int(np.argmax(a)) + 1}",),
-                        ("alpha",), lambda v: float(np.argmax(np.asarray(v["alpha"], dtype=float)) + 1)),
-            "scores": Step(float(Tsrc * Tout), 0.0, (f"one score per (output step, source position): "
-                                                    f"{Tout} × {Tsrc} = {Tsrc * Tout}",)),
+        fields={
+            "e": vec(e),
+            "H1": vec(H[0]),
+            "H2": vec(H[1]),
+            "H3": vec(H[2]),
+            "T": str(Tsrc),
+            "T_out": str(Tout),
         },
-        data={"e": e, "H": H})
+        steps={
+            "alpha": Step(
+                as_tuple(a), 0.01, (f"α = softmax({vec(e)}) = {vec(a)}",), link=softmax_link(e, words(3, "h"))
+            ),
+            "C": Step(
+                as_tuple(C),
+                0.01,
+                ("C_t = " + " + ".join(f"{num(x)}·{vec(h)}" for x, h in zip(a, H)) + f" = {vec(C)}",),
+                ("alpha",),
+                lambda v: weighted_sum(v["alpha"], H),
+                link=context_link(a, H),
+                relink=lambda v: context_link(v["alpha"], H),
+            ),
+            "top": Step(
+                float(np.argmax(a) + 1),
+                0.0,
+                (f"the largest weight is on H_{int(np.argmax(a)) + 1}",),
+                ("alpha",),
+                lambda v: float(np.argmax(np.asarray(v["alpha"], dtype=float)) + 1),
+            ),
+            "scores": Step(
+                float(Tsrc * Tout),
+                0.0,
+                (f"one score per (output step, source position): {Tout} × {Tsrc} = {Tsrc * Tout}",),
+            ),
+        },
+        data={"e": e, "H": H},
+    )
 
 
 @maker("sequence-loss")
 def sequence_loss(rng: np.random.Generator) -> Numbers:
-    from engine.loss import cross_entropy, cross_entropy_grad
+    from engine.loss import cross_entropy, cross_entropy_grad  # deferred: loads numba (start-up time)
 
     P = np.stack([simplex(rng, 3) for _ in range(3)])  # (3, V)
     y = rng.integers(0, 3, size=3)
@@ -221,25 +261,27 @@ def sequence_loss(rng: np.random.Generator) -> Numbers:
     return Numbers(
         fields={"rows": rows, "words": ", ".join(_WORDS), "first": _WORDS[y[0]]},
         steps={
-            "each": Step(as_tuple(each), 0.01, ("L_t = −ln P(reference): " + ", ".join(num(x) for x in each),),
+            "each": Step(as_tuple(each), 0.01,
+                         ("L_t = −ln P(reference): " + ", ".join(num(x) for x in each),),
                          link=Link("cross-entropy", "losses", run)),
             "total": Step(total, 0.01, (f"L = Σ L_t = {num(total)}",), ("each",),
                           lambda v: float(np.sum(v["each"])), link=Link("cross-entropy", "L", run),
                           relink=lambda v: Link("cross-entropy", "L", losses_run(v["each"]))),
             "mean": Step(total / 3, 0.01, (f"mean = {num(total)} / 3 = {num(total / 3)}",), ("total",),
-                         lambda v: float(v["total"]) / 3,
+                         lambda v: one(v["total"]) / 3,
                          link=Link("sequence-loss", "L", {**run, "reduction": "mean"}),
                          relink=lambda v: Link("sequence-loss", "L", {
-                             **losses_run([float(v["total"]) / 3] * 3), "reduction": "mean"})),
+                             **losses_run([one(v["total"]) / 3] * 3), "reduction": "mean"})),
             "grad": Step(as_tuple(grad), 0.01, (f"∂L_1/∂z = P_1 − onehot({_WORDS[y[0]]}) = {vec(grad)}",),
                          link=Link("cross-entropy", "grad[1]", run)),
         },
-        data={"P": P, "y": y})
+        data={"P": P, "y": y},
+    )
 
 
 @maker("label-smoothing")
 def label_smoothing(rng: np.random.Generator) -> Numbers:
-    from engine.loss import cross_entropy
+    from engine.loss import cross_entropy  # deferred: loads numba (start-up time)
 
     while True:
         p = simplex(rng, 4)
@@ -264,9 +306,11 @@ def label_smoothing(rng: np.random.Generator) -> Numbers:
         steps={
             "plain": Step(plain, 0.01, (f"−ln {num(p[y])} = {num(plain)}",), link=Link(
                 "cross-entropy", "L", {"vocab": words(4), "probs": p[None, :], "targets": [f"w{y + 1}"]})),
-            "target": Step(float(target), 0.001, (f"(1 − ε) + ε / V = {num(1 - eps)} + {num(eps)} / 4 = {num(target)}",)),
+            "target": Step(float(target), 0.001, (f"(1 − ε) + ε / V = {num(1 - eps)} + {num(eps)} / 4 = "
+                                                  f"{num(target)}",)),
             "smooth": Step(smooth, 0.01, (
-                f"Σ_v q_v (−ln P_v) with q = {num(target)} on word {y + 1} and {num(eps / 4)} elsewhere: {num(smooth)}",),
-                ("target",), lambda v: smoothed_loss(float(v["target"]))),
+                f"Σ_v q_v (−ln P_v) with q = {num(target)} on word {y + 1} and {num(eps / 4)} elsewhere: "
+                f"{num(smooth)}",),
+                ("target",), lambda v: smoothed_loss(one(v["target"]))),
         },
         data={"p": p, "y": y, "eps": eps})

@@ -34,8 +34,8 @@ def par(x: float) -> str:
 def luong(rng: np.random.Generator) -> Numbers:
     """Luong et al. (2015) global attention: the current state h_t against three source states
     with the dot and the general (bilinear) score, then the weights and the context."""
-    from engine.scoring import dot_scores, general_scores
-    from engine.softmax import softmax
+    from engine.scoring import dot_scores, general_scores  # deferred: loads numba (start-up time)
+    from engine.softmax import softmax  # deferred: loads numba (start-up time)
 
     h = nonzero_grid(rng, -1, 1, 0.5, 2)
     while True:
@@ -54,18 +54,40 @@ def luong(rng: np.random.Generator) -> Numbers:
     return Numbers(
         fields={"h": vec(h), "H1": vec(H[0]), "H2": vec(H[1]), "H3": vec(H[2]), "W": mat(W)},
         steps={
-            "dot": Step(as_tuple(dots), 0.01, (f"h_tᵀ h̄_s = {vec(dots)}",),
-                        link=Link("scores", "dots", {"Q": h, "K": H})),
-            "general": Step(as_tuple(gen), 0.01, (f"h_tᵀ W_a = {vec(hW)}; dotted with each h̄_s: {vec(gen)}",)),
-            "alpha": Step(as_tuple(alpha), 0.01, (f"α = softmax({vec(gen)}) = {vec(alpha)}",),
-                          ("general",), lambda v: as_tuple(softmax(np.asarray(v["general"]))),
-                          link=softmax_link(gen), relink=lambda v: softmax_link(v["general"])),
-            "context": Step(context, 0.01, ("c_t = Σ_s α_s h̄_s = " + " + ".join(
-                f"{num(a)}·{vec(r)}" for a, r in zip(alpha, H)) + f" = {vec(context)}",),
-                ("alpha",), lambda v: weighted_sum(v["alpha"], H),
-                link=context_link(alpha, H), relink=lambda v: context_link(v["alpha"], H)),
+            "dot": Step(
+                as_tuple(dots),
+                0.01,
+                (f"h_tᵀ h̄_s = {vec(dots)}",),
+                link=Link("scores", "dots", {"Q": h, "K": H}),
+            ),
+            "general": Step(
+                as_tuple(gen), 0.01, (f"h_tᵀ W_a = {vec(hW)}; dotted with each h̄_s: {vec(gen)}",)
+            ),
+            "alpha": Step(
+                as_tuple(alpha),
+                0.01,
+                (f"α = softmax({vec(gen)}) = {vec(alpha)}",),
+                ("general",),
+                lambda v: as_tuple(softmax(np.asarray(v["general"]))),
+                link=softmax_link(gen),
+                relink=lambda v: softmax_link(v["general"]),
+            ),
+            "context": Step(
+                context,
+                0.01,
+                (
+                    "c_t = Σ_s α_s h̄_s = "
+                    + " + ".join(f"{num(a)}·{vec(r)}" for a, r in zip(alpha, H))
+                    + f" = {vec(context)}",
+                ),
+                ("alpha",),
+                lambda v: weighted_sum(v["alpha"], H),
+                link=context_link(alpha, H),
+                relink=lambda v: context_link(v["alpha"], H),
+            ),
         },
-        data={"h": h, "H": H, "W": W})
+        data={"h": h, "H": H, "W": W},
+    )
 
 
 @maker("two-heads")
@@ -73,7 +95,7 @@ def two_heads(rng: np.random.Generator) -> Numbers:
     """Two one-dimensional heads over three tokens whose values keep one coordinate each: head
     1 looks mostly at token i (whose value is [p, 0]), head 2 mostly at token j ([0, q]). One
     head would need α_i = α¹_i and α_j = α²_j in one distribution, which sum to more than 1."""
-    from engine.scoring import dot_scores
+    from engine.scoring import dot_scores  # deferred: loads numba (start-up time)
 
     i, j = (int(x) for x in rng.choice(3, size=2, replace=False))
     p, q = (float(x) for x in rng.choice([1, 2, 3, 4], size=2))
@@ -94,7 +116,7 @@ def two_heads(rng: np.random.Generator) -> Numbers:
         if np.all(I > 0.05) and abs(I[0] - I[1]) > 0.1:
             break
 
-    def importance(outs) -> tuple[float, float]:
+    def importance(outs) -> tuple[float, ...]:
         """|∂L/∂ξ_r| = |o_r (W^O_r · g)| for gates ξ_r on the head outputs."""
         return tuple(abs(float(o) * float(s)) for o, s in zip(outs, gate))
 

@@ -18,7 +18,7 @@ links it to the problem's inputs, and a wrong number is diagnosed there
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -39,8 +39,8 @@ from tutor.marking import (
     within,
 )
 from tutor.render.numbers import number as num
-from tutor.typed import diagnosed
 from tutor.render.numbers import vector as vec
+from tutor.typed import diagnosed
 
 PartKind = Literal["number", "vector", "set", "choice"]
 
@@ -75,7 +75,7 @@ class Part:
     problem's trace inputs, or by a maker whose part lives in another computation."""
 
     @classmethod
-    def vector(cls, prompt: str, values: Sequence[float], tolerance: float = 0.0,
+    def vector(cls, prompt: str, values: Iterable[float], tolerance: float = 0.0,
                value: str = "") -> Part:
         """A ``vector`` part whose answer is ``values`` (any sequence or array of numbers)."""
         return cls(prompt, "vector", tuple(float(x) for x in values), tolerance=tolerance,

@@ -36,7 +36,7 @@ def simplex(rng: np.random.Generator, n: int, step: float = 0.05) -> np.ndarray:
 
 
 def make_context_vector(rng: np.random.Generator) -> dict:
-    from engine.pooling import attention_pool
+    from engine.pooling import attention_pool  # deferred: loads numba (start-up time)
 
     T = 3
     alpha = simplex(rng, T)
@@ -59,7 +59,7 @@ def make_context_vector(rng: np.random.Generator) -> dict:
 
 
 def make_self_attention_row(rng: np.random.Generator) -> dict:
-    from engine.attention import self_attention
+    from engine.attention import self_attention  # deferred: loads numba (start-up time)
 
     n = 3
     while True:
@@ -93,7 +93,7 @@ def make_self_attention_row(rng: np.random.Generator) -> dict:
 
 
 def make_pooling(rng: np.random.Generator) -> dict:
-    from engine.pooling import attention_pool, max_pool, mean_pool
+    from engine.pooling import attention_pool, max_pool, mean_pool  # deferred: loads numba (start-up time)
 
     n = 5
     V = rng.integers(1, 10, size=n).astype(float)

@@ -22,8 +22,9 @@ _TOKENS = ("cat", "dog", "mat", "sat", "the", "on")
 def make_beam_search(rng: np.random.Generator) -> dict:
     """The lecture's table (§10) with fresh numbers: "the" and "a" lead after step 1, each is
     followed by cat / dog (the rest of its row is "<other>"), "an" and "some" by "<other>"."""
+    # deferred: loads numba (start-up time)
     from engine.decoding import TableModel, beam_search, greedy_decode
-    from engine.traces.lecture_beam import ROWS, VOCAB
+    from engine.traces.lecture_beam import ROWS, VOCAB  # deferred: loads numba (start-up time)
 
     want_differ = rng.random() < 0.6  # usually greedy misses the beam's answer
     while True:
@@ -35,7 +36,7 @@ def make_beam_search(rng: np.random.Generator) -> dict:
             rest = float(rng.choice([0.0, 0.05, 0.1, 0.15]))
             cat = float(grid(rng, 0.05, 0.95 - rest, 0.05))
             after[w] = np.round([cat, 1.0 - rest - cat], 6)
-        rows = {k: dict(v) for k, v in ROWS.items()}
+        rows: dict[tuple[str, ...], dict[str, float]] = {k: dict(v) for k, v in ROWS.items()}
         rows[("<s>",)] = dict(zip(_FIRST, first))
         for w, (cat, dog) in after.items():
             rows[(w,)] = {"cat": cat, "dog": dog, "<other>": round(1 - cat - dog, 6)}
@@ -78,7 +79,7 @@ def make_beam_search(rng: np.random.Generator) -> dict:
 
 
 def make_length_normalised_beam(rng: np.random.Generator) -> dict:
-    from engine.decoding.search import length_normalised_score
+    from engine.decoding.search import length_normalised_score  # deferred: loads numba (start-up time)
 
     alpha = float(rng.choice([0.5, 0.7, 1.0]))
     want_flip = rng.random() < 0.7  # usually normalisation changes the winner
@@ -122,7 +123,7 @@ def _probs_with_tokens(rng: np.random.Generator, n: int) -> tuple[np.ndarray, tu
 
 
 def make_top_k_set(rng: np.random.Generator) -> dict:
-    from engine.decoding import filtered_probs
+    from engine.decoding import filtered_probs  # deferred: loads numba (start-up time)
 
     n = 5
     k = int(rng.choice([2, 3]))
@@ -156,7 +157,7 @@ def make_top_k_set(rng: np.random.Generator) -> dict:
 
 
 def make_nucleus_set(rng: np.random.Generator) -> dict:
-    from engine.decoding import filtered_probs
+    from engine.decoding import filtered_probs  # deferred: loads numba (start-up time)
 
     n = 5
     top_p = float(rng.choice([0.5, 0.6, 0.7, 0.75, 0.8, 0.9]))
@@ -193,7 +194,7 @@ def make_nucleus_set(rng: np.random.Generator) -> dict:
 
 
 def make_temperature(rng: np.random.Generator) -> dict:
-    from engine.softmax import softmax
+    from engine.softmax import softmax  # deferred: loads numba (start-up time)
 
     z = grid(rng, -1, 2, 0.5, 3)
     T = float(rng.choice([0.5, 2.0]))

@@ -12,6 +12,7 @@ import math
 
 import numpy as np
 
+from engine.costs import layer_costs, multi_head_cost
 from tutor.quiz.generators._base import Part
 from tutor.quiz.generators.scoring import grid
 from tutor.render.numbers import matrix as mat
@@ -27,9 +28,9 @@ def _clear(*answers: np.ndarray, least: float = 0.1) -> bool:
 
 
 def make_attention_backward(rng: np.random.Generator) -> dict:
-    from engine.attention_backward import attention_backward
-    from engine.softmax import softmax
-    from engine.softmax_backward import softmax_backward
+    from engine.attention_backward import attention_backward  # deferred: loads numba (start-up time)
+    from engine.softmax import softmax  # deferred: loads numba (start-up time)
+    from engine.softmax_backward import softmax_backward  # deferred: loads numba (start-up time)
 
     n, d_k = 3, 2
     while True:
@@ -46,39 +47,60 @@ def make_attention_backward(rng: np.random.Generator) -> dict:
     a = softmax(Q[i] @ K.T / math.sqrt(d_k))     # (n,) row i's weights, shown as working
     mean = float(a @ grads.d_weights[i])
     ds = softmax_backward(a, grads.d_weights[i])  # (n,) α ⊙ (dα − α·dα), shown as working
-    I, J = _SUBSCRIPTS[i], _SUBSCRIPTS[j]
+    sub_i, sub_j = _SUBSCRIPTS[i], _SUBSCRIPTS[j]
     return dict(
-        prompt=("Self-attention over three tokens with d_k = 2 (one row per token):\n"
-                + "\n".join(f"  Q{_SUBSCRIPTS[r]} = {vec(Q[r])}   K{_SUBSCRIPTS[r]} = "
-                            f"{vec(K[r])}   V{_SUBSCRIPTS[r]} = {vec(V[r])}" for r in range(n))
-                + f"\nThe loss depends only on output O{I} = Σⱼ α{I}ⱼ Vⱼ: its upstream "
-                f"gradient is dO{I} = ∂L/∂O{I} = {vec(g)}, and every other row of dO is 0."),
+        prompt=(
+            "Self-attention over three tokens with d_k = 2 (one row per token):\n"
+            + "\n".join(
+                f"  Q{_SUBSCRIPTS[r]} = {vec(Q[r])}   K{_SUBSCRIPTS[r]} = "
+                f"{vec(K[r])}   V{_SUBSCRIPTS[r]} = {vec(V[r])}"
+                for r in range(n)
+            )
+            + f"\nThe loss depends only on output O{sub_i} = Σⱼ α{sub_i}ⱼ Vⱼ: its upstream "
+            f"gradient is dO{sub_i} = ∂L/∂O{sub_i} = {vec(g)}, and every other row of dO is 0."
+        ),
         parts=(
-            Part.vector(f"(a) ∂L/∂α{I}ⱼ for j = 1, 2, 3?", grads.d_weights[i], tolerance=0.01,
-                        value=f"d_alpha[{i + 1}]"),
-            Part.vector(f"(b) ∂L/∂Q{I} (two numbers)?", grads.dQ[i], tolerance=0.01, value=f"dQ[{i + 1}]"),
-            Part.vector(f"(c) ∂L/∂V{J} (two numbers)?", grads.dV[j], tolerance=0.01, value=f"dV[{j + 1}]"),
+            Part.vector(
+                f"(a) ∂L/∂α{sub_i}ⱼ for j = 1, 2, 3?",
+                grads.d_weights[i],
+                tolerance=0.01,
+                value=f"d_alpha[{i + 1}]",
+            ),
+            Part.vector(
+                f"(b) ∂L/∂Q{sub_i} (two numbers)?", grads.dQ[i], tolerance=0.01, value=f"dQ[{i + 1}]"
+            ),
+            Part.vector(
+                f"(c) ∂L/∂V{sub_j} (two numbers)?", grads.dV[j], tolerance=0.01, value=f"dV[{j + 1}]"
+            ),
         ),
         solution=(
-            f"∂L/∂α{I}ⱼ = dO{I} · Vⱼ = {vec(grads.d_weights[i])}",
-            f"forward: s{I}ⱼ = Q{I} · Kⱼ / √2, α{I} = softmax(s{I}) = {vec(a)}",
-            f"softmax backward: ∂L/∂s{I}ⱼ = α{I}ⱼ(∂L/∂α{I}ⱼ − {num(mean)}) = {vec(ds)} "
+            f"∂L/∂α{sub_i}ⱼ = dO{sub_i} · Vⱼ = {vec(grads.d_weights[i])}",
+            f"forward: s{sub_i}ⱼ = Q{sub_i} · Kⱼ / √2, α{sub_i} = softmax(s{sub_i}) = {vec(a)}",
+            f"softmax backward: ∂L/∂s{sub_i}ⱼ = α{sub_i}ⱼ(∂L/∂α{sub_i}ⱼ − {num(mean)}) = {vec(ds)} "
             "(the row sums to 0)",
-            f"∂L/∂Q{I} = Σⱼ ∂L/∂s{I}ⱼ Kⱼ / √2 = {vec(grads.dQ[i])}",
-            f"∂L/∂V{J} = Σᵢ αᵢ{J} dOᵢ = α{I}{J} dO{I} = {num(a[j])}·{vec(g)} = "
+            f"∂L/∂Q{sub_i} = Σⱼ ∂L/∂s{sub_i}ⱼ Kⱼ / √2 = {vec(grads.dQ[i])}",
+            f"∂L/∂V{sub_j} = Σᵢ αᵢ{sub_j} dOᵢ = α{sub_i}{sub_j} dO{sub_i} = {num(a[j])}·{vec(g)} = "
             f"{vec(grads.dV[j])} (dV = αᵀ dO)",
             "The trace takes one-hot embeddings X = I, so W_Q = Q, W_K = K, W_V = V and "
-            f"row {i + 1} of ∂L/∂W_Q is ∂L/∂Q{I}.",
+            f"row {i + 1} of ∂L/∂W_Q is ∂L/∂Q{sub_i}.",
         ),
-        trace_inputs={"tokens": [f"w{k + 1}" for k in range(n)], "X": np.eye(n), "W_Q": Q, "W_K": K,
-                      "W_V": V, "dO": dO, "position": i + 1},
+        trace_inputs={
+            "tokens": [f"w{k + 1}" for k in range(n)],
+            "X": np.eye(n),
+            "W_Q": Q,
+            "W_K": K,
+            "W_V": V,
+            "dO": dO,
+            "position": i + 1,
+        },
         data={"Q": Q, "K": K, "V": V, "g": g, "i": i, "j": j},
     )
 
 
 def make_additive_backward(rng: np.random.Generator) -> dict:
+    # deferred: loads numba (start-up time)
     from engine.additive_attention import additive_attention, additive_attention_backward
-    from engine.softmax_backward import softmax_backward
+    from engine.softmax_backward import softmax_backward  # deferred: loads numba (start-up time)
 
     d, h = 2, 2
     while True:
@@ -128,8 +150,6 @@ _WIDTHS = (16, 24, 32, 48, 64)
 
 
 def make_multi_head_cost(rng: np.random.Generator) -> dict:
-    from engine.costs import layer_costs, multi_head_cost
-
     while True:
         n, d = int(rng.choice(_LENGTHS)), int(rng.choice(_WIDTHS))
         if n != d:                               # part (c) needs a strict winner

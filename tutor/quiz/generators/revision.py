@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from engine.costs import multi_head_cost
 from tutor.quiz.generators._base import Part
 from tutor.quiz.generators.attention import simplex
 from tutor.quiz.generators.scoring import grid
@@ -30,7 +31,7 @@ def encoder_inputs(rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray, np
 
 
 def make_fixed_context(rng: np.random.Generator) -> dict:
-    from engine.rnn import rnn_encoder
+    from engine.rnn import rnn_encoder  # deferred: loads numba (start-up time)
 
     X, W_HX, W_HH = encoder_inputs(rng)
     b = np.zeros(2)
@@ -85,7 +86,7 @@ def cascade_text(table: np.ndarray) -> str:
 
 
 def make_error_cascade(rng: np.random.Generator) -> dict:
-    from engine.traces import build
+    from engine.traces import build  # looked up per call: tests replace it
 
     table = cascade_table(rng)
     inputs = {"target": ["the", "cat", "sat"], "vocab": list(CASCADE_VOCAB),
@@ -117,8 +118,6 @@ def make_error_cascade(rng: np.random.Generator) -> dict:
 
 
 def make_multi_head_shapes(rng: np.random.Generator) -> dict:
-    from engine.costs import multi_head_cost
-
     d_model = int(rng.choice([16, 32, 64, 128]))
     heads = int(rng.choice([h for h in (2, 4, 8) if d_model % h == 0]))
     n = int(rng.integers(3, 11))
@@ -148,8 +147,8 @@ _SOURCE = ("the", "black", "cat", "sleeps")
 
 
 def make_cross_attention_weights(rng: np.random.Generator) -> dict:
-    from engine.scoring import scaled_dot_scores
-    from engine.softmax import softmax
+    from engine.scoring import scaled_dot_scores  # deferred: loads numba (start-up time)
+    from engine.softmax import softmax  # deferred: loads numba (start-up time)
 
     while True:
         K = grid(rng, -1, 1, 0.5, (4, 2))

@@ -28,7 +28,7 @@ def labels(prefix: str, m: int) -> list[str]:
 
 
 def make_scaled_dot_scores(rng: np.random.Generator) -> dict:
-    from engine.scoring import dot_scores, scaled_dot_scores
+    from engine.scoring import dot_scores, scaled_dot_scores  # deferred: loads numba (start-up time)
 
     d_k = int(rng.choice([2, 4]))
     while True:
@@ -63,7 +63,7 @@ def make_scaled_dot_scores(rng: np.random.Generator) -> dict:
 
 
 def make_softmax_weights(rng: np.random.Generator) -> dict:
-    from engine.softmax import softmax
+    from engine.softmax import softmax  # deferred: loads numba (start-up time)
 
     m = int(rng.choice([3, 4]))
     s = grid(rng, -2, 2, 0.1, m)
@@ -84,7 +84,7 @@ def make_softmax_weights(rng: np.random.Generator) -> dict:
 
 
 def make_additive_score(rng: np.random.Generator) -> dict:
-    from engine.scoring import additive_scores
+    from engine.scoring import additive_scores  # deferred: loads numba (start-up time)
 
     d = int(rng.choice([2, 3]))
     h = 2
@@ -112,7 +112,7 @@ def make_additive_score(rng: np.random.Generator) -> dict:
 
 
 def make_masked_softmax(rng: np.random.Generator) -> dict:
-    from engine.softmax import masked_softmax
+    from engine.softmax import masked_softmax  # deferred: loads numba (start-up time)
 
     n = 4
     s = grid(rng, -2, 2, 0.1, n)
@@ -150,7 +150,7 @@ def make_masked_softmax(rng: np.random.Generator) -> dict:
 
 
 def make_dot_variance(rng: np.random.Generator) -> dict:
-    from engine.scoring import dot_product_variance
+    from engine.scoring import dot_product_variance  # deferred: loads numba (start-up time)
 
     d_k = int(rng.choice([16, 32, 64, 128, 256, 512]))
     var_q = float(rng.choice([0.5, 1.0, 2.0]))
@@ -178,10 +178,10 @@ def make_dot_variance(rng: np.random.Generator) -> dict:
 
 
 def make_softmax_jacobian(rng: np.random.Generator) -> dict:
-    from engine.softmax_backward import softmax_jacobian
+    from engine.softmax_backward import softmax_jacobian  # deferred: loads numba (start-up time)
 
     s = grid(rng, -2, 2, 0.1, 3)
-    from engine.softmax import softmax
+    from engine.softmax import softmax  # deferred: loads numba (start-up time)
 
     J = softmax_jacobian(s)  # diag(α) − ααᵀ (§8, the gradient's way back to the scores)
     a = softmax(s)

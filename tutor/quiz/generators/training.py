@@ -20,7 +20,7 @@ _WORDS = ("chat", "chien", "<EOS>")
 
 
 def make_rnn_step(rng: np.random.Generator) -> dict:
-    from engine.rnn import rnn_encoder
+    from engine.rnn import rnn_encoder  # deferred: loads numba (start-up time)
 
     d_x, d_h = 2, 2
     x = grid(rng, -1, 1, 0.1, d_x)
@@ -47,7 +47,7 @@ def make_rnn_step(rng: np.random.Generator) -> dict:
 
 
 def make_cross_entropy_loss(rng: np.random.Generator) -> dict:
-    from engine.loss import cross_entropy
+    from engine.loss import cross_entropy  # deferred: loads numba (start-up time)
 
     T = int(rng.choice([2, 3]))
     P = np.stack([simplex(rng, 3) for _ in range(T)])  # (T, V) predicted distributions
@@ -78,7 +78,7 @@ def make_cross_entropy_loss(rng: np.random.Generator) -> dict:
 
 
 def make_cross_entropy_gradient(rng: np.random.Generator) -> dict:
-    from engine.loss import cross_entropy_grad
+    from engine.loss import cross_entropy_grad  # deferred: loads numba (start-up time)
 
     p = simplex(rng, 3)  # the softmax output at one step
     y = int(rng.integers(0, 3))

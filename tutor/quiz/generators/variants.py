@@ -25,8 +25,8 @@ def _clear_winner(x: np.ndarray, gap: float = 0.03) -> bool:
 
 
 def make_distance_scores(rng: np.random.Generator) -> dict:
-    from engine.scoring import distance_scores, dot_scores
-    from engine.softmax import softmax
+    from engine.scoring import distance_scores, dot_scores  # deferred: loads numba (start-up time)
+    from engine.softmax import softmax  # deferred: loads numba (start-up time)
 
     while True:
         q = grid(rng, -1, 1, 0.5, 2)
@@ -67,7 +67,7 @@ def make_distance_scores(rng: np.random.Generator) -> dict:
 
 
 def make_query_design(rng: np.random.Generator) -> dict:
-    from engine.attention import attention
+    from engine.attention import attention  # deferred: loads numba (start-up time)
 
     picks = [int(x) for x in rng.choice(4, size=3, replace=False)]
     K = np.array([_AXES[i] for i in picks])  # (3, 2) unit keys
