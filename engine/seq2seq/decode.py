@@ -62,8 +62,9 @@ def greedy_decode(model: Seq2Seq, src: object, steps: int, src_len: object | Non
     w.coins[:] = 0.0
     dec_in = np.zeros((B, steps), np.int64)
     pred = np.zeros((B, steps), np.int64)
-    K.training_pass(model.theta, model._offs, model._dims, s, lens, tgt, tgt_len, 0.0,
-                    False, B, dec_in, pred, w)
+    c = model.config
+    K.training_pass(model.params, c.cell_kind, c.bidirectional, c.decoder == "attention", s,
+                    lens, tgt, tgt_len, 0.0, B, dec_in, pred, w)
     return pred, (w.Al.transpose(1, 0, 2).copy() if keep_attention else None)  # (B, T, S)
 
 
@@ -103,13 +104,14 @@ class Seq2SeqStepModel:
         self.vocab = tuple(vocab)
         self.bos_token = bos_token
         self.eos_token = eos_token
-        self._theta, self._offs, self._dims = model.theta.copy(), model._offs, model._dims
+        c = model.config
+        self._params = c.views(model.theta.copy())
+        self._kinds = (c.cell_kind, c.decoder == "attention")
         self._lens = lens
         # one workspace for the whole decoding (B = 1, T = 1): the encoder's annotations and
         # keys stay in it, each step overwrites the decoder's part
-        w = self._work = Workspace().work(model.config, 1, s.shape[1], 1)
-        K._encode(self._theta, self._offs, self._dims, s, lens, w.X, w.Hs, w.cache, w.Ann, w.C,
-                  w.K, w.gx, w.gh)
+        w = self._work = Workspace().work(c, 1, s.shape[1], 1)
+        K.encode(self._params, c.cell_kind, c.bidirectional, c.decoder == "attention", s, lens, w)
         self._step_io = (np.zeros((1, 1), np.int64), np.ones(1, np.int64),  # tgt, tgt_len
                          np.zeros((1, 1), np.int64), np.zeros((1, 1), np.int64))  # dec_in, pred
         self.initial_state = DecoderState(w.Hs[0, s.shape[1], 0].copy(), np.zeros(s.shape[1]))
@@ -123,9 +125,7 @@ class Seq2SeqStepModel:
         w.Sd[0, 0] = state.hidden                   # s_{t-1}
         w.tokens[0] = tok
         tgt, tgt_len, dec_in, pred = self._step_io    # one step, its (unused) loss on token 0
-        K._decode(self._theta, self._offs, self._dims, tgt, tgt_len, 0.0, w.coins, 1, dec_in,
-                  pred, self._lens, w.Ann, w.K, w.C, w.Y, w.Cx, w.Qa, w.U, w.Al, w.Sd, w.dc,
-                  w.LP, w.tokens, w.gx, w.gh, w.logits)
+        K.decode(self._params, *self._kinds, self._lens, tgt, tgt_len, 0.0, 1, dec_in, pred, w)
         return w.LP[0, 0].copy(), DecoderState(w.Sd[1, 0].copy(), w.Al[0, 0].copy())
 
 
