@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 
+from tests.tui_text import until
 from tutor.app import StartAt, make_app
 from tutor.screens.trace import TraceScreen
 from tutor.screens.trace_inputs import TraceInputs, value_to_text
@@ -110,3 +111,33 @@ async def test_masking_form_opens_and_accepts_scores():
         await app.workers.wait_for_complete()
         await pilot.pause()
         assert app.screen is screen and "scores" in screen.overrides
+
+
+async def test_a_slow_build_of_the_last_trace_does_not_replace_the_newer_one(monkeypatch):
+    """On a first run the qkv build can still be compiling when the student opens another
+    trace; when it finishes late, the screen must stay on the trace asked for last."""
+    import threading
+
+    import engine.traces as traces
+
+    release = threading.Event()
+    real_build = traces.build
+
+    def build(name, overrides=None):
+        if name == "qkv":
+            release.wait(10)  # qkv finishes only after beam-search is on screen
+        return real_build(name, overrides)
+
+    monkeypatch.setattr(traces, "build", build)
+    app = make_app(StartAt("trace", "qkv"), warm_up=False)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, TraceScreen)
+        screen.load("beam-search", {})
+        assert await until(pilot, lambda: screen.trace is not None)
+        assert screen.trace.name == "beam-search"
+        release.set()
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert screen.trace.name == "beam-search" and screen.trace_name == "beam-search"

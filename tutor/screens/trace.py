@@ -48,6 +48,7 @@ class TraceScreen(Screen):
         self.trace = None
         self.page = 0
         self._practice_start = practice  # `trace NAME --practice`: start once the trace is in
+        self._request = 0  # the newest load(); a build that finishes after a newer one is dropped
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -69,10 +70,11 @@ class TraceScreen(Screen):
     # -- building ---------------------------------------------------------------------
     def load(self, name: str, overrides: dict[str, Any], page: int = 0) -> None:
         self.query_one("#trace-header", Static).update(assemble((name, "bold"), (" — computing…", "dim")))
-        self._build(name, overrides, page)
+        self._request += 1
+        self._build(name, overrides, page, self._request)
 
     @work(thread=True, exclusive=True, group="trace-build")
-    def _build(self, name: str, overrides: dict[str, Any], page: int) -> None:
+    def _build(self, name: str, overrides: dict[str, Any], page: int, request: int) -> None:
         from engine.traces import build
 
         from tutor.warmup import TRACE
@@ -81,9 +83,16 @@ class TraceScreen(Screen):
         try:
             trace = build(name, overrides)
         except ValueError as exc:  # the student's inputs: said inline, the screen stays
-            self.app.call_from_thread(self._show_error, str(exc).splitlines()[0])
+            self.app.call_from_thread(self._if_newest, request, self._show_error,
+                                      str(exc).splitlines()[0])
             return
-        self.app.call_from_thread(self._show_trace, trace, overrides, page)
+        self.app.call_from_thread(self._if_newest, request, self._show_trace, trace, overrides, page)
+
+    def _if_newest(self, request: int, show: Any, *args: Any) -> None:
+        """Show what a build found unless the student asked for another trace meanwhile (a
+        first run's slow build of the last one would otherwise replace the newer one)."""
+        if request == self._request:
+            show(*args)
 
     def _show_error(self, message: str) -> None:
         self.query_one("#trace-error", Static).update(text(message))
