@@ -66,11 +66,23 @@ def _encode_direction_backward(cell, reverse, dH, WhT, src_len, H, cache, dGX, d
         _add_into(dh, dh, dh_direct)                    # + the direct path (GRU: z ⊙ dh')
 
 
+def sum_rows_by_token(tokens: np.ndarray, rows: np.ndarray, out: np.ndarray) -> None:
+    """out (V, m) = Oᵀ rows: row v of out is the sum of the rows (n, m) whose token is v.
+
+    The gradient of a table lookup x_j = E[tokens[j]]: O (n, V) is the one-hot matrix of the
+    tokens, so dE = Oᵀ dX, one product (faster than ``np.add.at`` for the lab's sizes).
+    """
+    onehot_T = np.zeros((out.shape[0], tokens.size))                    # Oᵀ (V, n)
+    onehot_T[tokens, np.arange(tokens.size)] = 1.0
+    np.matmul(onehot_T, rows, out=out)
+
+
 def encode(p: Params, cell: int, bidirectional: bool, attention: bool, src: np.ndarray,
            src_len: np.ndarray, w) -> None:
     """Run the encoder on src (B, S); fill w.X, w.GX, w.Hs, w.cache and what the decoder
     reads: the annotations w.Ann (S, B, dA), the fixed context w.C (B, dA) and, with
-    attention, the keys w.K = Ann W_k (S, B, a).
+    attention, w.EK = e^{2K} of the keys K = Ann W_k (S, B, a) (see
+    :func:`engine.seq2seq._kernels._attend`).
 
         unidirectional   H_i = →h_i,  C = →h_T                         (dA = d)
         bidirectional    H_i = [→h_i ; ←h_i],  C = [→h_T ; ←h_1]        (dA = 2d)
@@ -93,7 +105,9 @@ def encode(p: Params, cell: int, bidirectional: bool, attention: bool, src: np.n
         w.Ann[:, :, d:] = w.Hs[1, :S]                   #        ; ←h_i]
         w.C[:, d:] = w.Hs[1, 0]                         #        ; ←h_1]
     if attention:
-        np.matmul(w.Ann.reshape(S * B, -1), p["att_W_k"], out=w.K.reshape(S * B, -1))
+        np.matmul(w.Ann.reshape(S * B, -1), p["att_W_k"], out=w.EK.reshape(S * B, -1))  # K
+        np.multiply(w.EK, 2.0, out=w.EK)
+        np.exp(w.EK, out=w.EK)                          # e^{2K}
 
 
 def encode_backward(p: Params, g: Params, cell: int, bidirectional: bool, src: np.ndarray,
@@ -131,6 +145,4 @@ def encode_backward(p: Params, g: Params, cell: int, bidirectional: bool, src: n
             np.matmul(dGX2, Wx.T, out=dX2)              # (S B, e)  dL/dX
         else:
             dX2 += dGX2 @ Wx.T
-    gE = g["enc_embed"]
-    gE[...] = 0.0
-    np.add.at(gE, src.T.ravel(), dX2)                   # each row: the sum over its tokens' uses
+    sum_rows_by_token(src.T.ravel(), dX2, g["enc_embed"])   # X_t = E_x[src[:, t]]

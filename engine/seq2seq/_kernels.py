@@ -40,30 +40,39 @@ import math
 import numpy as np
 
 from engine._jit import jit
-from engine.seq2seq._encoder import Params, encode, encode_backward
+from engine.seq2seq._encoder import Params, encode, encode_backward, sum_rows_by_token
 from engine.seq2seq._layout import BOS, GRU, RNN  # noqa: F401 - re-exported
-from engine.seq2seq._ops import _add_into, _cell_backward, _cell_forward, _tanh
+from engine.seq2seq._ops import _add_into, _cell_backward, _cell_forward
 
 # ---------------------------------------------------------------------------- attention
 
 
 @jit
-def _attend(Wq, v, s_prev, Ann, K, src_len, q, U, alpha, ctx):
+def _attend(Wq, v, s_prev, Ann, EK, src_len, q, U, alpha, ctx):
     """Bahdanau attention for one decoder step (query s_{t-1}, keys K_i = H_i W_k, values H_i).
 
     q = s_{t-1} W_q (B, a); U[b, i] = tanh(q_b + K[i, b]) (B, S, a); e_bi = v·U[b, i];
     α = softmax over the first src_len[b] positions (0 beyond); C_t = Σ_i α_bi H_i (B, dA).
+
+    The B·S·a tanh are the step's main cost, so each is written with exponentials the
+    caller and this step share: tanh(x) = 1 − 2 / (e^{2x} + 1) and e^{2(q + k)} = e^{2q} e^{2k},
+    with EK = e^{2K} (S, B, a) taken once per batch (:func:`engine.seq2seq._encoder.encode`)
+    and e^{2q} once per step (B·a exponentials, kept in q). The inner loop is then a multiply
+    and a divide, which the compiler vectorises. (Beyond |x| ≈ 350, e^{2x} overflows to inf or
+    0 and the formula still gives ±1, as tanh does.)
     """
     B, S, a = U.shape
     dA = ctx.shape[1]
     np.dot(s_prev, Wq, q)                           # (B, a)
     for b in range(B):
+        for k in range(a):
+            q[b, k] = math.exp(2.0 * q[b, k])       # e^{2q}
         L = src_len[b]
         m = -np.inf
         for i in range(L):
             acc = 0.0
             for k in range(a):
-                u = _tanh(q[b, k] + K[i, b, k])
+                u = 1.0 - 2.0 / (q[b, k] * EK[i, b, k] + 1.0)   # tanh(q_b + K[i, b])
                 U[b, i, k] = u
                 acc += v[k] * u
             alpha[b, i] = acc                       # e_bi, the score
@@ -119,7 +128,7 @@ def _attend_backward(v, Ann, src_len, U, alpha, dctx, dq, dK, dAnn, gv, dalpha):
 
 
 @jit
-def _decode_steps(cell, attn, EW, CW, Wc, Wh, bh, Wo, bo, Wq, v, src_len, Ann, K, tgt, tgt_len,
+def _decode_steps(cell, attn, EW, CW, Wc, Wh, bh, Wo, bo, Wq, v, src_len, Ann, EK, tgt, tgt_len,
                   ratio, coins, n_seq, every, dec_in, pred, tokens, Sd, Cx, Qa, U, Al, dc, LP,
                   gx, gh, logits):
     """The decoder, T steps for a batch of B, after the encoder.
@@ -127,7 +136,7 @@ def _decode_steps(cell, attn, EW, CW, Wc, Wh, bh, Wo, bo, Wq, v, src_len, Ann, K
     On entry Sd[0] (B, d) holds the start state and tokens (B,) the first step's inputs.
     Step t: the input y (step t > 0 feeds the ground truth tgt[b, t-1] when
     coins[t, b] < ratio, draws in [0, 1), else the model's own argmax pred[b, t-1]); the
-    context C_t (attention, with caches Qa (T, B, a), U (T, B, S, a), Al (T, B, S) and the
+    context C_t (attention, with caches Qa (T, B, a) (e^{2q}), U (T, B, S, a), Al (T, B, S) and the
     contexts Cx (T, B, dA)); then
 
         gx = EW[y] + C_t W_c      (EW = E_y W_y + b_x (V, G·d); CW = C W_c (B, G·d) when fixed)
@@ -154,7 +163,7 @@ def _decode_steps(cell, attn, EW, CW, Wc, Wh, bh, Wo, bo, Wq, v, src_len, Ann, K
             dec_in[b, t] = tokens[b]
         s_prev = Sd[t]
         if attn:
-            _attend(Wq, v, s_prev, Ann, K, src_len, Qa[t], U[t], Al[t], Cx[t])
+            _attend(Wq, v, s_prev, Ann, EK, src_len, Qa[t], U[t], Al[t], Cx[t])
             np.dot(Cx[t], Wc, gx)                   # (B, G d)  C_t W_HC
         base = gx if attn else CW
         for b in range(B):                          #         + E_y[y] W_HY + b
@@ -231,7 +240,7 @@ def decode(p: Params, cell: int, attention: bool, src_len: np.ndarray, tgt: np.n
         w.Al[...] = 0.0                                 # nothing is attended
     w.every[...] = T
     return _decode_steps(cell, attention, w.EW, CW, p["dec_W_c"], p["dec_W_h"], p["dec_b_h"],
-                         p["out_W"], p["out_b"], p["att_W_q"], p["att_v"], src_len, w.Ann, w.K,
+                         p["out_W"], p["out_b"], p["att_W_q"], p["att_v"], src_len, w.Ann, w.EK,
                          tgt, tgt_len, ratio, w.coins, n_seq, w.every, dec_in, pred, w.tokens,
                          w.Sd, w.Cx, w.Qa, w.U, w.Al, w.dc, w.LP, w.gx, w.gh, w.logits)
 
@@ -267,8 +276,7 @@ def decode_backward(p: Params, g: Params, cell: int, attention: bool, src_len: n
     np.matmul(S_prev.T, dGH2, out=g["dec_W_h"])                        # (d, G d)
     dGH2.sum(axis=0, out=g["dec_b_h"])
     # gx = EW[y] + …: the table's gradient collects the rows of the steps fed each token
-    w.DEW[...] = 0.0
-    np.add.at(w.DEW, dec_in.T.ravel(), dGX2)                           # (V, G d)
+    sum_rows_by_token(dec_in.T.ravel(), dGX2, w.DEW)                   # (V, G d)
     np.matmul(w.DEW, p["dec_W_y"].T, out=g["dec_embed"])               # EW = E_y W_HY + b
     np.matmul(p["dec_embed"].T, w.DEW, out=g["dec_W_y"])
     w.DEW.sum(axis=0, out=g["dec_b_x"])

@@ -38,13 +38,13 @@ class Work(NamedTuple):
     cache: np.ndarray    # (R, 4, S, B, d)        r, z, n, gh_n of every encoder step
     Ann: np.ndarray      # (S, B, dA)             the annotations H_i
     C: np.ndarray        # (B, dA)                the fixed context
-    K: np.ndarray        # (S, B, a')             keys H_i W_k
+    EK: np.ndarray       # (S, B, a')             e^{2K}, K = H W_k the keys
     gh: np.ndarray       # (B, G d)               scratch of one step
     # decoder forward, every step kept for the backward pass
     EW: np.ndarray       # (V, G d)               E_y W_HY + b for every token
     CW: np.ndarray       # (B, G d)               C W_HC (fixed context)
     Cx: np.ndarray       # (T, B, dA)             contexts C_t
-    Qa: np.ndarray       # (T, B, a')             queries s_{t-1} W_q
+    Qa: np.ndarray       # (T, B, a')             e^{2q}, q = s_{t-1} W_q the queries
     U: np.ndarray        # (T, B, S, a')          tanh(q + K_i)   ((T, B, 1, 1) if fixed)
     Sd: np.ndarray       # (T + 1, B, d)          decoder states s_t
     dc: np.ndarray       # (4, T, B, d)           decoder gate caches
@@ -89,7 +89,7 @@ def work_shapes(config: Seq2SeqConfig, B: int, S: int, T: int) -> dict[str, tupl
     Aa = A if att else 1
     shapes = {
         "X": (S, B, e), "GX": (R, S, B, Gd), "Hs": (R, S + 1, B, d), "cache": (R, 4, S, B, d),
-        "Ann": (S, B, dA), "C": (B, dA), "K": (S, B, Aa), "gh": (B, Gd),
+        "Ann": (S, B, dA), "C": (B, dA), "EK": (S, B, Aa), "gh": (B, Gd),
         "EW": (V, Gd), "CW": (B, Gd), "Cx": (T, B, dA), "Qa": (T, B, Aa),
         "U": (T, B, S, Aa) if att else (T, B, 1, 1), "Sd": (T + 1, B, d), "dc": (4, T, B, d),
         "LP": (T, B, V), "Al": (T, B, S), "coins": (T, B), "tokens": (B,), "every": (B,),
