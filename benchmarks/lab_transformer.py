@@ -150,7 +150,7 @@ print(f"import {t1 - t0:.2f} s, training kernels {t2 - t1:.2f} s (CPU {c2 - c1:.
 
 def bench_cold() -> None:
     print("== numba compile cost of the default (float32) Transformer: a fresh, empty cache in a "
-          "subprocess, then warm (budget: 10 s of the 60 s)")
+          "subprocess, then warm (budget: what a feature waits, 8 s)")
     cold_and_warm(COLD, indent="  ")
 
 
@@ -161,7 +161,7 @@ def bench_lab() -> None:
     from engine.lab.transformer import transformer
 
     print("== `lab transformer` with its defaults (the Transformer and its no-positions twin in "
-          "two threads; budget 60 s on a quiet 2-core machine, compile included)")
+          "two threads; budget 45 s on a quiet 2-core machine, compile included)")
     print(f"before: {load()}")
     cpu0, t0 = time.process_time(), time.perf_counter()
     res = transformer()
@@ -178,7 +178,7 @@ def bench_lab() -> None:
     worst = res.worst_bucket()
     print(f"transformer's worst bucket: {worst.label} at {100 * worst.sequence_accuracy:.1f}% "
           f"sequence accuracy (needs >= 95%)")
-    print(f"wall {wall:.1f} s (budget 60 s), CPU {cpu:.1f} s")
+    print(f"wall {wall:.1f} s (budget 45 s), CPU {cpu:.1f} s")
 
 
 def main() -> None:

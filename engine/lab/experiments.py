@@ -31,9 +31,9 @@ class BottleneckSettings:
 
     The defaults reproduce the expected shape in about half a minute on two cores: attention
     ≥ 95 % token accuracy up to length 30, the fixed context far below it at 36–40 (seed 0:
-    attention 98–100 % up to 35 and 85 % at 36–40, the fixed context 62 % at 5–10 down to
-    17 % at 36–40). Twice the steps lift attention at 36–40 to 100 % and the fixed context at
-    5–10 to 82 %, and take twice as long.
+    attention 98–100 % up to 30, 95 % at 31–35 and 83 % at 36–40; the fixed context 62 % at
+    5–10 down to 17 % at 36–40). Twice the steps lift attention to 100 % at every length and
+    the fixed context at 5–10 to 82 %, and take twice as long.
     """
 
     train: TrainSettings = TrainSettings(steps=600)
