@@ -180,7 +180,7 @@ def bench_bottleneck() -> None:
     wall, cpu = time.perf_counter() - t0, time.process_time() - cpu0
     print(f"after:  {load()}")
     print(f"{'length':>8} {'attention':>10} {'fixed':>8}   (token accuracy; sequence accuracy)")
-    for a, f in zip(res.attention, res.fixed):
+    for a, f in zip(res.attention, res.fixed, strict=True):
         print(f"{a.lo:>4}-{a.hi:<3} {100 * a.token_accuracy:9.1f}% {100 * f.token_accuracy:7.1f}%"
               f"   ({100 * a.sequence_accuracy:5.1f}% {100 * f.sequence_accuracy:5.1f}%)")
     for name, r in res.runs.items():

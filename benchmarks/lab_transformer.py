@@ -68,9 +68,9 @@ def ours_steps_per_second(dtype: str, B: int, L: int, seconds: float) -> float:
 
 def torch_steps_per_second(dtype: str, B: int, L: int, seconds: float) -> float:
     import torch
+    from torch_transformer import make_twin, padded_targets
 
     from engine.transformer import Transformer, decoder_inputs, torch_state_dict
-    from torch_transformer import make_twin, padded_targets
 
     torch.set_num_threads(1)
     cfg = _config(dtype)
@@ -171,8 +171,8 @@ def bench_lab() -> None:
     print(f"{'length':>8} " + " ".join(f"{r:>14}" for r in runs) + "   (sequence accuracy; token accuracy)")
     for i, (lo, hi) in enumerate(res.buckets):
         cells = [res.runs[r].accuracy[i] for r in runs]
-        print(f"{lo:>4}-{hi:<3} " + " ".join(f"{100 * a.sequence_accuracy:6.1f}% ({100 * a.token_accuracy:4.0f}%)"
-                                              for a in cells))
+        print(f"{lo:>4}-{hi:<3} " + " ".join(
+            f"{100 * a.sequence_accuracy:6.1f}% ({100 * a.token_accuracy:4.0f}%)" for a in cells))
     for name, r in res.runs.items():
         print(f"{name}: {r.steps} steps in {r.seconds:.1f} s ({r.steps_per_second:.1f} steps/s)")
     worst = res.worst_bucket()

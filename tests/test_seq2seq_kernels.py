@@ -13,9 +13,18 @@ import pytest
 from numba.core.dispatcher import Dispatcher
 
 from engine import lab
-from engine.seq2seq import (Adam, Seq2Seq, Seq2SeqConfig, Workspace, greedy_decode, loss_and_grad,
-                            step_function, train_step)
-from engine.seq2seq import _encoder, _kernels
+from engine.seq2seq import (
+    Adam,
+    Seq2Seq,
+    Seq2SeqConfig,
+    Workspace,
+    _encoder,
+    _kernels,
+    greedy_decode,
+    loss_and_grad,
+    step_function,
+    train_step,
+)
 
 # the kernels Python calls; the rest are only called by these
 ENTRY_POINTS = {"_encode_direction", "_encode_direction_backward", "_decode_steps",

@@ -23,7 +23,7 @@ def batch(rng: np.random.Generator, lengths: list[int]) -> Batch:
 
 def poison(ws: Workspace, config: Seq2SeqConfig, B: int, S: int, T: int) -> None:
     """Fill every view the pass will get with NaN (int fields with a huge id)."""
-    for name, arr in zip(Work._fields, ws.work(config, B, S, T)):
+    for arr in ws.work(config, B, S, T):
         arr[...] = np.iinfo(np.int64).max if arr.dtype == np.int64 else np.nan
 
 

@@ -19,6 +19,7 @@ import numpy as np
 
 from engine._jit import jit
 from engine.seq2seq._ops import _add_into, _cell_backward, _cell_forward
+from engine.seq2seq.workspace import Work
 
 Params = dict[str, np.ndarray]
 
@@ -78,7 +79,7 @@ def sum_rows_by_token(tokens: np.ndarray, rows: np.ndarray, out: np.ndarray) -> 
 
 
 def encode(p: Params, cell: int, bidirectional: bool, attention: bool, src: np.ndarray,
-           src_len: np.ndarray, w) -> None:
+           src_len: np.ndarray, w: Work) -> None:
     """Run the encoder on src (B, S); fill w.X, w.GX, w.Hs, w.cache and what the decoder
     reads: the annotations w.Ann (S, B, dA), the fixed context w.C (B, dA) and, with
     attention, w.EK = e^{2K} of the keys K = Ann W_k (S, B, a) (see
@@ -112,7 +113,7 @@ def encode(p: Params, cell: int, bidirectional: bool, attention: bool, src: np.n
 
 def encode_backward(p: Params, g: Params, cell: int, bidirectional: bool, src: np.ndarray,
                     src_len: np.ndarray, dAnn: np.ndarray, dC: np.ndarray, ds0: np.ndarray,
-                    w) -> None:
+                    w: Work) -> None:
     """Backward of :func:`encode` given dL/dAnn (S, B, dA), dL/dC (B, dA) and dL/ds_0 (B, d)
     (s_0 = →h_T): writes the encoder's gradients into g."""
     B, S = src.shape

@@ -43,6 +43,7 @@ from engine._jit import jit
 from engine.seq2seq._encoder import Params, encode, encode_backward, sum_rows_by_token
 from engine.seq2seq._layout import BOS, GRU, RNN  # noqa: F401 - re-exported
 from engine.seq2seq._ops import _add_into, _cell_backward, _cell_forward
+from engine.seq2seq.workspace import Work
 
 # ---------------------------------------------------------------------------- attention
 
@@ -227,7 +228,7 @@ def _t(W: np.ndarray) -> np.ndarray:
 
 def decode(p: Params, cell: int, attention: bool, src_len: np.ndarray, tgt: np.ndarray,
            tgt_len: np.ndarray, ratio: float, n_seq: int, dec_in: np.ndarray, pred: np.ndarray,
-           w) -> float:
+           w: Work) -> float:
     """The decoder after :func:`encode` (w.Sd[0] the start state, w.tokens the first inputs):
     :func:`_decode_steps` with its tables. Returns the loss."""
     B, T = tgt.shape
@@ -247,7 +248,7 @@ def decode(p: Params, cell: int, attention: bool, src_len: np.ndarray, tgt: np.n
 
 def decode_backward(p: Params, g: Params, cell: int, attention: bool, src_len: np.ndarray,
                     tgt: np.ndarray, tgt_len: np.ndarray, n_seq: int, dec_in: np.ndarray,
-                    w) -> None:
+                    w: Work) -> None:
     """Backward of :func:`decode` into g; leaves dL/dAnn in w.dAnn, dL/dC in w.dC and
     dL/ds_0 in w.ds for :func:`encode_backward`."""
     B, T = tgt.shape
@@ -298,7 +299,7 @@ def decode_backward(p: Params, g: Params, cell: int, attention: bool, src_len: n
 
 def training_pass(p: Params, cell: int, bidirectional: bool, attention: bool, src: np.ndarray,
                   src_len: np.ndarray, tgt: np.ndarray, tgt_len: np.ndarray, ratio: float,
-                  n_seq: int, dec_in: np.ndarray, pred: np.ndarray, w,
+                  n_seq: int, dec_in: np.ndarray, pred: np.ndarray, w: Work,
                   g: Params | None = None) -> float:
     """Forward (with teacher forcing) and, given gradient views g, backward through time.
 

@@ -18,8 +18,11 @@ from engine.seq2seq.model import Seq2Seq
 from engine.seq2seq.workspace import Workspace
 
 
-def _sources(model: Seq2Seq, src: object, src_len: object | None) -> tuple[np.ndarray, np.ndarray]:
-    s = as_int(src, "src", low=0, high=model.config.vocab_size)
+def check_sources(vocab_size: int, src: object,
+                  src_len: object | None) -> tuple[np.ndarray, np.ndarray]:
+    """Validated (B, S) int64 sources (a 1-D src is one row) with tokens below ``vocab_size``,
+    and their (B,) lengths in [1, S] (default: S for every row)."""
+    s = as_int(src, "src", low=0, high=vocab_size)
     if s.ndim == 1:
         s = s[None, :]
     if s.ndim != 2 or s.shape[1] == 0:
@@ -50,7 +53,7 @@ def greedy_decode(model: Seq2Seq, src: object, steps: int, src_len: object | Non
         (tokens (B, steps), α (B, steps, S) or None). For the fixed-context model α is
         all zeros: there is nothing to attend with.
     """
-    s, lens = _sources(model, src, src_len)
+    s, lens = check_sources(model.config.vocab_size, src, src_len)
     steps = check_positive_int(steps, "steps")
     B, S = s.shape
     # the training pass, free running (ratio 0: every input after BOS is the previous
@@ -99,7 +102,7 @@ class Seq2SeqStepModel:
 
     def __init__(self, model: Seq2Seq, src: object, vocab: tuple[str, ...],
                  bos_token: int = K.BOS, eos_token: int | None = None) -> None:
-        s, lens = _sources(model, src, None)
+        s, lens = check_sources(model.config.vocab_size, src, None)
         check_step_inputs(s, vocab, model.config.vocab_size)
         self.vocab = tuple(vocab)
         self.bos_token = bos_token

@@ -160,7 +160,7 @@ class Seq2Seq:
         theta = np.empty(config.n_params)
         offs = config.offsets()
         d, a = config.hidden_dim, config.attn_dim
-        for k, (name, shape) in enumerate(config.shapes().items()):
+        for k, name in enumerate(config.shapes()):
             n = int(offs[k + 1] - offs[k])
             if name.endswith("embed"):
                 theta[offs[k]:offs[k + 1]] = rng.standard_normal(n)

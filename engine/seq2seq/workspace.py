@@ -148,7 +148,7 @@ class Workspace:
             self._buffer = np.empty(max(need, self._buffer.size * 3 // 2))
             self._views.clear()                     # views of the old buffer
         arrays, at = [], 0
-        for (name, shape), n in zip(shapes.items(), sizes):
+        for (name, shape), n in zip(shapes.items(), sizes, strict=True):
             part = self._buffer[at:at + n]
             if name in _INT_FIELDS:
                 part = part.view(np.int64)          # same 8-byte items

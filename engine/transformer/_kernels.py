@@ -142,11 +142,11 @@ def _layernorm_backward(dY, xhat, rstd, g, dX, dg, db):
 
 
 @jit
-def _heads(P, B, col0, H, O, to_heads):
+def _heads(P, B, col0, H, Hd, to_heads):
     """Move between the row layout and the per-head layout: P (B·L, w) columns
-    [col0 + h·d_head, col0 + (h+1)·d_head) ↔ O (B·H, L, d_head)[b·H + h]. ``to_heads`` copies
-    P into O (split); otherwise O into P (merge, the inverse)."""
-    BH, L, dh = O.shape
+    [col0 + h·d_head, col0 + (h+1)·d_head) ↔ Hd (B·H, L, d_head)[b·H + h]. ``to_heads`` copies
+    P into Hd (split); otherwise Hd into P (merge, the inverse)."""
+    BH, L, dh = Hd.shape
     for b in range(B):
         for h in range(H):
             for t in range(L):
@@ -154,7 +154,7 @@ def _heads(P, B, col0, H, O, to_heads):
                 c0 = col0 + h * dh
                 if to_heads:
                     for c in range(dh):
-                        O[b * H + h, t, c] = P[r, c0 + c]
+                        Hd[b * H + h, t, c] = P[r, c0 + c]
                 else:
                     for c in range(dh):
-                        P[r, c0 + c] = O[b * H + h, t, c]
+                        P[r, c0 + c] = Hd[b * H + h, t, c]
