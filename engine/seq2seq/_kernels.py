@@ -59,8 +59,9 @@ def _attend(Wq, v, s_prev, Ann, EK, src_len, q, U, alpha, ctx):
     caller and this step share: tanh(x) = 1 − 2 / (e^{2x} + 1) and e^{2(q + k)} = e^{2q} e^{2k},
     with EK = e^{2K} (S, B, a) taken once per batch (:func:`engine.seq2seq._encoder.encode`)
     and e^{2q} once per step (B·a exponentials, kept in q). The inner loop is then a multiply
-    and a divide, which the compiler vectorises. (Beyond |x| ≈ 350, e^{2x} overflows to inf or
-    0 and the formula still gives ±1, as tanh does.)
+    and a divide, which the compiler vectorises. (A query or key beyond ±354 makes its
+    exponential inf or 0 and the formula still gives ±1, as tanh does; only both that large
+    with opposite signs would give NaN, which the training loop reports as a diverged loss.)
     """
     B, S, a = U.shape
     dA = ctx.shape[1]
