@@ -13,16 +13,27 @@ import pytest
 from numba.core.dispatcher import Dispatcher
 
 from engine import lab
-from engine.seq2seq import (Adam, Seq2Seq, Seq2SeqConfig, Workspace, greedy_decode, loss_and_grad,
-                            step_function, train_step)
-from engine.seq2seq import _kernels as K
+from engine.seq2seq import (
+    Adam,
+    Seq2Seq,
+    Seq2SeqConfig,
+    Workspace,
+    _encoder,
+    _kernels,
+    greedy_decode,
+    loss_and_grad,
+    step_function,
+    train_step,
+)
 
 # the kernels Python calls; the rest are only called by these
-ENTRY_POINTS = {"_encode", "_decode", "_decode_backward", "_encode_backward", "_clip_and_adam"}
+ENTRY_POINTS = {"_encode_direction", "_encode_direction_backward", "_decode_steps",
+                "_decode_steps_backward", "_clip_and_adam"}
 
 
 def kernels() -> dict[str, Dispatcher]:
-    return {name: obj for name, obj in vars(K).items() if isinstance(obj, Dispatcher)}
+    return {name: obj for module in (_encoder, _kernels) for name, obj in vars(module).items()
+            if isinstance(obj, Dispatcher)}
 
 
 def test_warm_up_compiles_every_kernel_a_lab_run_calls():

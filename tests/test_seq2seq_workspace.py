@@ -23,7 +23,7 @@ def batch(rng: np.random.Generator, lengths: list[int]) -> Batch:
 
 def poison(ws: Workspace, config: Seq2SeqConfig, B: int, S: int, T: int) -> None:
     """Fill every view the pass will get with NaN (int fields with a huge id)."""
-    for name, arr in zip(Work._fields, ws.work(config, B, S, T)):
+    for arr in ws.work(config, B, S, T):
         arr[...] = np.iinfo(np.int64).max if arr.dtype == np.int64 else np.nan
 
 
@@ -77,10 +77,10 @@ def test_work_shapes_follow_the_config():
     cfg = Seq2SeqConfig(vocab_size=V, embed_dim=3, hidden_dim=4, attn_dim=5, bidirectional=True)
     shapes = work_shapes(cfg, B=2, S=6, T=7)
     assert tuple(shapes) == Work._fields
-    assert shapes["Hs"] == (2, 7, 2, 4) and shapes["Ann"] == (7, 2, 8)
-    assert shapes["U"] == (7, 2, 6, 5) and shapes["gx"] == (2, 12)
+    assert shapes["Hs"] == (2, 7, 2, 4) and shapes["Ann"] == (6, 2, 8)
+    assert shapes["U"] == (7, 2, 6, 5) and shapes["gx"] == (2, 12) and shapes["EW"] == (V, 12)
     fixed = work_shapes(Seq2SeqConfig(vocab_size=V, decoder="fixed", cell="rnn"), B=2, S=6, T=7)
-    assert fixed["U"] == (7, 2, 1, 1) and fixed["gx"] == (2, 64)
+    assert fixed["U"] == (7, 2, 1, 1) and fixed["gx"] == (2, 64) and fixed["GX"] == (1, 6, 2, 64)
 
 
 def sub_batch(b: Batch, lo: int, hi: int) -> Batch:

@@ -4,14 +4,21 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-
 import reference_transformer as naive
 from test_seq2seq import ragged_batch as seq2seq_batch
+
 from engine.decoding import beam_search, score_sequence
 from engine.decoding import greedy_decode as engine_greedy
 from engine.seq2seq import Batch
-from engine.transformer import (Transformer, TransformerConfig, decoder_inputs, loss_and_grad,
-                                make_optimizer, torch_state_dict, train_step)
+from engine.transformer import (
+    Transformer,
+    TransformerConfig,
+    decoder_inputs,
+    loss_and_grad,
+    make_optimizer,
+    torch_state_dict,
+    train_step,
+)
 from engine.transformer.decode import attention_maps, greedy_decode, step_function
 from engine.transformer.network import forward
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-
 import reference_transformer as naive
 from test_transformer import BOS, one_layer_inputs, ragged_batch, tiny
+
 from engine.transformer import Transformer, TransformerConfig, decoder_inputs, loss_and_grad
 from engine.transformer.decode import greedy_decode
 from engine.transformer.dropout import Dropout

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from engine.lab import TrainSettings
+from engine.lab import BottleneckSettings, TrainSettings
 from engine.lab.transformer import TransformerSettings
 from tests.tui_text import until
 from tutor.app import StartAt, make_app
@@ -28,7 +28,8 @@ def test_the_table_offers_the_transformer_and_the_comparison():
     names = [e.name for e in on_screen()]
     assert "transformer" in names and "transformer-vs-rnn" in names
     assert get("transformer").defaults().rnn is None
-    assert get("transformer-vs-rnn").defaults().rnn.train.steps == 1200     # the bottleneck's own
+    bottleneck_steps = BottleneckSettings().train.steps
+    assert get("transformer-vs-rnn").defaults().rnn.train.steps == bottleneck_steps   # its own
     assert get("transformer").kernels == ("transformer lab",)   # loaded before the run starts
 
 

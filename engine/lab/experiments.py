@@ -36,11 +36,14 @@ from engine.seq2seq import Seq2Seq, Seq2SeqConfig, greedy_decode
 class BottleneckSettings:
     """Both models get the same sizes, data, steps and seed; only the decoder differs.
 
-    The defaults reproduce the expected shape in under a minute on two cores: attention
-    ≥ 95 % token accuracy up to length 30, the fixed context far below it at 36–40.
+    The defaults reproduce the expected shape in about half a minute on two cores: attention
+    ≥ 95 % token accuracy up to length 30, the fixed context far below it at 36–40 (seed 0:
+    attention 98–100 % up to 30, 95 % at 31–35 and 83 % at 36–40; the fixed context 62 % at
+    5–10 down to 17 % at 36–40). Twice the steps lift attention to 100 % at every length and
+    the fixed context at 5–10 to 82 %, and take twice as long.
     """
 
-    train: TrainSettings = TrainSettings(steps=1200)
+    train: TrainSettings = TrainSettings(steps=600)
     hidden_dim: int = 64
     embed_dim: int = 16
     attn_dim: int = 32

@@ -12,8 +12,7 @@ Kingma & Ba 2015 (Adam).
 
 from engine.seq2seq.decode import DecoderState, Seq2SeqStepModel, greedy_decode, step_function
 from engine.seq2seq.model import CELLS, DECODERS, PARAM_NAMES, Seq2Seq, Seq2SeqConfig
-from engine.seq2seq.train import (Adam, Batch, StepResult, check_batch, loss_and_grad,
-                                  train_step)
+from engine.seq2seq.train import Adam, Batch, StepResult, check_batch, loss_and_grad, train_step
 from engine.seq2seq.workspace import Workspace
 
 __all__ = [

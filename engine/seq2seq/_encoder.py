@@ -1,6 +1,16 @@
-"""The seq2seq encoder's kernels: forward and backward through time, both directions.
+"""The seq2seq encoder, forward and backward, both directions.
 
-See :mod:`engine.seq2seq._kernels` for the model and its layout.
+See :mod:`engine.seq2seq._kernels` for the model. Only the recurrence runs step by step in
+a kernel (:func:`_encode_direction` and its backward); everything that is the same product
+for every step is one NumPy product over all S steps at once, before or after it:
+
+    forward    GX = X W_HX + b                  (S·B, G·d)  every step's input side
+               H_t = cell(GX_t, H_{t−1})        kernel, one step after the other
+    backward   dGX_t, dGH_t = cell backward     kernel, the steps in reverse order
+               dW_HX = Xᵀ dGX,  dW_HH = H_prevᵀ dGH,  dX = dGX W_HXᵀ      (one product each)
+
+Every array the kernels write comes from the caller (views of an
+:class:`engine.seq2seq.workspace.Work`), so a training step allocates nothing large.
 """
 
 from __future__ import annotations
@@ -8,134 +18,132 @@ from __future__ import annotations
 import numpy as np
 
 from engine._jit import jit
-from engine.seq2seq._layout import (ATT_WK, D_A, D_ATTN, D_BI, D_CELL, D_E, D_H, D_V,
-    ENC_EMBED, ENC_WX, ENC_WX_B, GRU)
-from engine.seq2seq._ops import (_add_cols, _add_colsum, _affine, _cell_backward, _cell_forward,
-                                 _copy1, _copy2, _iadd1, _iadd2, _mat, _put_cols, _vec)
+from engine.seq2seq._ops import _add_into, _cell_backward, _cell_forward
+from engine.seq2seq.workspace import Work
 
+Params = dict[str, np.ndarray]
 
-# ---------------------------------------------------------------------------- encoder
-# Forward and backward are one function each, the two directions a loop inside it. Every
-# array they write comes from the caller (views of an engine.seq2seq.workspace.Work), so a
-# training step allocates nothing large.
+DIRECTIONS = ("", "_rev")  # parameter-name suffixes: left to right, right to left
 
 
 @jit
-def _encode(theta, offs, dims, src, src_len, X, Hs, cache, Ann, C, K, gx, gh):
-    """Run the encoder; fill the annotations and keys the decoder reads.
+def _encode_direction(cell, reverse, GX, Wh, bh, src_len, H, cache, gh):
+    """The recurrence of one direction: GX (S, B, G·d) its input side, H (S+1, B, d) its states.
 
-    X (S, B, e): X_t = E_x[src[:, t]], the embedding of each source token.
-    Hs (1 + bi, S+1, B, d): the states of each direction r; cache (1 + bi, 4, S, B, d)
-    keeps r, z, n, gh_n of every step for the backward pass.
-        r = 0, left to right:  Hs[0, t+1] = cell(X_t, Hs[0, t]),   Hs[0, 0] = 0
-        r = 1, right to left:  Hs[1, t] = cell(X_t, Hs[1, t+1]),   Hs[1, S] = 0
-    A padded step (t ≥ src_len[b]) copies the state, so Hs[0, S] (resp. Hs[1, 0]) is the
-    last state of each sequence.
-    Ann (S+1, B, dA): Ann[i+1] = H_i, the annotation of source position i:
-        unidirectional   H_i = →h_i                       (dA = d)
-        bidirectional    H_i = [→h_i ; ←h_i]              (dA = 2d, Bahdanau et al. 2014)
-    C (B, dA): the fixed context, C = H_T = →h_T (or [→h_T ; ←h_1]).
-    K (S, B, a): the keys H_i W_k of attention, computed once per batch (left alone by the
-    fixed-context decoder).
-    gx, gh (B, G d) are scratch.
+        left to right  H[t+1] = cell(GX[t], H[t]),      H[0] = 0 on entry
+        right to left  H[t] = cell(GX[t], H[t+1]),      H[S] = 0 on entry
+
+    A padded step (t ≥ src_len[b]) keeps the state, so H[S] (resp. H[0]) holds each
+    sequence's last state. cache (4, S, B, d) receives r, z, n, gh_n of every step;
+    gh (B, G·d) is scratch.
     """
-    e, d, cell, bi = dims[D_E], dims[D_H], dims[D_CELL], dims[D_BI]
-    G = 3 if cell == GRU else 1
-    E = _mat(theta, offs, ENC_EMBED, dims[D_V], e)
-    B, S = src.shape
-    for t in range(S):
-        for b in range(B):
-            _copy1(X[t, b], E[src[b, t]])
-    for r in range(1 + bi):
-        slot = ENC_WX if r == 0 else ENC_WX_B
-        Wx = _mat(theta, offs, slot, e, G * d)          # (e, G d)   W_HX
-        Wh = _mat(theta, offs, slot + 1, d, G * d)      # (d, G d)   W_HH
-        bx = _vec(theta, offs, slot + 2)
-        bh = _vec(theta, offs, slot + 3)
-        H = Hs[r]                                       # (S+1, B, d)
-        c = cache[r]                                    # (4, S, B, d)
-        H[S if r else 0] = 0.0
-        for k in range(S):
-            t = S - 1 - k if r else k
-            prev = t + 1 if r else t
-            new = t if r else t + 1
-            _affine(X[t], Wx, bx, gx)                   # (B, G d)  W_HX X_t + b
-            _affine(H[prev], Wh, bh, gh)                # (B, G d)  W_HH H_{t-1}
-            _cell_forward(cell, gx, gh, H[prev], H[new], c[0, t], c[1, t], c[2, t], c[3, t])
-            for b in range(B):
-                if t >= src_len[b]:                     # padding: keep the state unchanged
-                    _copy1(H[new, b], H[prev, b])
-    Ann[0] = 0.0
-    for i in range(S):
-        _put_cols(Ann[i + 1], 0, Hs[0, i + 1])         # H_i = [→h_i
-        if bi:
-            _put_cols(Ann[i + 1], d, Hs[1, i])         #        ; ←h_i]
-    _put_cols(C, 0, Hs[0, S])                          # C = H_T
-    if bi:
-        _put_cols(C, d, Hs[1, 0])
-    if dims[D_ATTN]:
-        A, dA = dims[D_A], Ann.shape[2]
-        Wk = _mat(theta, offs, ATT_WK, dA, A)
-        np.dot(Ann[1:].reshape((S * B, dA)), Wk, K.reshape((S * B, A)))   # (S B, a) K = H W_k
+    S = GX.shape[0]
+    for k in range(S):
+        t = S - 1 - k if reverse else k
+        prev = t + 1 if reverse else t
+        new = t if reverse else t + 1
+        np.dot(H[prev], Wh, gh)                         # (B, G d)  H_{t-1} W_HH
+        _cell_forward(cell, GX[t], gh, bh, H[prev], src_len, t, H[new],
+                      cache[0, t], cache[1, t], cache[2, t], cache[3, t])
 
 
 @jit
-def _encode_backward(theta, offs, dims, src, src_len, X, Hs, cache, dAnn, dC, ds0, grad,
-                     dX, dH, dh, dh_cell, carry, dgx, dgh, dh_prev):
-    """Backward of :func:`_encode`: dAnn (S+1, B, dA), dC (B, dA) and dL/ds_0 (B, d) → grad.
+def _encode_direction_backward(cell, reverse, dH, WhT, src_len, H, cache, dGX, dGH, dh,
+                               dh_direct):
+    """Backward of :func:`_encode_direction` through time.
 
-    BPTT through each direction, the forward steps in reverse order; dH (S+1, B, d) holds
-    dL/dH of that direction from the decoder side, dX (S, B, e) collects dL/dX_t. dh,
-    dh_cell, carry, dh_prev (B, d), dgx and dgh (B, G d) are scratch.
+    dH (S+1, B, d) holds dL/dH from outside the recurrence (annotations, the context, the
+    decoder's start). Writes dGX, dGH (S, B, G·d): dL/d(input side), dL/d(recurrent side) of
+    every step. WhT = W_HHᵀ (G·d, d); dh (B, d) must be 0 on entry; dh_direct is scratch.
     """
-    V, e, d, cell, bi = dims[D_V], dims[D_E], dims[D_H], dims[D_CELL], dims[D_BI]
-    G = 3 if cell == GRU else 1
+    S = dGX.shape[0]
+    for k in range(S):                                  # the forward steps in reverse order
+        t = k if reverse else S - 1 - k
+        prev = t + 1 if reverse else t
+        new = t if reverse else t + 1
+        _cell_backward(cell, dh, dH[new], H[prev], src_len, t, cache[0, t], cache[1, t],
+                       cache[2, t], cache[3, t], dGX[t], dGH[t], dh_direct)
+        np.dot(dGH[t], WhT, dh)                         # (B, d)  through W_HH
+        _add_into(dh, dh, dh_direct)                    # + the direct path (GRU: z ⊙ dh')
+
+
+def sum_rows_by_token(tokens: np.ndarray, rows: np.ndarray, out: np.ndarray) -> None:
+    """out (V, m) = Oᵀ rows: row v of out is the sum of the rows (n, m) whose token is v.
+
+    The gradient of a table lookup x_j = E[tokens[j]]: O (n, V) is the one-hot matrix of the
+    tokens, so dE = Oᵀ dX, one product (faster than ``np.add.at`` for the lab's sizes).
+    """
+    onehot_T = np.zeros((out.shape[0], tokens.size))                    # Oᵀ (V, n)
+    onehot_T[tokens, np.arange(tokens.size)] = 1.0
+    np.matmul(onehot_T, rows, out=out)
+
+
+def encode(p: Params, cell: int, bidirectional: bool, attention: bool, src: np.ndarray,
+           src_len: np.ndarray, w: Work) -> None:
+    """Run the encoder on src (B, S); fill w.X, w.GX, w.Hs, w.cache and what the decoder
+    reads: the annotations w.Ann (S, B, dA), the fixed context w.C (B, dA) and, with
+    attention, w.EK = e^{2K} of the keys K = Ann W_k (S, B, a) (see
+    :func:`engine.seq2seq._kernels._attend`).
+
+        unidirectional   H_i = →h_i,  C = →h_T                         (dA = d)
+        bidirectional    H_i = [→h_i ; ←h_i],  C = [→h_T ; ←h_1]        (dA = 2d)
+    """
     B, S = src.shape
-    dX[:] = 0.0
-    for r in range(1 + bi):
-        dH[:] = 0.0
+    d = w.Hs.shape[3]
+    np.take(p["enc_embed"], src.T, axis=0, out=w.X)     # (S, B, e)  X_t = E_x[src[:, t]]
+    X2 = w.X.reshape(S * B, -1)
+    for r in range(1 + bidirectional):
+        sfx = DIRECTIONS[r]
+        GX2 = w.GX[r].reshape(S * B, -1)
+        np.matmul(X2, p["enc_W_x" + sfx], out=GX2)      # (S B, G d)  X_t W_HX, every t
+        GX2 += p["enc_b_x" + sfx]
+        w.Hs[r, S if r else 0] = 0.0                    # the initial state
+        _encode_direction(cell, r == 1, w.GX[r], p["enc_W_h" + sfx], p["enc_b_h" + sfx],
+                          src_len, w.Hs[r], w.cache[r], w.gh)
+    w.Ann[:, :, :d] = w.Hs[0, 1:]                       # H_i = [→h_i
+    w.C[:, :d] = w.Hs[0, S]                             # C = →h_T
+    if bidirectional:
+        w.Ann[:, :, d:] = w.Hs[1, :S]                   #        ; ←h_i]
+        w.C[:, d:] = w.Hs[1, 0]                         #        ; ←h_1]
+    if attention:
+        np.matmul(w.Ann.reshape(S * B, -1), p["att_W_k"], out=w.EK.reshape(S * B, -1))  # K
+        np.multiply(w.EK, 2.0, out=w.EK)
+        np.exp(w.EK, out=w.EK)                          # e^{2K}
+
+
+def encode_backward(p: Params, g: Params, cell: int, bidirectional: bool, src: np.ndarray,
+                    src_len: np.ndarray, dAnn: np.ndarray, dC: np.ndarray, ds0: np.ndarray,
+                    w: Work) -> None:
+    """Backward of :func:`encode` given dL/dAnn (S, B, dA), dL/dC (B, dA) and dL/ds_0 (B, d)
+    (s_0 = →h_T): writes the encoder's gradients into g."""
+    B, S = src.shape
+    d = w.Hs.shape[3]
+    X2 = w.X.reshape(S * B, -1)
+    dX2 = w.dX.reshape(S * B, -1)
+    dGX2 = w.eGX.reshape(S * B, -1)
+    dGH2 = w.eGH.reshape(S * B, -1)
+    for r in range(1 + bidirectional):
+        sfx = DIRECTIONS[r]
+        dH = w.dH
+        dH[...] = 0.0
         if r == 0:
-            for i in range(S):
-                _add_cols(dH[i + 1], dAnn[i + 1], 0)
-            _add_cols(dH[S], dC, 0)
-            _iadd2(dH[S], ds0)                          # s_0 = →h_T
+            dH[1:] += dAnn[:, :, :d]                    # H_i = →h_i, stored at H[i+1]
+            dH[S] += dC[:, :d]
+            dH[S] += ds0                                # s_0 = →h_T
         else:
-            for i in range(S):
-                _add_cols(dH[i], dAnn[i + 1], d)
-            _add_cols(dH[0], dC, d)
-        slot = ENC_WX if r == 0 else ENC_WX_B
-        Wx = _mat(theta, offs, slot, e, G * d)
-        Wh = _mat(theta, offs, slot + 1, d, G * d)
-        gWx = _mat(grad, offs, slot, e, G * d)
-        gWh = _mat(grad, offs, slot + 1, d, G * d)
-        gbx = _vec(grad, offs, slot + 2)
-        gbh = _vec(grad, offs, slot + 3)
-        H = Hs[r]
-        c = cache[r]
-        dh[:] = 0.0
-        for k in range(S):                              # the forward steps in reverse order
-            t = k if r else S - 1 - k
-            prev = t + 1 if r else t
-            new = t if r else t + 1
-            _iadd2(dh, dH[new])
-            for b in range(B):
-                if t < src_len[b]:
-                    _copy1(dh_cell[b], dh[b])
-                    carry[b] = 0.0
-                else:                                   # this step only copied the state
-                    dh_cell[b] = 0.0
-                    _copy1(carry[b], dh[b])
-            _cell_backward(cell, dh_cell, H[prev], c[0, t], c[1, t], c[2, t], c[3, t],
-                           dgx, dgh, dh_prev)
-            _iadd2(gWh, H[prev].T @ dgh)                # (d, G d)
-            _add_colsum(gbh, dgh)
-            _iadd2(dh_prev, dgh @ Wh.T)                 # (B, d)
-            _iadd2(gWx, X[t].T @ dgx)                   # (e, G d)
-            _add_colsum(gbx, dgx)
-            _iadd2(dX[t], dgx @ Wx.T)                   # (B, e)
-            _copy2(dh, dh_prev)                         # (the initial state is 0: no parameter)
-            _iadd2(dh, carry)
-    gE = _mat(grad, offs, ENC_EMBED, V, e)
-    for t in range(S):
-        for b in range(B):
-            _iadd1(gE[src[b, t]], dX[t, b])
+            dH[:S] += dAnn[:, :, d:]                    # ←h_i, stored at H[i]
+            dH[0] += dC[:, d:]
+        w.dh[...] = 0.0
+        Wx = p["enc_W_x" + sfx]
+        _encode_direction_backward(cell, r == 1, dH, np.ascontiguousarray(p["enc_W_h" + sfx].T),
+                                   src_len, w.Hs[r], w.cache[r], w.eGX, w.eGH, w.dh, w.dh_direct)
+        H_prev = w.Hs[r, :S] if r == 0 else w.Hs[r, 1:]  # the state each step read
+        np.matmul(H_prev.reshape(S * B, d).T, dGH2, out=g["enc_W_h" + sfx])   # (d, G d)
+        dGH2.sum(axis=0, out=g["enc_b_h" + sfx])
+        np.matmul(X2.T, dGX2, out=g["enc_W_x" + sfx])                         # (e, G d)
+        dGX2.sum(axis=0, out=g["enc_b_x" + sfx])
+        if r == 0:
+            np.matmul(dGX2, Wx.T, out=dX2)              # (S B, e)  dL/dX
+        else:
+            dX2 += dGX2 @ Wx.T
+    sum_rows_by_token(src.T.ravel(), dX2, g["enc_embed"])   # X_t = E_x[src[:, t]]

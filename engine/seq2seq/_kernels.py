@@ -1,10 +1,10 @@
-"""Numba kernels of the lab's seq2seq: forward and backward through time, Adam, clipping.
+"""Kernels of the lab's seq2seq: forward and backward through time, Adam, clipping.
 
 Each forward step sits next to its backward step (micrograd style). Everything is batched and
-time-major, so each recurrence step is a few small matrix products (BLAS through scipy):
+time-major:
 
     encoder    →h_{t} = cell(X_t, →h_{t-1})   (and ←h_t = cell(X_t, ←h_{t+1}) if bidirectional)
-    annotations H_i = →h_i  or  [→h_i ; ←h_i]              Ann (S+1, B, dA), Ann[i+1] = H_i
+    annotations H_i = →h_i  or  [→h_i ; ←h_i]                       Ann (S, B, dA)
     decoder    s_0 = →h_T,   s_t = cell([E_y[y_{t-1}] ; C_t], s_{t-1})           (lecture §1)
     output     log P(Y_t) = log_softmax(s_t W_O + b_O)                            (V,)
 
@@ -14,18 +14,23 @@ with C_t = C = H_T (fixed context, §2) or Bahdanau's additive attention (§4, �
 
 Weights are stored input-major, ``x @ W``, so ``W_x`` is (d_in, G·d) with G = 3 gates
 [r, z, n] for the GRU (PyTorch's equations and gate order) and G = 1 for the tanh RNN
-H_t = tanh(W_HX X_t + W_HH H_{t-1} + b) of the notes. All parameters live in one flat
-vector ``theta``; ``offs`` holds the start of each slot below, so Adam, clipping and the
-gradient check see a single array.
+H_t = tanh(W_HX X_t + W_HH H_{t-1} + b) of the notes. The parameters live in one flat
+vector (Adam, clipping and the gradient check see a single array); the functions here take
+its named views (:meth:`engine.seq2seq.Seq2SeqConfig.views`), and the gradient's.
+
+**What runs where.** Only what must go one step after the other runs in the kernels (numba):
+the recurrences and the attention, whose query is the previous state. A product that is the
+same for every step is one NumPy product over all T steps, before or after the kernel —
+above all the weight gradients: dW = Σ_t x_tᵀ dg_t is one (T·B)-row product, not T small
+ones. The decoder's input side E_y[y] W_y + b is a row of the table EW = E_y W_y + b (V, G·d),
+because the token of step t is chosen at step t (teacher forcing or the model's own guess).
 
 Padding: a source position t ≥ src_len[b] leaves the encoder state unchanged (so the last
 state is each sequence's own H_T) and gets attention weight 0; a target position
 t ≥ tgt_len[b] adds nothing to the loss.
 
-The kernels live in four modules: :mod:`._layout` (slots, dims, options), :mod:`._ops` (exp,
-cells, array helpers), :mod:`._encoder` (the encoder both ways) and this one (attention, the
-decoder both ways, the training pass, Adam); the names the rest of the package uses are all
-reachable from here.
+Modules: :mod:`._layout` (cell kinds, BOS), :mod:`._ops` (the cell), :mod:`._encoder` (the
+encoder both ways) and this one (attention, the decoder both ways, the training pass, Adam).
 """
 
 from __future__ import annotations
@@ -35,34 +40,41 @@ import math
 import numpy as np
 
 from engine._jit import jit
-from engine.seq2seq._encoder import _encode, _encode_backward  # noqa: F401 - re-exported
-from engine.seq2seq._layout import (ATT_V, ATT_WK, ATT_WQ, BOS, DEC_BH, DEC_BX,
-    DEC_EMBED, DEC_WC, DEC_WH, DEC_WY, D_A, D_ATTN, D_BI, D_CELL, D_E, D_H, D_V, ENC_BH,
-    ENC_BH_B, ENC_BX, ENC_BX_B, ENC_EMBED, ENC_WH, ENC_WH_B, ENC_WX, ENC_WX_B, GRU, N_SLOTS,
-    OUT_B, OUT_W, RNN)  # noqa: F401
-from engine.seq2seq._ops import (_add_colsum, _affine, _cell_backward, _cell_forward, _copy1,
-                                 _copy2, _iadd1, _iadd2, _mat, _tanh, _vec)
+from engine.seq2seq._encoder import Params, encode, encode_backward, sum_rows_by_token
+from engine.seq2seq._layout import BOS, GRU, RNN  # noqa: F401 - re-exported
+from engine.seq2seq._ops import _add_into, _cell_backward, _cell_forward
+from engine.seq2seq.workspace import Work
 
-# ---------------------------------------------------------------------------- decoder step
+# ---------------------------------------------------------------------------- attention
 
 
 @jit
-def _attend(Wq, v, s_prev, Ann, K, src_len, q, U, alpha, ctx):
-    """Bahdanau attention for one decoder step (query s_{t-1}, keys and values H_i).
+def _attend(Wq, v, s_prev, Ann, EK, src_len, q, U, alpha, ctx):
+    """Bahdanau attention for one decoder step (query s_{t-1}, keys K_i = H_i W_k, values H_i).
 
     q = s_{t-1} W_q (B, a); U[b, i] = tanh(q_b + K[i, b]) (B, S, a); e_bi = v·U[b, i];
     α = softmax over the first src_len[b] positions (0 beyond); C_t = Σ_i α_bi H_i (B, dA).
+
+    The B·S·a tanh are the step's main cost, so each is written with exponentials the
+    caller and this step share: tanh(x) = 1 − 2 / (e^{2x} + 1) and e^{2(q + k)} = e^{2q} e^{2k},
+    with EK = e^{2K} (S, B, a) taken once per batch (:func:`engine.seq2seq._encoder.encode`)
+    and e^{2q} once per step (B·a exponentials, kept in q). The inner loop is then a multiply
+    and a divide, which the compiler vectorises. (A query or key beyond ±354 makes its
+    exponential inf or 0 and the formula still gives ±1, as tanh does; only both that large
+    with opposite signs would give NaN, which the training loop reports as a diverged loss.)
     """
     B, S, a = U.shape
     dA = ctx.shape[1]
     np.dot(s_prev, Wq, q)                           # (B, a)
     for b in range(B):
+        for k in range(a):
+            q[b, k] = math.exp(2.0 * q[b, k])       # e^{2q}
         L = src_len[b]
         m = -np.inf
         for i in range(L):
             acc = 0.0
             for k in range(a):
-                u = _tanh(q[b, k] + K[i, b, k])
+                u = 1.0 - 2.0 / (q[b, k] * EK[i, b, k] + 1.0)   # tanh(q_b + K[i, b])
                 U[b, i, k] = u
                 acc += v[k] * u
             alpha[b, i] = acc                       # e_bi, the score
@@ -82,19 +94,15 @@ def _attend(Wq, v, s_prev, Ann, K, src_len, q, U, alpha, ctx):
         for i in range(L):
             w = alpha[b, i]
             for j in range(dA):
-                ctx[b, j] += w * Ann[i + 1, b, j]
+                ctx[b, j] += w * Ann[i, b, j]
 
 
 @jit
-def _attend_backward(Wq, v, s_prev, Ann, src_len, U, alpha, dctx, dq, dK, dAnn, gWq, gv,
-                     ds_prev, dalpha):
-    """Backward of :func:`_attend`: dC_t (B, dA) → dK (S, B, a), dAnn, gW_q, gv, ds_{t-1}.
-
-    dalpha (≥ S,) is scratch.
-    """
+def _attend_backward(v, Ann, src_len, U, alpha, dctx, dq, dK, dAnn, gv, dalpha):
+    """Backward of :func:`_attend` given dC_t (B, dA): writes dL/dq (B, a) and adds to
+    dK (S, B, a), dAnn (S, B, dA) and gv (a,). dalpha (≥ S,) is scratch."""
     B, S, a = U.shape
     dA = dctx.shape[1]
-    d = s_prev.shape[1]
     for b in range(B):
         L = src_len[b]
         dot = 0.0
@@ -102,8 +110,8 @@ def _attend_backward(Wq, v, s_prev, Ann, src_len, U, alpha, dctx, dq, dK, dAnn, 
             acc = 0.0
             w = alpha[b, i]
             for j in range(dA):
-                acc += dctx[b, j] * Ann[i + 1, b, j]
-                dAnn[i + 1, b, j] += w * dctx[b, j]
+                acc += dctx[b, j] * Ann[i, b, j]
+                dAnn[i, b, j] += w * dctx[b, j]
             dalpha[i] = acc
             dot += w * acc
         for k in range(a):
@@ -116,51 +124,35 @@ def _attend_backward(Wq, v, s_prev, Ann, src_len, U, alpha, dctx, dq, dK, dAnn, 
                 dpre = de * v[k] * (1.0 - u * u)
                 dq[b, k] += dpre
                 dK[i, b, k] += dpre
-    _iadd2(gWq, s_prev.T @ dq)                      # (d, a)
-    _iadd2(ds_prev, dq @ Wq.T)                      # (B, d)
 
 
 # ---------------------------------------------------------------------------- decoder
-# The whole decoder time loop is one kernel each way, called from Python (see
-# :func:`training_pass`); a Python call per pass costs microseconds.
 
 
 @jit
-def _decode(theta, offs, dims, tgt, tgt_len, ratio, coins, n_seq, dec_in, pred, src_len, Ann,
-            K, C, Y, Cx, Qa, U, Al, Sd, dc, LP, tokens, gx, gh, logits):
-    """The decoder, T steps for a batch, after :func:`_encode`.
+def _decode_steps(cell, attn, EW, CW, Wc, Wh, bh, Wo, bo, Wq, v, src_len, Ann, EK, tgt, tgt_len,
+                  ratio, coins, n_seq, every, dec_in, pred, tokens, Sd, Cx, Qa, U, Al, dc, LP,
+                  gx, gh, logits):
+    """The decoder, T steps for a batch of B, after the encoder.
 
     On entry Sd[0] (B, d) holds the start state and tokens (B,) the first step's inputs.
-    Step t (B sequences at once): Y_{t-1} = E_y[token], C_t = attention over the
-    annotations (or C), s_t = cell([Y_{t-1} ; C_t], s_{t-1}), logp = log_softmax(s_t W_O + b_O).
-    Step t > 0 feeds the ground truth tgt[b, t-1] when coins[t, b] < ratio (draws in [0, 1)),
-    else the model's own argmax pred[b, t-1].
+    Step t: the input y (step t > 0 feeds the ground truth tgt[b, t-1] when
+    coins[t, b] < ratio, draws in [0, 1), else the model's own argmax pred[b, t-1]); the
+    context C_t (attention, with caches Qa (T, B, a) (e^{2q}), U (T, B, S, a), Al (T, B, S) and the
+    contexts Cx (T, B, dA)); then
 
-    Fills dec_in, pred (B, T), Y (T, B, e), the contexts Cx (T, B, dA), the attention caches
-    Qa (T, B, a), U (T, B, S, a), Al (T, B, S) (zero for the fixed context), Sd[1:], the gate
-    caches dc (4, T, B, d) and LP (T, B, V). gx, gh (B, G d) and logits (B, V) are scratch.
+        gx = EW[y] + C_t W_c      (EW = E_y W_y + b_x (V, G·d); CW = C W_c (B, G·d) when fixed)
+        s_t = cell(gx, s_{t-1} W_h + b_h)                 gate caches dc (4, T, B, d)
+        log P = log_softmax(s_t W_O + b_O)                LP (T, B, V)
+
+    ``every`` (B,) holds T (no decoder step is padding). Fills dec_in, pred (B, T), Sd[1:].
+    gx, gh (B, G·d) and logits (B, V) are scratch.
 
     Returns:
         (1/n_seq) Σ_b Σ_{t < tgt_len[b]} -log P(tgt[b, t]).
     """
-    V, e, d, A, cell, attn = dims[D_V], dims[D_E], dims[D_H], dims[D_A], dims[D_CELL], dims[D_ATTN]
-    G = 3 if cell == GRU else 1
-    dA = C.shape[1]
-    E = _mat(theta, offs, DEC_EMBED, V, e)
-    Wy = _mat(theta, offs, DEC_WY, e, G * d)        # W_HY
-    Wc = _mat(theta, offs, DEC_WC, dA, G * d)       # W_HC
-    Wh = _mat(theta, offs, DEC_WH, d, G * d)        # W_HH^(d)
-    bx = _vec(theta, offs, DEC_BX)
-    bh = _vec(theta, offs, DEC_BH)
-    Wo = _mat(theta, offs, OUT_W, d, V)             # W_O (stored transposed)
-    bo = _vec(theta, offs, OUT_B)
-    nq = d if attn else 0                           # the fixed decoder has no attention
-    Wq = _mat(theta, offs, ATT_WQ, nq, A)
-    v = _vec(theta, offs, ATT_V)
     B, T = tgt.shape
-    dc[:] = 0.0
-    if not attn:
-        Al[:] = 0.0
+    V = LP.shape[2]
     loss = 0.0
     for t in range(T):
         for b in range(B):
@@ -171,123 +163,154 @@ def _decode(theta, offs, dims, tgt, tgt_len, ratio, coins, n_seq, dec_in, pred, 
             else:                                   # free running: the model's own guess
                 tokens[b] = pred[b, t - 1]
             dec_in[b, t] = tokens[b]
-            _copy1(Y[t, b], E[tokens[b]])           # Y_{t-1} as an embedding
-        s_prev, ctx = Sd[t], Cx[t]
+        s_prev = Sd[t]
         if attn:
-            _attend(Wq, v, s_prev, Ann, K, src_len, Qa[t], U[t], Al[t], ctx)
-        else:
-            _copy2(ctx, C)                          # C = H_T, the same at every step
-        _affine(Y[t], Wy, bx, gx)                   # (B, G d)  W_HY Y + W_HC C + b
-        _iadd2(gx, ctx @ Wc)
-        _affine(s_prev, Wh, bh, gh)                 # (B, G d)  W_HH H_{t-1}
-        _cell_forward(cell, gx, gh, s_prev, Sd[t + 1], dc[0, t], dc[1, t], dc[2, t], dc[3, t])
-        _affine(Sd[t + 1], Wo, bo, logits)          # (B, V)
+            _attend(Wq, v, s_prev, Ann, EK, src_len, Qa[t], U[t], Al[t], Cx[t])
+            np.dot(Cx[t], Wc, gx)                   # (B, G d)  C_t W_HC
+        base = gx if attn else CW
+        for b in range(B):                          #         + E_y[y] W_HY + b
+            for j in range(gx.shape[1]):
+                gx[b, j] = base[b, j] + EW[tokens[b], j]
+        np.dot(s_prev, Wh, gh)                      # (B, G d)  s_{t-1} W_HH
+        _cell_forward(cell, gx, gh, bh, s_prev, every, t, Sd[t + 1],
+                      dc[0, t], dc[1, t], dc[2, t], dc[3, t])
+        np.dot(Sd[t + 1], Wo, logits)               # (B, V)
         lp = LP[t]
         for b in range(B):                          # log-softmax per row
             m = -np.inf
             for k in range(V):
-                if logits[b, k] > m:
-                    m = logits[b, k]
+                z = logits[b, k] + bo[k]
+                logits[b, k] = z
+                if z > m:
+                    m = z
             total = 0.0
             for k in range(V):
                 total += math.exp(logits[b, k] - m)
             lse = m + math.log(total)
+            best = 0
             for k in range(V):
                 lp[b, k] = logits[b, k] - lse
-            pred[b, t] = np.argmax(lp[b])
+                if lp[b, k] > lp[b, best]:
+                    best = k
+            pred[b, t] = best
             if t < tgt_len[b]:
                 loss -= lp[b, tgt[b, t]]            # L_t = -log P(y_t)
     return loss / n_seq
 
 
 @jit
-def _decode_backward(theta, offs, dims, src_len, tgt, tgt_len, n_seq, dec_in, Ann, Sd, dc, Y,
-                     Cx, U, Al, LP, grad, dAnn, dK, dC, ds, dlog, dgx, dgh, ds_prev, dq, dctx,
-                     dalpha):
-    """Backward of :func:`_decode` (and of the keys K = H W_k) through time: grad (P,) receives
-    dL/dθ of the decoder's parameters; dAnn (S+1, B, dA), dC (B, dA) and ds (B, d, then
-    dL/ds_0) what :func:`_encode_backward` needs. The rest is scratch (see the Work fields)."""
-    V, e, d, A, cell, attn = dims[D_V], dims[D_E], dims[D_H], dims[D_A], dims[D_CELL], dims[D_ATTN]
-    G = 3 if cell == GRU else 1
-    B, T = tgt.shape
-    S, dA = Ann.shape[0] - 1, Ann.shape[2]
-    grad[:] = 0.0
-    Ed_g = _mat(grad, offs, DEC_EMBED, V, e)
-    Wy = _mat(theta, offs, DEC_WY, e, G * d)
-    Wc = _mat(theta, offs, DEC_WC, dA, G * d)
-    Wh = _mat(theta, offs, DEC_WH, d, G * d)
-    Wo = _mat(theta, offs, OUT_W, d, V)
-    gWy = _mat(grad, offs, DEC_WY, e, G * d)
-    gWc = _mat(grad, offs, DEC_WC, dA, G * d)
-    gWh = _mat(grad, offs, DEC_WH, d, G * d)
-    gbx = _vec(grad, offs, DEC_BX)
-    gbh = _vec(grad, offs, DEC_BH)
-    gWo = _mat(grad, offs, OUT_W, d, V)
-    gbo = _vec(grad, offs, OUT_B)
-    dAnn[:] = 0.0
-    dK[:] = 0.0
-    dC[:] = 0.0                                     # fixed context: Σ_t dL/dC_t
-    ds[:] = 0.0                                     # dL/dSd[t+1] from later steps
-    inv_b = 1.0 / n_seq
-    nq = d if attn else 0                           # the fixed decoder has no attention
-    Wq = _mat(theta, offs, ATT_WQ, nq, A)
-    v = _vec(theta, offs, ATT_V)
-    gWq = _mat(grad, offs, ATT_WQ, nq, A)
-    gv = _vec(grad, offs, ATT_V)
+def _decode_steps_backward(cell, attn, WhT, WcT, WqT, v, src_len, Ann, every, Sd, dc, U, Al,
+                           dS, dGX, dGH, dQ, dK, dAnn, gv, ds, ds_direct, dctx, dsq, dalpha):
+    """Backward of :func:`_decode_steps` through time, given dS (T, B, d) = dL/ds_t through
+    the output layer.
+
+    Writes dGX, dGH (T, B, G·d) (dL/d the input and recurrent sides of every step) and with
+    attention dQ (T, B, a) (dL/dq_t), and adds to dK (S, B, a), dAnn (S, B, dA), gv (a,).
+    WhT, WcT, WqT are W_hᵀ, W_cᵀ, W_qᵀ (contiguous). ds (B, d) must be 0 on entry and holds
+    dL/ds_0 on return; ds_direct, dctx, dsq, dalpha are scratch.
+    """
+    T = dS.shape[0]
     for t in range(T - 1, -1, -1):
-        for b in range(B):                          # dL/dz = P - onehot(y), per sequence / n_seq
-            if t < tgt_len[b]:
-                for k in range(V):
-                    dlog[b, k] = math.exp(LP[t, b, k]) * inv_b
-                dlog[b, tgt[b, t]] -= inv_b
-            else:
-                dlog[b, :] = 0.0
-        _iadd2(gWo, Sd[t + 1].T @ dlog)             # (d, V)
-        _add_colsum(gbo, dlog)
-        _iadd2(ds, dlog @ Wo.T)                     # (B, d)
-        _cell_backward(cell, ds, Sd[t], dc[0, t], dc[1, t], dc[2, t], dc[3, t], dgx, dgh,
-                       ds_prev)
-        _iadd2(gWh, Sd[t].T @ dgh)                  # (d, G d)
-        _add_colsum(gbh, dgh)
-        _iadd2(ds_prev, dgh @ Wh.T)                 # (B, d)
-        _iadd2(gWy, Y[t].T @ dgx)                   # (e, G d)
-        _add_colsum(gbx, dgx)
-        dY = dgx @ Wy.T                             # (B, e)  dL/dY_t
-        for b in range(B):
-            _iadd1(Ed_g[dec_in[b, t]], dY[b])
-        _iadd2(gWc, Cx[t].T @ dgx)                  # (dA, G d)
-        np.dot(dgx, Wc.T, dctx)                     # (B, dA)
+        _cell_backward(cell, ds, dS[t], Sd[t], every, t, dc[0, t], dc[1, t], dc[2, t],
+                       dc[3, t], dGX[t], dGH[t], ds_direct)
+        np.dot(dGH[t], WhT, ds)                     # (B, d)  through W_HH
+        _add_into(ds, ds, ds_direct)                #   + the direct path (GRU: z ⊙ ds')
         if attn:
-            _attend_backward(Wq, v, Sd[t], Ann, src_len, U[t], Al[t], dctx, dq, dK, dAnn,
-                             gWq, gv, ds_prev, dalpha)
-        else:
-            _iadd2(dC, dctx)
-        _copy2(ds, ds_prev)
-    if attn:                                        # K = H W_k
-        Wk = _mat(theta, offs, ATT_WK, dA, A)
-        gWk = _mat(grad, offs, ATT_WK, dA, A)
-        H2 = Ann[1:].reshape((S * B, dA))           # (S B, dA)
-        dK2 = dK.reshape((S * B, A))
-        _iadd2(gWk, H2.T @ dK2)                     # (dA, a)
-        _iadd2(dAnn[1:].reshape((S * B, dA)), dK2 @ Wk.T)   # (S B, dA)
+            np.dot(dGX[t], WcT, dctx)               # (B, dA)  dL/dC_t
+            _attend_backward(v, Ann, src_len, U[t], Al[t], dctx, dQ[t], dK, dAnn, gv, dalpha)
+            np.dot(dQ[t], WqT, dsq)                 # (B, d)  through the query s_{t-1} W_q
+            _add_into(ds, ds, dsq)
+
+
+def _t(W: np.ndarray) -> np.ndarray:
+    """Wᵀ as a contiguous array (the kernels' products read C-ordered operands)."""
+    return np.ascontiguousarray(W.T)
+
+
+def decode(p: Params, cell: int, attention: bool, src_len: np.ndarray, tgt: np.ndarray,
+           tgt_len: np.ndarray, ratio: float, n_seq: int, dec_in: np.ndarray, pred: np.ndarray,
+           w: Work) -> float:
+    """The decoder after :func:`encode` (w.Sd[0] the start state, w.tokens the first inputs):
+    :func:`_decode_steps` with its tables. Returns the loss."""
+    B, T = tgt.shape
+    np.matmul(p["dec_embed"], p["dec_W_y"], out=w.EW)   # (V, G d)  E_y W_HY + b, every token
+    w.EW[...] += p["dec_b_x"]
+    if attention:
+        CW = w.CW
+    else:
+        CW = np.matmul(w.C, p["dec_W_c"], out=w.CW)     # (B, G d)  C W_HC, the same every step
+        w.Al[...] = 0.0                                 # nothing is attended
+    w.every[...] = T
+    return _decode_steps(cell, attention, w.EW, CW, p["dec_W_c"], p["dec_W_h"], p["dec_b_h"],
+                         p["out_W"], p["out_b"], p["att_W_q"], p["att_v"], src_len, w.Ann, w.EK,
+                         tgt, tgt_len, ratio, w.coins, n_seq, w.every, dec_in, pred, w.tokens,
+                         w.Sd, w.Cx, w.Qa, w.U, w.Al, w.dc, w.LP, w.gx, w.gh, w.logits)
+
+
+def decode_backward(p: Params, g: Params, cell: int, attention: bool, src_len: np.ndarray,
+                    tgt: np.ndarray, tgt_len: np.ndarray, n_seq: int, dec_in: np.ndarray,
+                    w: Work) -> None:
+    """Backward of :func:`decode` into g; leaves dL/dAnn in w.dAnn, dL/dC in w.dC and
+    dL/ds_0 in w.ds for :func:`encode_backward`."""
+    B, T = tgt.shape
+    S, d = w.Ann.shape[0], w.Sd.shape[2]
+    # the output layer, every step at once: dL/dz = (P - onehot(y)) / n_seq on real steps
+    real = (np.arange(T)[:, None] < tgt_len[None, :]) / n_seq        # (T, B)
+    np.exp(w.LP, out=w.dlog)
+    w.dlog[...] *= real[:, :, None]
+    w.dlog[np.arange(T)[:, None], np.arange(B)[None, :], tgt.T] -= real
+    dlog2 = w.dlog.reshape(T * B, -1)
+    S_new = w.Sd[1:].reshape(T * B, d)                                 # s_t, t = 1..T
+    S_prev = w.Sd[:T].reshape(T * B, d)                                # s_{t-1}
+    np.matmul(S_new.T, dlog2, out=g["out_W"])                          # (d, V)
+    dlog2.sum(axis=0, out=g["out_b"])
+    np.matmul(dlog2, p["out_W"].T, out=w.dS.reshape(T * B, d))         # (T B, d)
+    # through time
+    w.ds[...] = 0.0
+    w.dK[...] = 0.0
+    w.dAnn[...] = 0.0
+    g["att_v"][...] = 0.0
+    _decode_steps_backward(cell, attention, _t(p["dec_W_h"]), _t(p["dec_W_c"]), _t(p["att_W_q"]),
+                           p["att_v"], src_len, w.Ann, w.every, w.Sd, w.dc, w.U, w.Al, w.dS,
+                           w.dGX, w.dGH, w.dQ, w.dK, w.dAnn, g["att_v"], w.ds, w.ds_direct,
+                           w.dctx, w.dsq, w.dalpha)
+    dGX2, dGH2 = w.dGX.reshape(T * B, -1), w.dGH.reshape(T * B, -1)
+    np.matmul(S_prev.T, dGH2, out=g["dec_W_h"])                        # (d, G d)
+    dGH2.sum(axis=0, out=g["dec_b_h"])
+    # gx = EW[y] + …: the table's gradient collects the rows of the steps fed each token
+    sum_rows_by_token(dec_in.T.ravel(), dGX2, w.DEW)                   # (V, G d)
+    np.matmul(w.DEW, p["dec_W_y"].T, out=g["dec_embed"])               # EW = E_y W_HY + b
+    np.matmul(p["dec_embed"].T, w.DEW, out=g["dec_W_y"])
+    w.DEW.sum(axis=0, out=g["dec_b_x"])
+    if attention:
+        np.matmul(w.Cx.reshape(T * B, -1).T, dGX2, out=g["dec_W_c"])   # (dA, G d)
+        np.matmul(S_prev.T, w.dQ.reshape(T * B, -1), out=g["att_W_q"])  # (d, a)
+        Ann2, dK2 = w.Ann.reshape(S * B, -1), w.dK.reshape(S * B, -1)
+        np.matmul(Ann2.T, dK2, out=g["att_W_k"])                       # K = H W_k: (dA, a)
+        w.dAnn.reshape(S * B, -1)[...] += dK2 @ p["att_W_k"].T
+        w.dC[...] = 0.0
+    else:                                           # C W_HC at every step
+        dGX_sum = w.dGX.sum(axis=0)                                    # (B, G d)
+        np.matmul(w.C.T, dGX_sum, out=g["dec_W_c"])
+        np.matmul(dGX_sum, p["dec_W_c"].T, out=w.dC)
 
 
 # ---------------------------------------------------------------------------- training pass
 
 
-def training_pass(theta: np.ndarray, offs: np.ndarray, dims: np.ndarray, src: np.ndarray,
+def training_pass(p: Params, cell: int, bidirectional: bool, attention: bool, src: np.ndarray,
                   src_len: np.ndarray, tgt: np.ndarray, tgt_len: np.ndarray, ratio: float,
-                  want_grad: bool, n_seq: int, dec_in: np.ndarray, pred: np.ndarray,
-                  w) -> float:
-    """Forward (with teacher forcing) and, if want_grad, backward through time.
+                  n_seq: int, dec_in: np.ndarray, pred: np.ndarray, w: Work,
+                  g: Params | None = None) -> float:
+    """Forward (with teacher forcing) and, given gradient views g, backward through time.
 
-    Four kernel calls: :func:`_encode`, :func:`_decode`, then
-    :func:`_decode_backward` and :func:`_encode_backward`. With ratio 0 and want_grad False
-    this is free-running greedy decoding (each step's argmax is the next input), which is
-    how :func:`engine.seq2seq.greedy_decode` calls it: one forward pass serves training and
-    inference.
+    With ratio 0 and no g this is free-running greedy decoding (each step's argmax is the
+    next input), which is how :func:`engine.seq2seq.greedy_decode` calls it: one forward
+    pass serves training and inference.
 
     Args (B sequences, S source and T target positions):
+        p: the parameters' named views (:meth:`engine.seq2seq.Seq2SeqConfig.views`).
+        cell, bidirectional, attention: the model's kinds (``GRU``/``RNN``).
         src (B, S), src_len (B,): source tokens and lengths (≥ 1).
         tgt (B, T), tgt_len (B,): targets, ending with EOS; positions ≥ tgt_len are padding.
         ratio: step t > 0 feeds the ground truth tgt[b, t-1] when w.coins[t, b] < ratio
@@ -297,45 +320,23 @@ def training_pass(theta: np.ndarray, offs: np.ndarray, dims: np.ndarray, src: np
             then add up to the whole batch's).
         dec_in (B, T), pred (B, T): receive the decoder inputs used and the argmax outputs.
         w: the workspace views for this batch (:class:`engine.seq2seq.workspace.Work`);
-            w.grad (P,) receives dL/dθ when want_grad, w.Al (T, B, S) the attention
-            weights α of every step (zero for the fixed-context decoder).
+            w.Al (T, B, S) receives the attention weights α of every step (zero for the
+            fixed-context decoder).
+        g: views of w.grad by parameter name; given, they receive dL/dθ.
 
     Returns:
         L = (1/n_seq) Σ_b Σ_{t < tgt_len[b]} -log P(tgt[b, t]): cross-entropy summed over
         steps, averaged over the batch; padding ignored.
     """
     S = src.shape[1]
-    w.cache[:] = 0.0
-    _encode(theta, offs, dims, src, src_len, w.X, w.Hs, w.cache, w.Ann, w.C, w.K, w.gx, w.gh)
+    encode(p, cell, bidirectional, attention, src, src_len, w)
     w.Sd[0] = w.Hs[0, S]                            # the decoder starts from H_T
-    w.tokens[:] = BOS                               # and is fed BOS first
-    loss = _decode(theta, offs, dims, tgt, tgt_len, ratio, w.coins, n_seq, dec_in, pred, src_len,
-                   w.Ann, w.K, w.C, w.Y, w.Cx, w.Qa, w.U, w.Al, w.Sd, w.dc, w.LP, w.tokens,
-                   w.gx, w.gh, w.logits)
-    if not want_grad:
-        return loss
-    for kernel, args in _backward_calls(theta, offs, dims, src, src_len, tgt, tgt_len, n_seq,
-                                        dec_in, w):
-        kernel(*args)
+    w.tokens[...] = BOS                             # and is fed BOS first
+    loss = decode(p, cell, attention, src_len, tgt, tgt_len, ratio, n_seq, dec_in, pred, w)
+    if g is not None:
+        decode_backward(p, g, cell, attention, src_len, tgt, tgt_len, n_seq, dec_in, w)
+        encode_backward(p, g, cell, bidirectional, src, src_len, w.dAnn, w.dC, w.ds, w)
     return loss
-
-
-def _backward_calls(theta, offs, dims, src, src_len, tgt, tgt_len, n_seq, dec_in, w):
-    """The backward half of :func:`training_pass`: its two kernels with their arguments, in
-    call order (:func:`_decode_backward` leaves dL/ds_0 in w.ds, s_0 = →h_T, for
-    :func:`_encode_backward`)."""
-    return ((_decode_backward, (theta, offs, dims, src_len, tgt, tgt_len, n_seq, dec_in, w.Ann,
-                                w.Sd, w.dc, w.Y, w.Cx, w.U, w.Al, w.LP, w.grad, w.dAnn, w.dK, w.dC,
-                                w.ds, w.dlog, w.dgx, w.dgh, w.ds_prev, w.dq, w.dctx, w.dalpha)),
-            (_encode_backward, (theta, offs, dims, src, src_len, w.X, w.Hs, w.cache, w.dAnn, w.dC,
-                                w.ds, w.grad, w.dX, w.dH, w.dh, w.dh_cell, w.carry, w.dgx, w.dgh,
-                                w.ds_prev)))
-
-
-# ---------------------------------------------------------------------------- inference
-# The step model of :mod:`engine.seq2seq.decode` calls :func:`_encode` and :func:`_decode`
-# (B = 1, T = 1 views of its own workspace) directly, with the types the training pass
-# compiled them for: it needs no kernel of its own.
 
 
 # ---------------------------------------------------------------------------- optimiser

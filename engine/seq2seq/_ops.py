@@ -1,35 +1,20 @@
-"""Building blocks of the seq2seq kernels: parameter views, the GRU / tanh-RNN cell forward
-and backward, the affine map every gate starts from, and in-place sums and copies.
+"""The recurrent cell of the seq2seq kernels, forward and backward, for a batch at one step.
 
-See :mod:`engine.seq2seq._kernels` for the model; everything here is called by the kernels
-there and in :mod:`engine.seq2seq._encoder`. Plain numba: matrix products are ``np.dot``
-(BLAS through scipy), the nonlinearities ``math.exp``, and sums and copies
-between arrays are loops. (numba 0.68 compiles an array assignment ``a[:] = b``, an in-place
-``a += b @ c`` or ``x.sum(axis=0)`` with seconds of error-message code each; the loops below
-compile in a few hundredths of a second.)
+Both the encoder (:mod:`engine.seq2seq._encoder`) and the decoder
+(:mod:`engine.seq2seq._kernels`) call these. Plain numba: the matrix products around them are
+``np.dot`` (BLAS through scipy) in the callers, the nonlinearities ``math.exp``.
+
+A row whose step is padding (``t >= lengths[b]``: the source ended) keeps its state: the
+forward copies h into h', the backward passes dL/dh' straight back to h and gives the gates
+no gradient. This is how each sequence's last state becomes its own H_T.
 """
 
 from __future__ import annotations
 
 import math
 
-import numpy as np
-
 from engine._jit import jit
 from engine.seq2seq._layout import GRU
-
-
-@jit
-def _mat(theta, offs, k, rows, cols):
-    """Slot k of theta as a (rows, cols) matrix (a view; the slot's size is rows·cols: see
-    engine.seq2seq.model.Seq2SeqConfig.offsets)."""
-    return theta[offs[k]:offs[k + 1]].reshape((rows, cols))
-
-
-@jit
-def _vec(theta, offs, k):
-    """Slot k of theta as a vector (a view)."""
-    return theta[offs[k]:offs[k + 1]]
 
 
 @jit
@@ -46,122 +31,73 @@ def _tanh(a):
 
 
 @jit
-def _affine(x, W, b, y):
-    """y = x W + b: y (R, N) from x (R, M), W (M, N), b (N,)."""
-    np.dot(x, W, y)
-    for i in range(y.shape[0]):
-        for j in range(y.shape[1]):
-            y[i, j] += b[j]
+def _cell_forward(cell, gx, gh, bh, h_prev, lengths, t, h_new, r, z, n, ghn):
+    """One recurrent step for a batch of B rows.
 
-
-# ---------------------------------------------------------------------------- sums and copies
-
-
-@jit
-def _copy1(out, x):
-    """out = x for vectors (N,)."""
-    for j in range(out.shape[0]):
-        out[j] = x[j]
-
-
-@jit
-def _copy2(out, x):
-    """out = x for matrices (R, N)."""
-    for i in range(out.shape[0]):
-        for j in range(out.shape[1]):
-            out[i, j] = x[i, j]
-
-
-@jit
-def _iadd1(out, x):
-    """out += x for vectors (N,)."""
-    for j in range(out.shape[0]):
-        out[j] += x[j]
-
-
-@jit
-def _iadd2(out, x):
-    """out += x for matrices (R, N)."""
-    for i in range(out.shape[0]):
-        for j in range(out.shape[1]):
-            out[i, j] += x[i, j]
-
-
-@jit
-def _add_colsum(out, x):
-    """out (N,) += Σ_rows x (R, N): a bias gradient."""
-    for i in range(x.shape[0]):
-        for j in range(x.shape[1]):
-            out[j] += x[i, j]
-
-
-@jit
-def _put_cols(out, j0, x):
-    """out[:, j0:j0+N] = x: a column block of out (R, M) from x (R, N)."""
-    for i in range(x.shape[0]):
-        for j in range(x.shape[1]):
-            out[i, j0 + j] = x[i, j]
-
-
-@jit
-def _add_cols(out, x, j0):
-    """out (R, N) += x[:, j0:j0+N]: a column block of x (R, M)."""
-    for i in range(out.shape[0]):
-        for j in range(out.shape[1]):
-            out[i, j] += x[i, j0 + j]
-
-
-# ---------------------------------------------------------------------------- the cell
-
-
-@jit
-def _cell_forward(cell, gx, gh, h_prev, h_new, r, z, n, ghn):
-    """One recurrent step for a batch. gx = x W_x + b_x, gh = h W_h + b_h: (B, G·d).
+    gx = x W_x + b_x (B, G·d), the input side; gh = h W_h (B, G·d), the recurrent side
+    without its bias bh (G·d,). Writes h' (B, d) and, for the backward pass, the gates
+    r, z, n and ghn = gh_n + bh_n (B, d each; r, z, ghn unused by the RNN).
 
     GRU:  r = σ(gx_r + gh_r)   z = σ(gx_z + gh_z)   n = tanh(gx_n + r ⊙ gh_n)
-          h' = (1 - z) ⊙ n + z ⊙ h
-    RNN:  h' = tanh(gx + gh)          (n caches h'; r, z unused)
+          h' = (1 − z) ⊙ n + z ⊙ h
+    RNN:  h' = tanh(gx + gh)                                  (n keeps h')
     """
     B, d = h_prev.shape
-    if cell == GRU:
-        for b in range(B):
+    for b in range(B):
+        if t >= lengths[b]:                     # padding: the state passes unchanged
             for j in range(d):
-                rr = _sigmoid(gx[b, j] + gh[b, j])
-                zz = _sigmoid(gx[b, d + j] + gh[b, d + j])
-                nn = _tanh(gx[b, 2 * d + j] + rr * gh[b, 2 * d + j])
+                h_new[b, j] = h_prev[b, j]
+                r[b, j] = 0.0
+                z[b, j] = 0.0
+                n[b, j] = 0.0
+                ghn[b, j] = 0.0
+        elif cell == GRU:
+            for j in range(d):
+                rr = _sigmoid(gx[b, j] + gh[b, j] + bh[j])
+                zz = _sigmoid(gx[b, d + j] + gh[b, d + j] + bh[d + j])
+                hn = gh[b, 2 * d + j] + bh[2 * d + j]
+                nn = _tanh(gx[b, 2 * d + j] + rr * hn)
                 r[b, j] = rr
                 z[b, j] = zz
                 n[b, j] = nn
-                ghn[b, j] = gh[b, 2 * d + j]
+                ghn[b, j] = hn
                 h_new[b, j] = (1.0 - zz) * nn + zz * h_prev[b, j]
-    else:
-        for b in range(B):
+        else:
             for j in range(d):
-                hh = _tanh(gx[b, j] + gh[b, j])
+                hh = _tanh(gx[b, j] + gh[b, j] + bh[j])
                 n[b, j] = hh
                 h_new[b, j] = hh
 
 
 @jit
-def _cell_backward(cell, dh, h_prev, r, z, n, ghn, dgx, dgh, dh_prev):
-    """Backward of :func:`_cell_forward` given dL/dh' (B, d).
+def _cell_backward(cell, dh, dh_out, h_prev, lengths, t, r, z, n, ghn, dgx, dgh, dh_direct):
+    """Backward of :func:`_cell_forward`. dL/dh' = dh + dh_out (B, d): through the next
+    step, and from outside the recurrence (the step's output, its annotation).
 
-    Writes dL/dgx and dL/dgh (B, G·d) and the direct part of dL/dh (z ⊙ dh' for the GRU,
-    0 for the RNN); the caller adds the path through W_h (dgh W_hᵀ).
+    Writes dL/dgx, dL/dgh (B, G·d) and the part of dL/dh that does not go through W_h:
+    z ⊙ dL/dh' for the GRU, 0 for the RNN, all of dL/dh' for a padded row. The caller adds
+    the path through W_h, dgh W_hᵀ.
     """
-    B, d = dh.shape
-    if cell == GRU:
-        for b in range(B):
+    B, d = h_prev.shape
+    G = dgx.shape[1] // d
+    for b in range(B):
+        if t >= lengths[b]:                     # padding: the state was copied
             for j in range(d):
-                g = dh[b, j]
+                dh_direct[b, j] = dh[b, j] + dh_out[b, j]
+            for j in range(G * d):
+                dgx[b, j] = 0.0
+                dgh[b, j] = 0.0
+        elif cell == GRU:
+            for j in range(d):
+                g = dh[b, j] + dh_out[b, j]
                 rr = r[b, j]
                 zz = z[b, j]
                 nn = n[b, j]
-                dn = g * (1.0 - zz)                      # h' = (1-z) n + z h
+                dn = g * (1.0 - zz)                        # h' = (1-z) n + z h
                 dz = g * (h_prev[b, j] - nn)
-                dh_prev[b, j] = g * zz
-                da_n = dn * (1.0 - nn * nn)              # n = tanh(a_n)
-                da_z = dz * zz * (1.0 - zz)              # z = σ(a_z)
+                dh_direct[b, j] = g * zz
+                da_n = dn * (1.0 - nn * nn)                # n = tanh(a_n)
+                da_z = dz * zz * (1.0 - zz)                # z = σ(a_z)
                 da_r = da_n * ghn[b, j] * rr * (1.0 - rr)  # a_n = gx_n + r gh_n
                 dgx[b, j] = da_r
                 dgx[b, d + j] = da_z
@@ -169,10 +105,17 @@ def _cell_backward(cell, dh, h_prev, r, z, n, ghn, dgx, dgh, dh_prev):
                 dgh[b, j] = da_r
                 dgh[b, d + j] = da_z
                 dgh[b, 2 * d + j] = da_n * rr
-    else:
-        for b in range(B):
+        else:
             for j in range(d):
-                da = dh[b, j] * (1.0 - n[b, j] * n[b, j])
+                da = (dh[b, j] + dh_out[b, j]) * (1.0 - n[b, j] * n[b, j])
                 dgx[b, j] = da
                 dgh[b, j] = da
-                dh_prev[b, j] = 0.0
+                dh_direct[b, j] = 0.0
+
+
+@jit
+def _add_into(out, x, y):
+    """out = x + y for matrices (B, d)."""
+    for i in range(out.shape[0]):
+        for j in range(out.shape[1]):
+            out[i, j] = x[i, j] + y[i, j]

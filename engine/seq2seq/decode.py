@@ -18,8 +18,11 @@ from engine.seq2seq.model import Seq2Seq
 from engine.seq2seq.workspace import Workspace
 
 
-def _sources(model: Seq2Seq, src: object, src_len: object | None) -> tuple[np.ndarray, np.ndarray]:
-    s = as_int(src, "src", low=0, high=model.config.vocab_size)
+def check_sources(vocab_size: int, src: object,
+                  src_len: object | None) -> tuple[np.ndarray, np.ndarray]:
+    """Validated (B, S) int64 sources (a 1-D src is one row) with tokens below ``vocab_size``,
+    and their (B,) lengths in [1, S] (default: S for every row)."""
+    s = as_int(src, "src", low=0, high=vocab_size)
     if s.ndim == 1:
         s = s[None, :]
     if s.ndim != 2 or s.shape[1] == 0:
@@ -50,7 +53,7 @@ def greedy_decode(model: Seq2Seq, src: object, steps: int, src_len: object | Non
         (tokens (B, steps), α (B, steps, S) or None). For the fixed-context model α is
         all zeros: there is nothing to attend with.
     """
-    s, lens = _sources(model, src, src_len)
+    s, lens = check_sources(model.config.vocab_size, src, src_len)
     steps = check_positive_int(steps, "steps")
     B, S = s.shape
     # the training pass, free running (ratio 0: every input after BOS is the previous
@@ -62,8 +65,9 @@ def greedy_decode(model: Seq2Seq, src: object, steps: int, src_len: object | Non
     w.coins[:] = 0.0
     dec_in = np.zeros((B, steps), np.int64)
     pred = np.zeros((B, steps), np.int64)
-    K.training_pass(model.theta, model._offs, model._dims, s, lens, tgt, tgt_len, 0.0,
-                    False, B, dec_in, pred, w)
+    c = model.config
+    K.training_pass(model.params, c.cell_kind, c.bidirectional, c.decoder == "attention", s,
+                    lens, tgt, tgt_len, 0.0, B, dec_in, pred, w)
     return pred, (w.Al.transpose(1, 0, 2).copy() if keep_attention else None)  # (B, T, S)
 
 
@@ -98,18 +102,19 @@ class Seq2SeqStepModel:
 
     def __init__(self, model: Seq2Seq, src: object, vocab: tuple[str, ...],
                  bos_token: int = K.BOS, eos_token: int | None = None) -> None:
-        s, lens = _sources(model, src, None)
+        s, lens = check_sources(model.config.vocab_size, src, None)
         check_step_inputs(s, vocab, model.config.vocab_size)
         self.vocab = tuple(vocab)
         self.bos_token = bos_token
         self.eos_token = eos_token
-        self._theta, self._offs, self._dims = model.theta.copy(), model._offs, model._dims
+        c = model.config
+        self._params = c.views(model.theta.copy())
+        self._kinds = (c.cell_kind, c.decoder == "attention")
         self._lens = lens
         # one workspace for the whole decoding (B = 1, T = 1): the encoder's annotations and
         # keys stay in it, each step overwrites the decoder's part
-        w = self._work = Workspace().work(model.config, 1, s.shape[1], 1)
-        K._encode(self._theta, self._offs, self._dims, s, lens, w.X, w.Hs, w.cache, w.Ann, w.C,
-                  w.K, w.gx, w.gh)
+        w = self._work = Workspace().work(c, 1, s.shape[1], 1)
+        K.encode(self._params, c.cell_kind, c.bidirectional, c.decoder == "attention", s, lens, w)
         self._step_io = (np.zeros((1, 1), np.int64), np.ones(1, np.int64),  # tgt, tgt_len
                          np.zeros((1, 1), np.int64), np.zeros((1, 1), np.int64))  # dec_in, pred
         self.initial_state = DecoderState(w.Hs[0, s.shape[1], 0].copy(), np.zeros(s.shape[1]))
@@ -123,9 +128,7 @@ class Seq2SeqStepModel:
         w.Sd[0, 0] = state.hidden                   # s_{t-1}
         w.tokens[0] = tok
         tgt, tgt_len, dec_in, pred = self._step_io    # one step, its (unused) loss on token 0
-        K._decode(self._theta, self._offs, self._dims, tgt, tgt_len, 0.0, w.coins, 1, dec_in,
-                  pred, self._lens, w.Ann, w.K, w.C, w.Y, w.Cx, w.Qa, w.U, w.Al, w.Sd, w.dc,
-                  w.LP, w.tokens, w.gx, w.gh, w.logits)
+        K.decode(self._params, *self._kinds, self._lens, tgt, tgt_len, 0.0, 1, dec_in, pred, w)
         return w.LP[0, 0].copy(), DecoderState(w.Sd[1, 0].copy(), w.Al[0, 0].copy())
 
 

@@ -16,7 +16,7 @@ from dataclasses import asdict, dataclass, field
 import numpy as np
 
 from engine._validate import check_choice, check_positive_int, flat_parameters
-from engine.seq2seq import _kernels as K
+from engine.seq2seq._layout import GRU, RNN
 
 CELLS = ("gru", "rnn")
 DECODERS = ("attention", "fixed")
@@ -109,13 +109,6 @@ class Seq2SeqConfig:
             "out_W": (d, V), "out_b": (V,),
         }
 
-    def dims(self) -> np.ndarray:
-        """The int vector the kernels read: [V, e, d, a, cell, attention, bidirectional]."""
-        return np.array([self.vocab_size, self.embed_dim, self.hidden_dim, self.attn_dim,
-                         K.GRU if self.cell == "gru" else K.RNN,
-                         1 if self.decoder == "attention" else 0,
-                         1 if self.bidirectional else 0], np.int64)
-
     def offsets(self) -> np.ndarray:
         """Start of each parameter in the flat vector (one more entry: the total)."""
         sizes = [int(np.prod(s)) for s in self.shapes().values()]
@@ -124,6 +117,17 @@ class Seq2SeqConfig:
     @property
     def n_params(self) -> int:
         return int(self.offsets()[-1])
+
+    @property
+    def cell_kind(self) -> int:
+        """The kernels' ``cell`` argument: ``GRU`` or ``RNN`` of :mod:`engine.seq2seq._layout`."""
+        return GRU if self.cell == "gru" else RNN
+
+    def views(self, vec: np.ndarray) -> dict[str, np.ndarray]:
+        """Named views of a flat vector laid out like the parameters (θ or a gradient)."""
+        offs = self.offsets()
+        return {name: vec[offs[k]:offs[k + 1]].reshape(shape)
+                for k, (name, shape) in enumerate(self.shapes().items())}
 
     def to_dict(self) -> dict[str, object]:
         return asdict(self)
@@ -136,11 +140,11 @@ class Seq2Seq:
     config: Seq2SeqConfig
     theta: np.ndarray
     _offs: np.ndarray = field(init=False, repr=False)
-    _dims: np.ndarray = field(init=False, repr=False)
+    _views: tuple[np.ndarray, dict[str, np.ndarray]] | None = field(init=False, repr=False,
+                                                                     compare=False, default=None)
 
     def __post_init__(self) -> None:
         self._offs = self.config.offsets()
-        self._dims = self.config.dims()
         want = int(self._offs[-1])
         theta = np.ascontiguousarray(self.theta, dtype=np.float64)
         if theta.shape != (want,):
@@ -156,7 +160,7 @@ class Seq2Seq:
         theta = np.empty(config.n_params)
         offs = config.offsets()
         d, a = config.hidden_dim, config.attn_dim
-        for k, (name, shape) in enumerate(config.shapes().items()):
+        for k, name in enumerate(config.shapes()):
             n = int(offs[k + 1] - offs[k])
             if name.endswith("embed"):
                 theta[offs[k]:offs[k + 1]] = rng.standard_normal(n)
@@ -168,11 +172,11 @@ class Seq2Seq:
 
     @property
     def params(self) -> dict[str, np.ndarray]:
-        """Named views into ``theta`` (writing to one changes the model)."""
-        out = {}
-        for k, (name, shape) in enumerate(self.config.shapes().items()):
-            out[name] = self.theta[self._offs[k]:self._offs[k + 1]].reshape(shape)
-        return out
+        """Named views into ``theta`` (writing to one changes the model); built once per
+        ``theta`` array."""
+        if self._views is None or self._views[0] is not self.theta:
+            self._views = (self.theta, self.config.views(self.theta))
+        return self._views[1]
 
     def copy(self) -> Seq2Seq:
         return Seq2Seq(self.config, self.theta.copy())

@@ -97,22 +97,25 @@ def _forward_backward(model: Seq2Seq, batch: Batch, teacher_forcing_ratio: float
     gen = rng if isinstance(rng, np.random.Generator) else np.random.default_rng(rng)
     dec_in = np.zeros((B, T), np.int64)
     pred = np.zeros((B, T), np.int64)
+    c = model.config
+    kinds = (c.cell_kind, c.bidirectional, c.decoder == "attention")
+    p = model.params
     if parts == 1:
-        w = ws.work(model.config, B, S, T)
+        w = ws.work(c, B, S, T)
         gen.random(out=w.coins)                     # (T, B), the draws of gen.random((T, B))
-        loss = K.training_pass(model.theta, model._offs, model._dims, b.src, b.src_len, b.tgt,
-                               b.tgt_len, ratio, want_grad, B, dec_in, pred, w)
+        loss = K.training_pass(p, *kinds, b.src, b.src_len, b.tgt, b.tgt_len, ratio, B, dec_in,
+                               pred, w, c.views(w.grad) if want_grad else None)
         return StepResult(float(loss), dec_in, pred), w.grad
     coins = gen.random((T, B))                      # the same draws, cut by rows below
     rows = [B * k // parts for k in range(parts + 1)]
 
     def run(k: int) -> tuple[float, Work]:
         lo, hi = rows[k], rows[k + 1]
-        w = ws.part(k).work(model.config, hi - lo, S, T)
+        w = ws.part(k).work(c, hi - lo, S, T)
         w.coins[...] = coins[:, lo:hi]
-        loss = K.training_pass(model.theta, model._offs, model._dims, b.src[lo:hi],
-                               b.src_len[lo:hi], b.tgt[lo:hi], b.tgt_len[lo:hi], ratio,
-                               want_grad, B, dec_in[lo:hi], pred[lo:hi], w)
+        loss = K.training_pass(p, *kinds, b.src[lo:hi], b.src_len[lo:hi], b.tgt[lo:hi],
+                               b.tgt_len[lo:hi], ratio, B, dec_in[lo:hi], pred[lo:hi], w,
+                               c.views(w.grad) if want_grad else None)
         return float(loss), w
 
     later = [pool.submit(run, k) for k in range(1, parts)] if pool is not None else []

@@ -26,21 +26,25 @@ class Work(NamedTuple):
     """Views of a workspace for one batch: B sequences, S source and T target positions.
 
     Sizes from the config: e, d, V; dA = d (or 2d, bidirectional); G·d = 3d (GRU) or d;
-    a' = a with attention, 1 for the fixed context (whose attention arrays are unused).
-    The kernels overwrite every array before reading it, or zero it first.
+    R = 2 directions (bidirectional) or 1; a' = a with attention, 1 for the fixed context
+    (whose attention arrays are unused). The passes overwrite every array before reading
+    it, or zero it first.
     """
 
     # encoder forward
     X: np.ndarray        # (S, B, e)              X_t = E_x[src[:, t]]
-    Hs: np.ndarray       # (1 + bi, S + 1, B, d)  the states of each direction
-    cache: np.ndarray    # (1 + bi, 4, S, B, d)   r, z, n, gh_n of every encoder step
-    Ann: np.ndarray      # (S + 1, B, dA)         Ann[i + 1] = H_i
+    GX: np.ndarray       # (R, S, B, G d)         X_t W_HX + b of each direction
+    Hs: np.ndarray       # (R, S + 1, B, d)       the states of each direction
+    cache: np.ndarray    # (R, 4, S, B, d)        r, z, n, gh_n of every encoder step
+    Ann: np.ndarray      # (S, B, dA)             the annotations H_i
     C: np.ndarray        # (B, dA)                the fixed context
-    K: np.ndarray        # (S, B, a')             keys H_i W_k
+    EK: np.ndarray       # (S, B, a')             e^{2K}, K = H W_k the keys
+    gh: np.ndarray       # (B, G d)               scratch of one step
     # decoder forward, every step kept for the backward pass
-    Y: np.ndarray        # (T, B, e)              input embeddings
+    EW: np.ndarray       # (V, G d)               E_y W_HY + b for every token
+    CW: np.ndarray       # (B, G d)               C W_HC (fixed context)
     Cx: np.ndarray       # (T, B, dA)             contexts C_t
-    Qa: np.ndarray       # (T, B, a')             queries s_{t-1} W_q
+    Qa: np.ndarray       # (T, B, a')             e^{2q}, q = s_{t-1} W_q the queries
     U: np.ndarray        # (T, B, S, a')          tanh(q + K_i)   ((T, B, 1, 1) if fixed)
     Sd: np.ndarray       # (T + 1, B, d)          decoder states s_t
     dc: np.ndarray       # (4, T, B, d)           decoder gate caches
@@ -48,28 +52,31 @@ class Work(NamedTuple):
     Al: np.ndarray       # (T, B, S)              attention weights α
     coins: np.ndarray    # (T, B)                 teacher-forcing draws
     tokens: np.ndarray   # (B,) int64             the current decoder input
-    # scratch of one recurrence step
-    gx: np.ndarray       # (B, G d)               input side of the gates
-    gh: np.ndarray       # (B, G d)               recurrent side of the gates
+    every: np.ndarray    # (B,) int64             T: no decoder step is padding
+    gx: np.ndarray       # (B, G d)               scratch of one step
     logits: np.ndarray   # (B, V)
     # backward
     grad: np.ndarray     # (P,)                   dL/dθ
-    dAnn: np.ndarray     # (S + 1, B, dA)
+    dlog: np.ndarray     # (T, B, V)              dL/dlogits
+    dS: np.ndarray       # (T, B, d)              dL/ds_t through the output layer
+    dGX: np.ndarray      # (T, B, G d)            dL/d the decoder's input side
+    dGH: np.ndarray      # (T, B, G d)            dL/d its recurrent side
+    dQ: np.ndarray       # (T, B, a')             dL/dq_t
+    DEW: np.ndarray      # (V, G d)               dL/dEW
     dK: np.ndarray       # (S, B, a')
+    dAnn: np.ndarray     # (S, B, dA)
     dC: np.ndarray       # (B, dA)
     ds: np.ndarray       # (B, d)
-    ds_prev: np.ndarray  # (B, d)
-    dlog: np.ndarray     # (B, V)
-    dgx: np.ndarray      # (B, G d)
-    dgh: np.ndarray      # (B, G d)
-    dq: np.ndarray       # (B, a')
+    ds_direct: np.ndarray  # (B, d)
     dctx: np.ndarray     # (B, dA)
+    dsq: np.ndarray      # (B, d)
     dalpha: np.ndarray   # (S,)
+    dH: np.ndarray       # (S + 1, B, d)          dL/dH of one encoder direction
+    eGX: np.ndarray      # (S, B, G d)            dL/d its input side
+    eGH: np.ndarray      # (S, B, G d)            dL/d its recurrent side
     dX: np.ndarray       # (S, B, e)
-    dH: np.ndarray       # (S + 1, B, d)
     dh: np.ndarray       # (B, d)
-    dh_cell: np.ndarray  # (B, d)
-    carry: np.ndarray    # (B, d)
+    dh_direct: np.ndarray  # (B, d)
 
 
 def work_shapes(config: Seq2SeqConfig, B: int, S: int, T: int) -> dict[str, tuple[int, ...]]:
@@ -77,26 +84,28 @@ def work_shapes(config: Seq2SeqConfig, B: int, S: int, T: int) -> dict[str, tupl
     e, d, V, A = config.embed_dim, config.hidden_dim, config.vocab_size, config.attn_dim
     Gd = config.gates * d
     dA = config.annotation_dim
-    bi = 1 if config.bidirectional else 0
+    R = 2 if config.bidirectional else 1
     att = config.decoder == "attention"
     Aa = A if att else 1
     shapes = {
-        "X": (S, B, e), "Hs": (1 + bi, S + 1, B, d), "cache": (1 + bi, 4, S, B, d),
-        "Ann": (S + 1, B, dA), "C": (B, dA), "K": (S, B, Aa),
-        "Y": (T, B, e), "Cx": (T, B, dA), "Qa": (T, B, Aa),
+        "X": (S, B, e), "GX": (R, S, B, Gd), "Hs": (R, S + 1, B, d), "cache": (R, 4, S, B, d),
+        "Ann": (S, B, dA), "C": (B, dA), "EK": (S, B, Aa), "gh": (B, Gd),
+        "EW": (V, Gd), "CW": (B, Gd), "Cx": (T, B, dA), "Qa": (T, B, Aa),
         "U": (T, B, S, Aa) if att else (T, B, 1, 1), "Sd": (T + 1, B, d), "dc": (4, T, B, d),
-        "LP": (T, B, V), "Al": (T, B, S), "coins": (T, B), "tokens": (B,),
-        "gx": (B, Gd), "gh": (B, Gd), "logits": (B, V),
-        "grad": (config.n_params,), "dAnn": (S + 1, B, dA), "dK": (S, B, Aa), "dC": (B, dA),
-        "ds": (B, d), "ds_prev": (B, d), "dlog": (B, V), "dgx": (B, Gd), "dgh": (B, Gd),
-        "dq": (B, Aa), "dctx": (B, dA), "dalpha": (S,), "dX": (S, B, e), "dH": (S + 1, B, d),
-        "dh": (B, d), "dh_cell": (B, d), "carry": (B, d),
+        "LP": (T, B, V), "Al": (T, B, S), "coins": (T, B), "tokens": (B,), "every": (B,),
+        "gx": (B, Gd), "logits": (B, V),
+        "grad": (config.n_params,), "dlog": (T, B, V), "dS": (T, B, d), "dGX": (T, B, Gd),
+        "dGH": (T, B, Gd), "dQ": (T, B, Aa), "DEW": (V, Gd), "dK": (S, B, Aa),
+        "dAnn": (S, B, dA), "dC": (B, dA), "ds": (B, d), "ds_direct": (B, d),
+        "dctx": (B, dA), "dsq": (B, d), "dalpha": (S,), "dH": (S + 1, B, d),
+        "eGX": (S, B, Gd), "eGH": (S, B, Gd), "dX": (S, B, e), "dh": (B, d),
+        "dh_direct": (B, d),
     }
     assert tuple(shapes) == Work._fields
     return shapes
 
 
-_INT_FIELDS = frozenset({"tokens"})
+_INT_FIELDS = frozenset({"tokens", "every"})
 _MAX_VIEWS = 512  # batch shapes remembered (the lab's stream has a few hundred at most)
 
 
@@ -139,7 +148,7 @@ class Workspace:
             self._buffer = np.empty(max(need, self._buffer.size * 3 // 2))
             self._views.clear()                     # views of the old buffer
         arrays, at = [], 0
-        for (name, shape), n in zip(shapes.items(), sizes):
+        for (name, shape), n in zip(shapes.items(), sizes, strict=True):
             part = self._buffer[at:at + n]
             if name in _INT_FIELDS:
                 part = part.view(np.int64)          # same 8-byte items

@@ -8,14 +8,20 @@ LayerNorm, sinusoidal positions (or none), optional tied output embedding.
 
 Modules: :mod:`.model` (config, parameter layout and PyTorch names, initialisation),
 :mod:`._kernels` (the numba primitives), :mod:`.layers` (each sublayer's forward next to its
-backward), :mod:`.dropout` (the training pass's dropout masks), :mod:`.network` (the whole pass), :mod:`.train` (loss, gradient, Adam step),
+backward), :mod:`.dropout` (the training pass's dropout masks), :mod:`.network` (the whole
+pass), :mod:`.train` (loss, gradient, Adam step),
 :mod:`.decode` (greedy decoding with a key-value cache, a step model for beam search).
 """
 
-from engine.transformer.model import (DTYPES, POSITIONS, Transformer, TransformerConfig,
-                                      torch_state_dict)
-from engine.transformer.train import (BOS, TransformerStep, decoder_inputs, loss_and_grad,
-                                      make_optimizer, train_step)
+from engine.transformer.model import DTYPES, POSITIONS, Transformer, TransformerConfig, torch_state_dict
+from engine.transformer.train import (
+                                      BOS,
+                                      TransformerStep,
+                                      decoder_inputs,
+                                      loss_and_grad,
+                                      make_optimizer,
+                                      train_step,
+)
 
 __all__ = [
     "BOS", "DTYPES", "POSITIONS", "Transformer", "TransformerConfig", "TransformerStep",

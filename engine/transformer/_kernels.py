@@ -5,8 +5,8 @@ compiled once per dtype (float64 or float32); sums run in float64 locally. Kept 
 few and plain, because every kernel's first compile costs the student start-up time:
 
     _embed / _embed_backward             X = E[token] · √d + PE[position]
-    _linear / _linear_backward           Y = X W + b   (ReLU or a residual add fused in; the
-                                         products are np.dot, BLAS through scipy)
+    _linear / _linear_backward           Y = X W + b   (ReLU or a residual add fused in;
+                                         plain NumPy: one BLAS product over all rows)
     _layernorm / _layernorm_backward     PyTorch's LayerNorm, ε = 1e-5, biased variance (row
                                          sums vectorised: reassociated, inputs finite; NumPy's
                                          error model, so divisions carry no zero checks)
@@ -61,46 +61,39 @@ def _embed_backward(dX, tokens, scale, dE):
                 dE[k, c] += scale * dX[r, c]
 
 
-@jit
-def _linear(X, W, b, Y, mode):
+def _linear(X: np.ndarray, W: np.ndarray, b: np.ndarray, Y: np.ndarray, mode: int) -> None:
     """Y (N, m) from X (N, k), W (k, m), b (m,): mode WRITE Y = XW + b, RELU Y = max(XW + b, 0),
-    ADD Y += XW + b (the residual connection x ← x + sublayer(x))."""
-    N, m = Y.shape
-    XW = X @ W                                                          # (N, m)
-    for i in range(N):
-        for j in range(m):
-            v = XW[i, j] + b[j]
-            if mode == ADD:
-                v += Y[i, j]
-            if mode == RELU and v < 0.0:
-                v = 0.0
-            Y[i, j] = v
+    ADD Y += XW + b (the residual connection x ← x + sublayer(x)).
+
+    NumPy, not a kernel: one BLAS product and a pass or two over Y, all rows at once; as a
+    numba kernel it cost the first run seconds of compiling (a product per layout mix) and
+    ran no faster.
+    """
+    if mode == ADD:
+        Y += X @ W                                                      # (N, m)
+    else:
+        np.matmul(X, W, out=Y)                                          # (N, m)
+    Y += b
+    if mode == RELU:
+        np.maximum(Y, 0, out=Y)
 
 
-@jit
-def _linear_backward(X, W, dY, dW, db, dX, dx_mode):
+def _linear_backward(X: np.ndarray, W: np.ndarray, dY: np.ndarray, dW: np.ndarray,
+                     db: np.ndarray, dX: np.ndarray, dx_mode: int) -> None:
     """Backward of Y = X W + b given dY (N, m): dW = Xᵀ dY (k, m) and db = Σ_rows dY
     (overwritten); dX (N, k) per dx_mode: NO_DX, DX_WRITE dX = dY Wᵀ, DX_ADD dX += dY Wᵀ,
     DX_RELU dX = (dY Wᵀ) ⊙ [X > 0] — for X = ReLU(·), this is already the gradient at the
-    ReLU's input."""
-    N, m = dY.shape
-    np.dot(X.T, dY, dW)                                                 # (k, m) = Xᵀ dY
-    for j in range(m):
-        db[j] = 0.0
-    for i in range(N):
-        for j in range(m):
-            db[j] += dY[i, j]
+    ReLU's input. NumPy, like :func:`_linear`."""
+    np.matmul(X.T, dY, out=dW)                                          # (k, m) = Xᵀ dY
+    dY.sum(axis=0, out=db)
     if dx_mode == NO_DX:
         return
     if dx_mode == DX_ADD:
         dX += dY @ W.T                                                  # (N, k) += dY Wᵀ
-    else:
-        np.dot(dY, W.T, dX)                                             # (N, k) = dY Wᵀ
+        return
+    np.matmul(dY, W.T, out=dX)                                          # (N, k) = dY Wᵀ
     if dx_mode == DX_RELU:
-        for i in range(N):
-            for j in range(dX.shape[1]):
-                if X[i, j] <= 0.0:
-                    dX[i, j] = 0.0
+        np.putmask(dX, X <= 0.0, 0.0)
 
 
 @jit(reduction=True, error_model="numpy")
@@ -149,11 +142,11 @@ def _layernorm_backward(dY, xhat, rstd, g, dX, dg, db):
 
 
 @jit
-def _heads(P, B, col0, H, O, to_heads):
+def _heads(P, B, col0, H, Hd, to_heads):
     """Move between the row layout and the per-head layout: P (B·L, w) columns
-    [col0 + h·d_head, col0 + (h+1)·d_head) ↔ O (B·H, L, d_head)[b·H + h]. ``to_heads`` copies
-    P into O (split); otherwise O into P (merge, the inverse)."""
-    BH, L, dh = O.shape
+    [col0 + h·d_head, col0 + (h+1)·d_head) ↔ Hd (B·H, L, d_head)[b·H + h]. ``to_heads`` copies
+    P into Hd (split); otherwise Hd into P (merge, the inverse)."""
+    BH, L, dh = Hd.shape
     for b in range(B):
         for h in range(H):
             for t in range(L):
@@ -161,7 +154,7 @@ def _heads(P, B, col0, H, O, to_heads):
                 c0 = col0 + h * dh
                 if to_heads:
                     for c in range(dh):
-                        O[b * H + h, t, c] = P[r, c0 + c]
+                        Hd[b * H + h, t, c] = P[r, c0 + c]
                 else:
                     for c in range(dh):
-                        P[r, c0 + c] = O[b * H + h, t, c]
+                        P[r, c0 + c] = Hd[b * H + h, t, c]

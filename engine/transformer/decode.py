@@ -13,20 +13,19 @@ from __future__ import annotations
 import numpy as np
 
 from engine._validate import as_int, check_positive_int
-from engine.seq2seq.decode import _sources as seq2seq_sources, check_step_inputs
+from engine.seq2seq.decode import check_sources, check_step_inputs
 from engine.softmax import log_softmax
 from engine.transformer import _kernels as K
 from engine.transformer.layers import Shape, heads_attention, layer_norm
 from engine.transformer.model import Transformer
-from engine.transformer.network import (check_length, decode_all, encode, forward, key_mask,
-                                        output_weight)
+from engine.transformer.network import check_length, decode_all, encode, forward, key_mask, output_weight
 from engine.transformer.train import BOS
 
 
 def sources(model: Transformer, src: object, src_len: object | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Validated (B, S) int64 sources and (B,) lengths (default: S for every row), as the
     seq2seq's decoder checks them, and no longer than the model's ``max_len``."""
-    s, lens = seq2seq_sources(model, src, src_len)
+    s, lens = check_sources(model.config.vocab_size, src, src_len)
     check_length(model, s.shape[1], "src")
     return s, lens
 
@@ -102,7 +101,8 @@ def greedy_decode(model: Transformer, src: object, steps: int,
     return out
 
 
-def attention_maps(model: Transformer, src: object, tgt_in: object) -> tuple[np.ndarray, dict[str, list[np.ndarray]]]:
+def attention_maps(model: Transformer, src: object,
+                   tgt_in: object) -> tuple[np.ndarray, dict[str, list[np.ndarray]]]:
     """Run one sequence with the decoder fed ``tgt_in`` (T,) and return (log P (T, V), weights).
 
     Weights: ``{"encoder": [(h, S, S) per layer], "decoder": [(h, T, T)], "cross": [(h, T, S)]}``

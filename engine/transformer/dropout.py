@@ -51,6 +51,7 @@ class Dropout:
                 raise ValueError(f"{name}: mask of shape {m.shape}, the pass needs {shape}")
             m = np.ascontiguousarray(m, dtype=self.dtype)
         else:
+            assert self.rng is not None                                    # not a replay
             keep = self.rng.random(shape) >= self.p                       # shape, bool
             m = keep.astype(self.dtype) * self.dtype.type(1.0 / (1.0 - self.p))
         self.masks[name] = m

@@ -101,13 +101,13 @@ def heads_attention(P_q: np.ndarray, col_q: int, P_kv: np.ndarray, col_k: int, c
     K._heads(P_q, B, col_q, H, Q, True)
     K._heads(P_kv, B, col_k, H, Kh, True)
     K._heads(P_kv, B, col_v, H, Vh, True)
-    O = np.empty((B * H, L, dh), dt)                         # (B·h, L, d_head)
+    Oh = np.empty((B * H, L, dh), dt)                        # (B·h, L, d_head)
     W = np.empty((B * H, L, S), dt)                          # (B·h, L, S) attention weights
-    _sdpa_blas(Q, Kh, Vh, mask, True, dt.type(1.0 / math.sqrt(dh)), O, W)
+    _sdpa_blas(Q, Kh, Vh, mask, True, dt.type(1.0 / math.sqrt(dh)), Oh, W)
     if drop is not None:
-        O = np.matmul(W * drop, Vh)                          # (B·h, L, d_head) = (α ⊙ m) V
+        Oh = np.matmul(W * drop, Vh)                         # (B·h, L, d_head) = (α ⊙ m) V
     o = np.empty((B * L, shape.d), dt)                       # (B·L, d)
-    K._heads(o, B, 0, H, O, False)
+    K._heads(o, B, 0, H, Oh, False)
     return o, (Q, Kh, Vh, W, drop)
 
 

@@ -23,9 +23,15 @@ import numpy as np
 
 from engine.transformer import _kernels as K
 from engine.transformer.dropout import Dropout
-from engine.transformer.layers import (Shape, decoder_layer, decoder_layer_backward,
-                                       encoder_layer, encoder_layer_backward, layer_norm,
-                                       layer_norm_backward)
+from engine.transformer.layers import (
+    Shape,
+    decoder_layer,
+    decoder_layer_backward,
+    encoder_layer,
+    encoder_layer_backward,
+    layer_norm,
+    layer_norm_backward,
+)
 from engine.transformer.model import Transformer
 
 

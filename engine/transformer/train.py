@@ -121,5 +121,6 @@ def train_step(model: Transformer, optimizer: Adam, batch: Batch, label_smoothin
     """One step: loss and gradient on ``batch``, clip, Adam update of ``model.theta``; with the
     config's dropout p > 0, ``rng`` draws the step's masks (None: no dropout)."""
     res, grad = loss_and_grad(model, batch, label_smoothing, rng=rng)
+    assert grad is not None                                         # want_grad is True
     norm = optimizer.step(model.theta, grad)
     return TransformerStep(res.loss, res.predictions, norm)
