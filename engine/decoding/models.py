@@ -201,7 +201,8 @@ class TableModel:
         """The ``n - 1`` tokens that index the next row after feeding ``token``."""
         if self.order == 1:
             return ()
-        return (tuple(state) + (token,))[-(self.order - 1):]  # type: ignore[operator]
+        assert token is not None, "a table of order >= 2 has a start token (checked when built)"
+        return (*state, token)[-(self.order - 1):]
 
     def step(self, state: tuple[int, ...], token: int | None) -> tuple[np.ndarray, tuple[int, ...]]:
         """Log-probs (V,) of the next token after ``token``; the new state is the context."""

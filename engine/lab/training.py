@@ -10,6 +10,7 @@ import time
 from collections.abc import Callable
 from concurrent.futures import Executor
 from dataclasses import dataclass, field
+from typing import Any, Generic, TypeVar
 
 import numpy as np
 
@@ -82,8 +83,12 @@ class LossCurve:
         return float(np.mean(np.abs(np.diff(tail))))
 
 
+Model = TypeVar("Model")
+"""The model a run trained: a :class:`Seq2Seq` here, a Transformer in the Transformer lab."""
+
+
 @dataclass
-class TrainResult:
+class TrainResult(Generic[Model]):
     """A trained model with its history.
 
     Attributes:
@@ -97,7 +102,7 @@ class TrainResult:
             evaluated; only the buckets finished when a stop ended the evaluation).
     """
 
-    model: Seq2Seq
+    model: Model
     settings: TrainSettings
     curve: LossCurve
     steps: int
@@ -233,7 +238,12 @@ def score(pred: np.ndarray, batch) -> tuple[int, int, int]:
     return correct, digits, whole
 
 
-def evaluate(model: Seq2Seq, test_set: TestSet, should_stop: StopFn | None = None,
+def _seq2seq_greedy(model: Any, src: np.ndarray, steps: int, src_len: np.ndarray) -> np.ndarray:
+    """The seq2seq's greedy decoding, tokens only (:func:`evaluate`'s default)."""
+    return greedy_decode(model, src, steps, src_len)[0]
+
+
+def evaluate(model: Model, test_set: TestSet, should_stop: StopFn | None = None,
              decode: Callable[..., np.ndarray] | None = None) -> list[BucketAccuracy]:
     """Free-running greedy decoding of every held-out sequence; accuracy per bucket.
 
@@ -248,10 +258,7 @@ def evaluate(model: Seq2Seq, test_set: TestSet, should_stop: StopFn | None = Non
             if should_stop is not None and should_stop():
                 break
             T = batch.tgt.shape[1]
-            if decode is None:
-                pred, _ = greedy_decode(model, batch.src, T, batch.src_len)
-            else:
-                pred = decode(model, batch.src, T, batch.src_len)
+            pred = (decode or _seq2seq_greedy)(model, batch.src, T, batch.src_len)
             correct, digits, whole = score(pred, batch)
             out.append(BucketAccuracy(lo, hi, batch.size, correct / digits, whole / batch.size))
     return out

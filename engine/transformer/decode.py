@@ -130,15 +130,17 @@ class TransformerStepModel:
         s, lens = sources(model, src)
         check_step_inputs(s, vocab, model.config.vocab_size)
         self.vocab = tuple(vocab)
-        self.bos_token = BOS
+        self.bos_token: int | None = BOS
         self.eos_token = eos_token
         self.initial_state: tuple[int, ...] = ()
         self._model = model.copy()
         self._lens = lens
         self._mem = encode(self._model, s, lens)[0]                          # (S, d)
 
-    def step(self, state: tuple[int, ...], token: int) -> tuple[np.ndarray, tuple[int, ...]]:
+    def step(self, state: tuple[int, ...], token: int | None) -> tuple[np.ndarray, tuple[int, ...]]:
         """Feed ``token`` after ``state``; log P(next) (V,) and the new state."""
+        if token is None:
+            raise ValueError("token: expected an id; this model always starts from its BOS token")
         tok = int(token)
         if not 0 <= tok < len(self.vocab):
             raise ValueError(f"token: expected an id in [0, {len(self.vocab)}), got {tok}")
