@@ -99,8 +99,9 @@ async def test_practice_fits_80x24(size):
     async with app.run_test(size=size) as pilot:
         panel = await _practice(pilot, app, PracticeStart(level=3))
         assert await until(pilot, lambda: "esc End practice" in screen_text(app).splitlines()[-1])
-        text = screen_text(app)
-        assert "mask[3] = ?" in text and "Type 5 flags" in text
+        # the footer can paint before the panel's first ask on a busy machine: wait for both
+        assert await until(pilot, lambda: "mask[3] = ?" in screen_text(app)
+                           and "Type 5 flags" in screen_text(app))
         said = await _answer(pilot, panel, "1 1 0 0 0")
         text = screen_text(app)
         assert "✗ Not right" in text and "Try again" in text
