@@ -205,6 +205,39 @@ def family_of(qid: str) -> Family | None:
     return FAMILIES.get(qid[4:]) if qid.startswith("gen:") else None
 
 
+DRAWS = 12
+"""Draws a problem gets before its numbers are kept even though a slip passes on them."""
+
+UNMARKED_SLIPS = frozenset({"rounded-intermediates"})
+"""Slips a tolerance exists to accept: rounding the steps is how a student works by hand."""
+
+
+def slip_passes(part: Part) -> bool:
+    """True when a catalogued mistake gives a different number for ``part`` that is still
+    within its tolerance of the right one: a student making it would be marked right."""
+    import numpy as np  # deferred: loads numpy (start-up time)
+
+    from engine import mistakes  # deferred: loads the engine (start-up time)
+
+    link = part.link
+    if link is None or part.kind not in ("number", "vector"):
+        return False
+    right = mistakes.value_of(link.computation, link.inputs, link.value)
+    for m in mistakes.mistakes_for(link.computation, link.value.split("[")[0]):
+        if m.id in UNMARKED_SLIPS:
+            continue
+        try:
+            wrong = mistakes.value_of(link.computation, link.inputs, link.value, (m.id,))
+        except ValueError:
+            continue
+        if wrong.shape != right.shape or not np.all(np.isfinite(wrong)):
+            continue
+        gap = np.abs(wrong - right)
+        if np.any(gap > 1e-9) and np.all(gap <= (part.tolerance or 0.0) + 1e-12):
+            return True
+    return False
+
+
 def generate(family: str, seed: int) -> Problem:
     """A problem of ``family`` made from ``seed`` (reproducible).
 
@@ -221,9 +254,12 @@ def generate(family: str, seed: int) -> Problem:
     seed = int(seed)
     rng = np.random.default_rng([seed & 0xFFFFFFFF, zlib.crc32(family.encode())])
     maker = getattr(importlib.import_module(fam.module), "make_" + family.replace("-", "_"))
-    spec = maker(rng)
-    spec["parts"] = tuple(  # each numeric part diagnosed on the problem's own numbers
-        replace(p, link=Link(fam.trace, p.value, spec["trace_inputs"])) if p.value and p.link is None
-        else p for p in spec["parts"])
+    for _ in range(DRAWS):  # numbers on which no catalogued slip passes for right
+        spec = maker(rng)
+        spec["parts"] = tuple(  # each numeric part diagnosed on the problem's own numbers
+            replace(p, link=Link(fam.trace, p.value, spec["trace_inputs"])) if p.value and p.link is None
+            else p for p in spec["parts"])
+        if not any(slip_passes(p) for p in spec["parts"]):
+            break
     return Problem(family=family, seed=seed, title=fam.title, section=fam.section,
                    exam_topics=fam.exam_topics, trace=fam.trace, **spec)
