@@ -30,7 +30,7 @@ also keeps itself within bounds:
   the tutor).
 
 The address is printed once the port is bound; a busy port or an unknown host is one line
-(:func:`check_host`, :func:`bind_error`). The hooks are textual-serve's ``_make_app``,
+(:mod:`tutor.addresses`, shared with ``class host``). The hooks are textual-serve's ``_make_app``,
 ``handle_index``, ``handle_websocket`` (replaced: textual-serve's own has no cap, no size
 check and logs every error with a traceback), ``on_startup``, ``on_shutdown`` and ``serve``,
 and its ``AppService`` (one per tab; read in its 1.1.3 source);
@@ -41,13 +41,11 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import errno
 import hmac
 import json
 import secrets
 import shlex
 import signal
-import socket
 import sys
 from asyncio.subprocess import Process
 from collections.abc import Sequence
@@ -59,7 +57,7 @@ from aiohttp import WSCloseCode, WSMsgType, web
 from textual_serve.app_service import AppService
 from textual_serve.server import Server
 
-from tutor.errors import UserError
+from tutor.addresses import bind_error
 
 MAX_SESSIONS = 20
 """Browser tabs served at once by default: each is a tutor process of 135–230 MB."""
@@ -330,26 +328,3 @@ async def _stop(service: AppService, *, ask: bool = True) -> None:
         transport = getattr(process, "_transport", None)
         if transport is not None:
             transport.close()
-
-
-def check_host(host: str, port: int) -> None:
-    """``UserError`` when ``host`` does not resolve (checked before anything is printed)."""
-    try:
-        socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
-    except (OSError, UnicodeError, ValueError) as exc:  # gaierror is an OSError
-        reason = exc.strerror if isinstance(exc, socket.gaierror) and exc.strerror else str(exc)
-        raise UserError(f"--host {host[:60]}: cannot find this host ({reason}); expected a name "
-                        "or address of this machine, such as localhost or 0.0.0.0") from None
-
-
-def bind_error(host: str, port: int, exc: OSError) -> UserError:
-    """The one line for a port that could not be bound."""
-    if exc.errno == errno.EADDRINUSE:
-        why = f"port {port} is in use by another program; choose another with --port"
-    elif exc.errno == errno.EACCES:
-        why = f"port {port} needs privileges this user lacks; choose one above 1023 with --port"
-    elif exc.errno == errno.EADDRNOTAVAIL:
-        why = f"{host} is not an address of this machine; choose another with --host"
-    else:
-        why = f"{exc.strerror or exc}; choose another --port or --host"
-    return UserError(f"cannot serve on {host}:{port}: {why}")

@@ -7,10 +7,10 @@ by themselves. ``--new`` starts afresh.
 
 from __future__ import annotations
 
-import errno
 import socket
 import sys
 
+from tutor import addresses
 from tutor.classroom.host_app import HostApp
 from tutor.classroom.server import DEFAULT_CAP, ClassServer, new_session
 from tutor.errors import UserError
@@ -35,30 +35,13 @@ def shown_address(host: str, port: int) -> str:
 
 
 def check_host(host: str, port: int) -> None:
-    """``UserError`` when ``host`` does not resolve.
-
-    (``tutor.serve`` has the same two checks, but importing it needs textual-serve, an
-    optional dependency; the wording is kept the same.)
-    """
-    try:
-        socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
-    except (OSError, UnicodeError, ValueError) as exc:
-        reason = exc.strerror if isinstance(exc, socket.gaierror) and exc.strerror else str(exc)
-        raise UserError(f"--host {host[:60]}: cannot find this host ({reason}); expected a name "
-                        "or address of this machine, such as 127.0.0.1 or 0.0.0.0") from None
+    """``UserError`` when ``host`` does not resolve (the check ``serve`` makes too)."""
+    addresses.check_host(host, port, example="127.0.0.1")
 
 
 def bind_error(host: str, port: int, exc: OSError) -> UserError:
     """The one line for a port that could not be bound."""
-    if exc.errno == errno.EADDRINUSE:
-        why = f"port {port} is in use by another program; choose another with --port"
-    elif exc.errno == errno.EACCES:
-        why = f"port {port} needs privileges this user lacks; choose one above 1023 with --port"
-    elif exc.errno == errno.EADDRNOTAVAIL:
-        why = f"{host} is not an address of this machine; choose another with --host"
-    else:
-        why = f"{exc.strerror or exc}; choose another --port or --host"
-    return UserError(f"cannot host the class on {host}:{port}: {why}")
+    return addresses.bind_error(host, port, exc, doing="host the class")
 
 
 def check_port(host: str, port: int) -> None:

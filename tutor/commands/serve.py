@@ -11,6 +11,7 @@ from typing import Annotated
 
 import typer
 
+from tutor.addresses import check_host
 from tutor.errors import fail, user_errors
 
 NAME = "serve"
@@ -53,7 +54,7 @@ def command(
 def run(host: str, port: int, max_sessions: int = MAX_SESSIONS) -> None:
     """Check the host, warn when it is reachable by others, serve until Ctrl-C."""
     # deferred: loads textual_serve (start-up time)
-    from tutor.serve import LockedServer, app_command, check_host
+    from tutor.serve import LockedServer, app_command
 
     check_host(host, port)
     if host not in LOCAL_HOSTS:
