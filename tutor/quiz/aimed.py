@@ -21,7 +21,7 @@ import numpy as np
 from engine import mistakes
 from tutor.marking import Link
 from tutor.quiz.bank import Question
-from tutor.quiz.generators import FAMILIES, generate
+from tutor.quiz.generators import FAMILIES, generate, slip_values
 from tutor.quiz.items import Aim, Item, matches
 from tutor.render.numbers import value as show
 
@@ -36,13 +36,10 @@ def differs(link: Link, mistake: str, tolerance: float) -> str | None:
     """What ``mistake`` gives for the linked value, formatted, when it is a different answer
     there (outside ``tolerance`` of the right one, and named by the catalogue when typed to
     four decimals); None when the two cannot be told apart on these numbers."""
-    try:
-        right = mistakes.value_of(link.computation, link.inputs, link.value)
-        wrong = mistakes.value_of(link.computation, link.inputs, link.value, (mistake,))
-    except ValueError:
-        return None
-    if wrong.shape != right.shape or not np.all(np.isfinite(wrong)):
-        return None  # the student could not type it as an answer to this part
+    found = slip_values(link, mistake)
+    if found is None:
+        return None  # not this value's mistake, or nothing a student could type here
+    right, wrong = found
     if not np.any(np.abs(wrong - right) > max(tolerance, LEAST_GAP) + 1e-9):
         return None
     typed = np.round(wrong, 4).ravel()

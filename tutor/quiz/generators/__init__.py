@@ -16,9 +16,13 @@ from __future__ import annotations
 import importlib
 import zlib
 from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
 from tutor.marking import Link
 from tutor.quiz.generators._base import Part, Problem, question_id
+
+if TYPE_CHECKING:
+    import numpy as np
 
 __all__ = ["FAMILIES", "Family", "Part", "Problem", "family_of", "generate", "question_id"]
 
@@ -212,6 +216,24 @@ UNMARKED_SLIPS = frozenset({"rounded-intermediates"})
 """Slips a tolerance exists to accept: rounding the steps is how a student works by hand."""
 
 
+def slip_values(link: Link, mistake: str) -> tuple[np.ndarray, np.ndarray] | None:
+    """The linked value done right and with ``mistake`` built in; None when the mistake does
+    not apply there or gives nothing a student could type as this answer (another shape,
+    an infinity or NaN)."""
+    import numpy as np  # deferred: loads numpy (start-up time)
+
+    from engine import mistakes  # deferred: loads the engine (start-up time)
+
+    try:
+        right = mistakes.value_of(link.computation, link.inputs, link.value)
+        wrong = mistakes.value_of(link.computation, link.inputs, link.value, (mistake,))
+    except ValueError:
+        return None
+    if wrong.shape != right.shape or not np.all(np.isfinite(wrong)):
+        return None
+    return right, wrong
+
+
 def slip_passes(part: Part) -> bool:
     """True when a catalogued mistake gives a different number for ``part`` that is still
     within its tolerance of the right one: a student making it would be marked right."""
@@ -222,17 +244,11 @@ def slip_passes(part: Part) -> bool:
     link = part.link
     if link is None or part.kind not in ("number", "vector"):
         return False
-    right = mistakes.value_of(link.computation, link.inputs, link.value)
     for m in mistakes.mistakes_for(link.computation, link.value.split("[")[0]):
-        if m.id in UNMARKED_SLIPS:
+        found = slip_values(link, m.id) if m.id not in UNMARKED_SLIPS else None
+        if found is None:
             continue
-        try:
-            wrong = mistakes.value_of(link.computation, link.inputs, link.value, (m.id,))
-        except ValueError:
-            continue
-        if wrong.shape != right.shape or not np.all(np.isfinite(wrong)):
-            continue
-        gap = np.abs(wrong - right)
+        gap = np.abs(found[1] - found[0])
         if np.any(gap > 1e-9) and np.all(gap <= (part.tolerance or 0.0) + 1e-12):
             return True
     return False
