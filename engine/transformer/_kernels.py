@@ -10,11 +10,10 @@ few and plain, because every kernel's first compile costs the student start-up t
     _layernorm / _layernorm_backward     PyTorch's LayerNorm, ε = 1e-5, biased variance (row
                                          sums vectorised: reassociated, inputs finite; NumPy's
                                          error model, so divisions carry no zero checks)
-    _heads                               (B·L, h·d_head) ↔ (B·h, L, d_head), both ways
+    _softmax / _softmax_backward         the attention weights' masked softmax, row by row
+                                         (the products around it are NumPy's batched matmul)
 
-Attention is the engine's own: :func:`engine.attention._sdpa_blas` (softmax(Q Kᵀ/√d_k) V per
-(batch, head), weights kept) and its backward :func:`engine.attention_backward._sdpa_grad_blas`;
-cross-entropy is :mod:`engine.loss`'s; Adam with clipping is :mod:`engine.seq2seq`'s.
+Cross-entropy is :mod:`engine.loss`'s; Adam with clipping is :mod:`engine.seq2seq`'s.
 """
 
 from __future__ import annotations
@@ -141,20 +140,39 @@ def _layernorm_backward(dY, xhat, rstd, g, dX, dg, db):
             dX[i, c] += r * (dY[i, c] * g[c] - s1 - xhat[i, c] * s2)
 
 
-@jit
-def _heads(P, B, col0, H, Hd, to_heads):
-    """Move between the row layout and the per-head layout: P (B·L, w) columns
-    [col0 + h·d_head, col0 + (h+1)·d_head) ↔ Hd (B·H, L, d_head)[b·H + h]. ``to_heads`` copies
-    P into Hd (split); otherwise Hd into P (merge, the inverse)."""
-    BH, L, dh = Hd.shape
-    for b in range(B):
-        for h in range(H):
-            for t in range(L):
-                r = b * L + t
-                c0 = col0 + h * dh
-                if to_heads:
-                    for c in range(dh):
-                        Hd[b * H + h, t, c] = P[r, c0 + c]
-                else:
-                    for c in range(dh):
-                        P[r, c0 + c] = Hd[b * H + h, t, c]
+@jit(reduction=True, error_model="numpy")
+def _softmax(W, mask, scale):
+    """W (R, S) ← softmax_j(scale · W[r, j]) over the entries mask (R, S) allows, row by row
+    (the others 0; a row with none allowed all 0). ``scale`` comes in W's dtype, so a float32
+    W takes float32 exponentials; the rows' sums run in float64."""
+    R, S = W.shape
+    for r in range(R):
+        w = W[r]
+        top = np.float32(-np.inf)                        # takes W's dtype: float32 or float64
+        for j in range(S):
+            if mask[r, j]:
+                top = max(top, w[j] * scale)
+        total = 0.0
+        for j in range(S):
+            if mask[r, j]:
+                w[j] = math.exp(w[j] * scale - top)
+                total += w[j]
+            else:
+                w[j] = 0.0
+        if total > 0.0:
+            for j in range(S):
+                w[j] /= total
+
+
+@jit(reduction=True, error_model="numpy")
+def _softmax_backward(W, dW, scale):
+    """dW (R, S) ← scale · α ⊙ (dα − Σ_j α_j dα_j) row by row: given the weights α = W of
+    :func:`_softmax` and dL/dα in dW, dL/d(Q Kᵀ) (the softmax's vector-Jacobian product
+    times the score scale)."""
+    R, S = W.shape
+    for r in range(R):
+        dot = 0.0
+        for j in range(S):
+            dot += W[r, j] * dW[r, j]
+        for j in range(S):
+            dW[r, j] = W[r, j] * (dW[r, j] - dot) * scale
