@@ -114,9 +114,11 @@ def heads_attention(P_q: np.ndarray, col_q: int, P_kv: np.ndarray, col_k: int, c
     """
     B, L, S, H = shape.B, shape.L, shape.S, shape.H
     dt = P_q.dtype
-    Q, Kh, Vh = split_heads(P_q, col_q, shape), split_heads(P_kv, col_k, shape), split_heads(P_kv, col_v, shape)
+    Q = split_heads(P_q, col_q, shape)                       # (B, h, L, d_head) views
+    Kh, Vh = split_heads(P_kv, col_k, shape), split_heads(P_kv, col_v, shape)   # (B, h, S, d_head)
     W = np.matmul(Q, Kh.transpose(0, 1, 3, 2))              # (B, h, L, S) scores Q Kᵀ
-    K._softmax(W.reshape(B * H * L, S), mask.reshape(B * H * L, S), dt.type(1 / math.sqrt(shape.d_head)))
+    K._softmax(W.reshape(B * H * L, S), mask.reshape(B * H * L, S),
+               dt.type(1 / math.sqrt(shape.d_head)))        # the weights α, in place
     W = W.reshape(B * H, L, S)                               # (B·h, L, S) the weights α
     o = np.empty((B * L, shape.d), dt)                       # (B·L, d)
     Wd = W if drop is None else W * drop                     # α ⊙ m
