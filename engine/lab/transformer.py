@@ -45,7 +45,7 @@ class TransformerSettings:
             sequence's length from the whole range: a batch of one length band (the RNN
             lab's ±3) wastes less on padding, but the model then learns the longest lengths
             last, and it needs about 3,500 such steps for ≥ 95 % in every bucket where 2,000
-            mixed ones (35 % dearer each) reach 100 %.
+            mixed ones (about 1.5× dearer each) reach 100 %.
         d_model, num_heads, d_ff, num_layers: sizes (num_layers encoder and decoder layers).
         tie_embeddings: output projection = target embedding transposed.
         scale_embeddings: multiply token embeddings by √d_model before adding the positions
