@@ -5,6 +5,7 @@ PyTorch eager twin, the numba cold-compile cost, and the default `lab transforme
     python benchmarks/lab_transformer.py --only steps   # steps/s vs PyTorch, float64 and float32
     python benchmarks/lab_transformer.py --only cold    # compile into an empty cache, in a subprocess
     python benchmarks/lab_transformer.py --only lab     # the default experiment, timed
+    python benchmarks/lab_transformer.py --only lab --seeds 0,1,2   # ... once per seed
 
 The PyTorch twin (``tests/torch_transformer.py``) is built from ``nn.TransformerEncoder`` /
 ``nn.TransformerDecoder`` (``norm_first=True``, ``dropout=0``, ReLU) with the same sizes and
@@ -157,34 +158,42 @@ def bench_cold() -> None:
 # ---------------------------------------------------------------------------- the lab run
 
 
-def bench_lab() -> None:
-    from engine.lab.transformer import transformer
+def bench_lab(seeds: list[int]) -> None:
+    from dataclasses import replace
+
+    from engine.lab.transformer import TransformerSettings, transformer
 
     print("== `lab transformer` with its defaults (the Transformer and its no-positions twin in "
           "two threads; budget 45 s on a quiet 2-core machine, compile included)")
-    print(f"before: {load()}")
-    cpu0, t0 = time.process_time(), time.perf_counter()
-    res = transformer()
-    wall, cpu = time.perf_counter() - t0, time.process_time() - cpu0
-    print(f"after:  {load()}")
-    runs = list(res.runs)
-    print(f"{'length':>8} " + " ".join(f"{r:>14}" for r in runs) + "   (sequence accuracy; token accuracy)")
-    for i, (lo, hi) in enumerate(res.buckets):
-        cells = [res.runs[r].accuracy[i] for r in runs]
-        print(f"{lo:>4}-{hi:<3} " + " ".join(
-            f"{100 * a.sequence_accuracy:6.1f}% ({100 * a.token_accuracy:4.0f}%)" for a in cells))
-    for name, r in res.runs.items():
-        print(f"{name}: {r.steps} steps in {r.seconds:.1f} s ({r.steps_per_second:.1f} steps/s)")
-    worst = res.worst_bucket()
-    print(f"transformer's worst bucket: {worst.label} at {100 * worst.sequence_accuracy:.1f}% "
-          f"sequence accuracy (needs >= 95%)")
-    print(f"wall {wall:.1f} s (budget 45 s), CPU {cpu:.1f} s")
+    for seed in seeds:
+        s = TransformerSettings()
+        s = replace(s, train=replace(s.train, seed=seed))
+        print(f"-- seed {seed}{' (the default)' if seed == TransformerSettings().train.seed else ''}"
+              f"; before: {load()}")
+        cpu0, t0 = time.process_time(), time.perf_counter()
+        res = transformer(s)
+        wall, cpu = time.perf_counter() - t0, time.process_time() - cpu0
+        print(f"after:  {load()}")
+        runs = list(res.runs)
+        print(f"{'length':>8} " + " ".join(f"{r:>14}" for r in runs)
+              + "   (sequence accuracy; token accuracy)")
+        for i, (lo, hi) in enumerate(res.buckets):
+            cells = [res.runs[r].accuracy[i] for r in runs]
+            print(f"{lo:>4}-{hi:<3} " + " ".join(
+                f"{100 * a.sequence_accuracy:6.1f}% ({100 * a.token_accuracy:4.0f}%)" for a in cells))
+        for name, r in res.runs.items():
+            print(f"{name}: {r.steps} steps in {r.seconds:.1f} s ({r.steps_per_second:.1f} steps/s)")
+        worst = res.worst_bucket()
+        print(f"transformer's worst bucket: {worst.label} at {100 * worst.sequence_accuracy:.1f}% "
+              f"sequence accuracy (needs >= 95%)")
+        print(f"wall {wall:.1f} s (budget 45 s), CPU {cpu:.1f} s")
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--only", choices=("steps", "cold", "lab"))
     ap.add_argument("--seconds", type=float, default=5.0, help="per steps/s measurement")
+    ap.add_argument("--seeds", default="0", help="lab: comma-separated seeds, one default run each")
     args = ap.parse_args()
     print(f"{cpu_model()}, {os.cpu_count()} logical CPUs")
     if args.only in (None, "cold"):
@@ -192,7 +201,7 @@ def main() -> None:
     if args.only in (None, "steps"):
         bench_steps(args.seconds)
     if args.only in (None, "lab"):
-        bench_lab()
+        bench_lab([int(x) for x in args.seeds.split(",")])
 
 
 if __name__ == "__main__":

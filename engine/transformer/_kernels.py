@@ -6,15 +6,15 @@ few and plain, because every kernel's first compile costs the student start-up t
 
     _embed / _embed_backward             X = E[token] · √d + PE[position]
     _linear / _linear_backward           Y = X W + b   (ReLU or a residual add fused in;
-                                         plain NumPy: one BLAS product over all rows)
+                                         one NumPy BLAS product over all rows, and
+    _add_bias                            one pass for the bias, ReLU and residual add)
     _layernorm / _layernorm_backward     PyTorch's LayerNorm, ε = 1e-5, biased variance (row
                                          sums vectorised: reassociated, inputs finite; NumPy's
                                          error model, so divisions carry no zero checks)
-    _heads                               (B·L, h·d_head) ↔ (B·h, L, d_head), both ways
+    _softmax / _softmax_backward         the attention weights' masked softmax, row by row
+                                         (the products around it are NumPy's batched matmul)
 
-Attention is the engine's own: :func:`engine.attention._sdpa_blas` (softmax(Q Kᵀ/√d_k) V per
-(batch, head), weights kept) and its backward :func:`engine.attention_backward._sdpa_grad_blas`;
-cross-entropy is :mod:`engine.loss`'s; Adam with clipping is :mod:`engine.seq2seq`'s.
+Cross-entropy is :mod:`engine.loss`'s; Adam with clipping is :mod:`engine.seq2seq`'s.
 """
 
 from __future__ import annotations
@@ -65,17 +65,31 @@ def _linear(X: np.ndarray, W: np.ndarray, b: np.ndarray, Y: np.ndarray, mode: in
     """Y (N, m) from X (N, k), W (k, m), b (m,): mode WRITE Y = XW + b, RELU Y = max(XW + b, 0),
     ADD Y += XW + b (the residual connection x ← x + sublayer(x)).
 
-    NumPy, not a kernel: one BLAS product and a pass or two over Y, all rows at once; as a
-    numba kernel it cost the first run seconds of compiling (a product per layout mix) and
-    ran no faster.
+    The product is NumPy's (one BLAS call over all rows: as a numba kernel it cost the first
+    run seconds of compiling, a product per layout mix, and ran no faster); the bias, the ReLU
+    and the residual add are one pass of :func:`_add_bias`.
     """
     if mode == ADD:
-        Y += X @ W                                                      # (N, m)
+        _add_bias(X @ W, b, False, Y, True)                             # Y += XW + b
     else:
         np.matmul(X, W, out=Y)                                          # (N, m)
-    Y += b
-    if mode == RELU:
-        np.maximum(Y, 0, out=Y)
+        _add_bias(Y, b, mode == RELU, Y, False)
+
+
+@jit(error_model="numpy")
+def _add_bias(Z, b, relu, Y, add):
+    """Y = Z + b, or max(Z + b, 0) with ``relu``, or Y += Z + b with ``add``; Z, Y (N, m),
+    b (m,) (Z may be Y)."""
+    N, m = Z.shape
+    for i in range(N):
+        for c in range(m):
+            v = Z[i, c] + b[c]
+            if relu:
+                v = max(v, 0.0)
+            if add:
+                Y[i, c] += v
+            else:
+                Y[i, c] = v
 
 
 def _linear_backward(X: np.ndarray, W: np.ndarray, dY: np.ndarray, dW: np.ndarray,
@@ -83,9 +97,10 @@ def _linear_backward(X: np.ndarray, W: np.ndarray, dY: np.ndarray, dW: np.ndarra
     """Backward of Y = X W + b given dY (N, m): dW = Xᵀ dY (k, m) and db = Σ_rows dY
     (overwritten); dX (N, k) per dx_mode: NO_DX, DX_WRITE dX = dY Wᵀ, DX_ADD dX += dY Wᵀ,
     DX_RELU dX = (dY Wᵀ) ⊙ [X > 0] — for X = ReLU(·), this is already the gradient at the
-    ReLU's input. NumPy, like :func:`_linear`."""
+    ReLU's input. NumPy, like :func:`_linear`; the column sums are a product with a vector of
+    ones, a third of the time of ``dY.sum(axis=0)``."""
     np.matmul(X.T, dY, out=dW)                                          # (k, m) = Xᵀ dY
-    dY.sum(axis=0, out=db)
+    np.matmul(np.ones(dY.shape[0], dY.dtype), dY, out=db)              # (m,) = 1ᵀ dY
     if dx_mode == NO_DX:
         return
     if dx_mode == DX_ADD:
@@ -93,7 +108,7 @@ def _linear_backward(X: np.ndarray, W: np.ndarray, dY: np.ndarray, dW: np.ndarra
         return
     np.matmul(dY, W.T, out=dX)                                          # (N, k) = dY Wᵀ
     if dx_mode == DX_RELU:
-        np.putmask(dX, X <= 0.0, 0.0)
+        dX *= X > 0.0
 
 
 @jit(reduction=True, error_model="numpy")
@@ -141,20 +156,39 @@ def _layernorm_backward(dY, xhat, rstd, g, dX, dg, db):
             dX[i, c] += r * (dY[i, c] * g[c] - s1 - xhat[i, c] * s2)
 
 
-@jit
-def _heads(P, B, col0, H, Hd, to_heads):
-    """Move between the row layout and the per-head layout: P (B·L, w) columns
-    [col0 + h·d_head, col0 + (h+1)·d_head) ↔ Hd (B·H, L, d_head)[b·H + h]. ``to_heads`` copies
-    P into Hd (split); otherwise Hd into P (merge, the inverse)."""
-    BH, L, dh = Hd.shape
-    for b in range(B):
-        for h in range(H):
-            for t in range(L):
-                r = b * L + t
-                c0 = col0 + h * dh
-                if to_heads:
-                    for c in range(dh):
-                        Hd[b * H + h, t, c] = P[r, c0 + c]
-                else:
-                    for c in range(dh):
-                        P[r, c0 + c] = Hd[b * H + h, t, c]
+@jit(reduction=True, error_model="numpy")
+def _softmax(W, mask, scale):
+    """W (R, S) ← softmax_j(scale · W[r, j]) over the entries mask (R, S) allows, row by row
+    (the others 0; a row with none allowed all 0). ``scale`` comes in W's dtype, so a float32
+    W takes float32 exponentials; the rows' sums run in float64."""
+    R, S = W.shape
+    for r in range(R):
+        w = W[r]
+        top = np.float32(-np.inf)                        # takes W's dtype: float32 or float64
+        for j in range(S):
+            if mask[r, j]:
+                top = max(top, w[j] * scale)
+        total = 0.0
+        for j in range(S):
+            if mask[r, j]:
+                w[j] = math.exp(w[j] * scale - top)
+                total += w[j]
+            else:
+                w[j] = 0.0
+        if total > 0.0:
+            for j in range(S):
+                w[j] /= total
+
+
+@jit(reduction=True, error_model="numpy")
+def _softmax_backward(W, dW, scale):
+    """dW (R, S) ← scale · α ⊙ (dα − Σ_j α_j dα_j) row by row: given the weights α = W of
+    :func:`_softmax` and dL/dα in dW, dL/d(Q Kᵀ) (the softmax's vector-Jacobian product
+    times the score scale)."""
+    R, S = W.shape
+    for r in range(R):
+        dot = 0.0
+        for j in range(S):
+            dot += W[r, j] * dW[r, j]
+        for j in range(S):
+            dW[r, j] = W[r, j] * (dW[r, j] - dot) * scale

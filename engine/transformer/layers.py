@@ -11,30 +11,30 @@ through unchanged, the sublayer path adds its part). Parameter gradients are wri
 ``g``, the named views of a flat gradient vector shaped like ``theta``.
 
 Multi-head attention (Vaswani et al. 2017 §3.2.2, ``nn.MultiheadAttention``): the projected
-queries, keys and values (B·L, d) are cut into h heads of d_head = d / h columns, laid out
-(B·h, L, d_head), and each (sequence, head) pair goes through the engine's scaled dot-product
-attention kernel with scale 1/√d_head (forward: :func:`engine.attention._sdpa_blas`, which
-keeps the weights; backward: :func:`engine.attention_backward._sdpa_grad_blas`, which reads
-them); the heads' outputs are put side by side again and projected by W_O.
+queries, keys and values (B·L, d) are cut into h heads of d_head = d / h columns, and each
+(sequence, head) pair is scaled dot-product attention with scale 1/√d_head; the heads'
+outputs side by side are projected by W_O. Each head is a strided view of the projection's
+columns (:func:`split_heads`), so NumPy's batched matmul reads Q, K and V and writes O (and
+dQ, dK, dV) in place, one small BLAS product per (sequence, head); the masked softmax and its
+backward are two small kernels (float32 exponentials for a float32 model). The weights
+(B·h, L, S) are kept for the backward pass and the lab's head plots.
 
 Dropout (training only, ``drop`` a :class:`engine.transformer.dropout.Dropout`; None = no
 dropout, exactly the code path without it) sits where PyTorch's layers put it: on the
 attention weights inside each multi-head attention (O = (α ⊙ m) V), on each sublayer's output
 before the residual add (x ← x + m ⊙ Sublayer(LN(x))), and in the feed-forward block after
-the ReLU. With a mask the weighted sum and its backward are NumPy batched products
-(dV = (α ⊙ m)ᵀ dO, dα = (dO Vᵀ) ⊙ m, then the softmax's vector-Jacobian product), so dropout
-adds no compiled kernel and the kernels keep their one type each.
+the ReLU. On the weights it is plain NumPy around the same kernels: O = (α ⊙ m) V,
+dV = (α ⊙ m)ᵀ dO, dα = (dO Vᵀ) ⊙ m, so dropout adds no compiled kernel.
 """
 
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 
-from engine.attention import _sdpa_blas
-from engine.attention_backward import _sdpa_grad_blas
 from engine.transformer import _kernels as K
 from engine.transformer.dropout import Dropout
 
@@ -78,9 +78,29 @@ def layer_norm_backward(dy: np.ndarray, cache: tuple, g: np.ndarray, dx: np.ndar
 # ---------------------------------------------------------------------------- attention heads
 
 
+class AttentionCache(NamedTuple):
+    """What :func:`heads_attention_backward` reads: the heads' queries, keys and values
+    (views (B, h, n, d_head) of the projected rows), the softmax weights (B·h, L, S) before
+    dropout, and the weights' dropout mask (None without dropout)."""
+
+    Q: np.ndarray
+    K: np.ndarray
+    V: np.ndarray
+    weights: np.ndarray
+    drop: np.ndarray | None
+
+
+def split_heads(P: np.ndarray, col: int, shape: Shape) -> np.ndarray:
+    """The view (B, h, n, d_head) of the d columns of P (B·n, ·) from ``col``: head k of
+    sequence b is P[b·n:(b+1)·n, col + k·d_head : col + (k+1)·d_head]. No copy: NumPy's
+    matmul reads (and writes) it in place."""
+    n = P.shape[0] // shape.B
+    return P[:, col:col + shape.d].reshape(shape.B, n, shape.H, shape.d_head).transpose(0, 2, 1, 3)
+
+
 def heads_attention(P_q: np.ndarray, col_q: int, P_kv: np.ndarray, col_k: int, col_v: int,
                     shape: Shape, mask: np.ndarray,
-                    drop: np.ndarray | None = None) -> tuple[np.ndarray, tuple]:
+                    drop: np.ndarray | None = None) -> tuple[np.ndarray, AttentionCache]:
     """Multi-head scaled dot-product attention on projected rows.
 
     Args:
@@ -90,58 +110,39 @@ def heads_attention(P_q: np.ndarray, col_q: int, P_kv: np.ndarray, col_k: int, c
         drop: (B·h, L, S) dropout mask of the weights (None: no dropout).
 
     Returns:
-        (o, cache): the heads side by side, o (B·L, d), and (Q, K, V, weights, drop); the
-        weights are the softmax's, before dropout.
+        (o, cache): the heads side by side, o (B·L, d), and the :class:`AttentionCache`.
     """
-    B, L, S, H, dh = shape.B, shape.L, shape.S, shape.H, shape.d_head
+    B, L, S, H = shape.B, shape.L, shape.S, shape.H
     dt = P_q.dtype
-    Q = np.empty((B * H, L, dh), dt)                         # (B·h, L, d_head)
-    Kh = np.empty((B * H, S, dh), dt)                        # (B·h, S, d_head)
-    Vh = np.empty((B * H, S, dh), dt)                        # (B·h, S, d_head)
-    K._heads(P_q, B, col_q, H, Q, True)
-    K._heads(P_kv, B, col_k, H, Kh, True)
-    K._heads(P_kv, B, col_v, H, Vh, True)
-    Oh = np.empty((B * H, L, dh), dt)                        # (B·h, L, d_head)
-    W = np.empty((B * H, L, S), dt)                          # (B·h, L, S) attention weights
-    _sdpa_blas(Q, Kh, Vh, mask, True, dt.type(1.0 / math.sqrt(dh)), Oh, W)
-    if drop is not None:
-        Oh = np.matmul(W * drop, Vh)                         # (B·h, L, d_head) = (α ⊙ m) V
+    Q = split_heads(P_q, col_q, shape)                       # (B, h, L, d_head) views
+    Kh, Vh = split_heads(P_kv, col_k, shape), split_heads(P_kv, col_v, shape)   # (B, h, S, d_head)
+    W = np.matmul(Q, Kh.transpose(0, 1, 3, 2))              # (B, h, L, S) scores Q Kᵀ
+    K._softmax(W.reshape(B * H * L, S), mask.reshape(B * H * L, S),
+               dt.type(1 / math.sqrt(shape.d_head)))        # the weights α, in place
+    W = W.reshape(B * H, L, S)                               # (B·h, L, S) the weights α
     o = np.empty((B * L, shape.d), dt)                       # (B·L, d)
-    K._heads(o, B, 0, H, Oh, False)
-    return o, (Q, Kh, Vh, W, drop)
+    Wd = W if drop is None else W * drop                     # α ⊙ m
+    np.matmul(Wd.reshape(B, H, L, S), Vh, out=split_heads(o, 0, shape))    # O = (α ⊙ m) V
+    return o, AttentionCache(Q, Kh, Vh, W, drop)
 
 
-def heads_attention_backward(do: np.ndarray, cache: tuple, shape: Shape, dP_q: np.ndarray,
-                             col_q: int, dP_kv: np.ndarray, col_k: int, col_v: int) -> None:
+def heads_attention_backward(do: np.ndarray, cache: AttentionCache, shape: Shape,
+                             dP_q: np.ndarray, col_q: int, dP_kv: np.ndarray, col_k: int,
+                             col_v: int) -> None:
     """Backward of :func:`heads_attention`: writes dQ, dK, dV into their columns of
     dP_q (B·L, ·) and dP_kv (B·S, ·) given do (B·L, d)."""
     Q, Kh, Vh, W, drop = cache
-    B, H, dh = shape.B, shape.H, shape.d_head
-    scale = Q.dtype.type(1.0 / math.sqrt(dh))
-    dO = np.empty_like(Q)                                    # (B·h, L, d_head)
-    K._heads(do, B, 0, H, dO, True)
-    if drop is None:
-        dQ = np.empty_like(Q)
-        dK = np.empty_like(Kh)
-        dV = np.empty_like(Vh)
-        dW = np.empty_like(W)                                # ∂L/∂α (B·h, L, S), not needed after
-        _sdpa_grad_blas(Q, Kh, Vh, W, dO, scale, dQ, dK, dV, dW)
-    else:
-        dQ, dK, dV = dropped_attention_backward(Q, Kh, Vh, W, drop, dO, scale)
-    K._heads(dP_q, B, col_q, H, dQ, False)
-    K._heads(dP_kv, B, col_k, H, dK, False)
-    K._heads(dP_kv, B, col_v, H, dV, False)
-
-
-def dropped_attention_backward(Q: np.ndarray, Kh: np.ndarray, Vh: np.ndarray, W: np.ndarray,
-                               drop: np.ndarray, dO: np.ndarray,
-                               scale: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """dQ, dK, dV of O = (α ⊙ m) V with α = softmax(scale · Q Kᵀ) (masked entries have α = 0),
-    given dO (B·h, L, d_head)."""
-    dV = np.matmul((W * drop).transpose(0, 2, 1), dO)        # (B·h, S, d_head) = (α ⊙ m)ᵀ dO
-    dW = np.matmul(dO, Vh.transpose(0, 2, 1)) * drop         # (B·h, L, S) ∂L/∂α = (dO Vᵀ) ⊙ m
-    ds = W * (dW - (W * dW).sum(axis=2, keepdims=True)) * scale   # (B·h, L, S) ∂L/∂(QKᵀ)
-    return np.matmul(ds, Kh), np.matmul(ds.transpose(0, 2, 1), Q), dV
+    B, L, S, H = shape.B, shape.L, shape.S, shape.H
+    dO = split_heads(do, 0, shape)                           # (B, h, L, d_head)
+    Wd = (W if drop is None else W * drop).reshape(B, H, L, S)                # α ⊙ m
+    np.matmul(Wd.transpose(0, 1, 3, 2), dO, out=split_heads(dP_kv, col_v, shape))  # dV = (α ⊙ m)ᵀ dO
+    dW = np.matmul(dO, Vh.transpose(0, 1, 3, 2))             # (B, h, L, S) ∂L/∂(α ⊙ m) = dO Vᵀ
+    if drop is not None:
+        dW *= drop.reshape(B, H, L, S)                       # ∂L/∂α
+    K._softmax_backward(W.reshape(B * H * L, S), dW.reshape(B * H * L, S),
+                        W.dtype.type(1 / math.sqrt(shape.d_head)))    # dW ← ∂L/∂(Q Kᵀ)
+    np.matmul(dW, Kh, out=split_heads(dP_q, col_q, shape))                     # dQ
+    np.matmul(dW.transpose(0, 1, 3, 2), Q, out=split_heads(dP_kv, col_k, shape))  # dK
 
 
 def residual_add(p: Params, pre: str, proj: str, o: np.ndarray, x: np.ndarray,

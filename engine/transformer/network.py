@@ -76,9 +76,9 @@ class ForwardCache:
         def heads(w: np.ndarray, shape: Shape) -> np.ndarray:
             return w.reshape(shape.B, shape.H, w.shape[1], w.shape[2])
         return {
-            "encoder": [heads(sa[2][3], self.enc_shape) for sa, _ in self.enc],
-            "decoder": [heads(sa[2][3], self.self_shape) for sa, _, _ in self.dec],
-            "cross": [heads(ca[2][3], self.cross_shape) for _, ca, _ in self.dec],
+            "encoder": [heads(sa[2].weights, self.enc_shape) for sa, _ in self.enc],
+            "decoder": [heads(sa[2].weights, self.self_shape) for sa, _, _ in self.dec],
+            "cross": [heads(ca[2].weights, self.cross_shape) for _, ca, _ in self.dec],
         }
 
 

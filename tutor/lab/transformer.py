@@ -52,7 +52,7 @@ def job(s: Any) -> TransformerJob:
 
 
 def job_defaults() -> TransformerJob:
-    """The default run: the Transformer and its no-positions twin (about a minute)."""
+    """The default run: the Transformer and its no-positions twin (about 40 s on two free cores)."""
     from engine.lab.transformer import TransformerSettings  # deferred: loads numba (start-up time)
 
     return TransformerJob(TransformerSettings())
