@@ -7,10 +7,10 @@ textual.
 
 from __future__ import annotations
 
+import importlib
 import os
 import sys
 from collections.abc import Iterator, MutableMapping
-from types import ModuleType
 from typing import Annotated, Any
 
 import typer
@@ -19,21 +19,6 @@ from typer.core import TyperGroup
 from typer.exceptions import Abort, TyperException
 
 from tutor import __version__
-from tutor.commands import (
-    check,
-    class_command,
-    export,
-    heatmap,
-    lab,
-    lesson,
-    paper,
-    plan,
-    quiz,
-    serve,
-    sheet,
-    stats,
-    trace,
-)
 from tutor.errors import EXIT_INTERNAL, one_line, report_internal_error, usage_message
 from tutor.runmode import choose_kernels
 from tutor.terminal import degrade_to_ascii, why_not_interactive
@@ -52,22 +37,29 @@ def _styled_help() -> bool:
     return sys.stdout.isatty() and not os.environ.get("NO_COLOR") and os.environ.get("TERM") != "dumb"
 
 
-COMMANDS: tuple[ModuleType, ...] = (lesson, trace, quiz, paper, heatmap, stats, sheet, plan, export,
-                                    check, serve, lab, class_command)
-"""Every subcommand's module, in the order ``--help`` lists them (see :class:`_Commands`)."""
+COMMANDS: dict[str, str] = {
+    name: "tutor.commands." + module for name, module in (
+        ("lesson", "lesson"), ("trace", "trace"), ("quiz", "quiz"), ("paper", "paper"),
+        ("heatmap", "heatmap"), ("stats", "stats"), ("sheet", "sheet"), ("plan", "plan"),
+        ("export", "export"), ("check", "check"), ("serve", "serve"), ("lab", "lab"),
+        ("class", "class_command"))
+}
+"""Every subcommand's name and module, in the order ``--help`` lists them. A module defines
+``NAME``, ``HELP`` and ``command`` (a Typer function), or ``app`` for a command with
+subcommands of its own (``lab``); it is imported when its command is first looked up."""
 
 
 class _Commands(MutableMapping[str, Any]):
-    """The root's subcommands by name, each built (its click command, from the Typer function)
-    when first looked up.
+    """The root's subcommands by name, each imported and built (its click command, from the
+    Typer function) when first looked up.
 
     Typer builds a command by reading every parameter's annotations: about 3 ms a command,
     0.06 s for all of them, while a command line runs one (start-up budget: `attn-tutor trace
     qkv --json` ≤ 0.3 s). ``--help`` looks every one up for its list.
     """
 
-    def __init__(self, modules: tuple[ModuleType, ...]) -> None:
-        self._modules = {module.NAME: module for module in modules}
+    def __init__(self, modules: dict[str, str]) -> None:
+        self._modules = dict(modules)
         self._built: dict[str, Any] = {}
 
     def __getitem__(self, name: str) -> Any:
@@ -110,10 +102,11 @@ app = typer.Typer(
 )
 
 
-def _build(module: ModuleType) -> Any:
-    """The click command of one subcommand module, as ``app.command``/``app.add_typer`` on
-    the root would build it: ``NAME``, ``HELP`` and ``command``, or ``app`` for a command with
-    subcommands of its own (``lab``)."""
+def _build(path: str) -> Any:
+    """The click command of one subcommand module (see :data:`COMMANDS`), as ``app.command``
+    or ``app.add_typer`` on the root would build it."""
+    # imported here, the asked command alone (start-up budget: `trace qkv --json` ≤ 0.3 s)
+    module = importlib.import_module(path)
     holder = typer.Typer(add_completion=False, pretty_exceptions_enable=False,
                          rich_markup_mode=app.rich_markup_mode)
     if hasattr(module, "app"):
