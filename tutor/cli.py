@@ -2,7 +2,9 @@
 
 Commands are thin: they parse arguments and hand over to plain functions in ``tutor``.
 Nothing heavy is imported at module level, so ``attn-tutor --help`` does not load numba or
-textual.
+textual, and a command's module is imported, and its click command built, only when the
+command line names it (:data:`COMMANDS`): ``attn-tutor trace qkv --json`` loads the trace
+command alone.
 """
 
 from __future__ import annotations
