@@ -45,7 +45,8 @@ def _trace(name: str) -> Callable[[], object]:
     kernels on the inputs that list it instead (:func:`engine.traces.build_for_listing`); its
     heatmaps are built by the screen that shows them."""
     def build() -> None:
-        from engine.traces import build_for_listing, interpretable  # deferred: loads numpy (start-up time)
+        # deferred: numpy, not before the TUI's first paint (start-up budget 0.5 s)
+        from engine.traces import build_for_listing, interpretable
         from tutor.heatmap.sources import build_heatmaps  # deferred: loads numpy, rich (start-up time)
 
         if interpretable(name):
