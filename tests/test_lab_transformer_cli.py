@@ -233,3 +233,15 @@ def test_a_stop_before_any_scoring_needs_no_list_of_buckets():
     parts = get("transformer").report(res, s, Style(ascii=True, color=False))
     assert "Not evaluated on held-out sequences: the run was stopped first." in parts
     assert not any(isinstance(p, str) and "Not evaluated:" in p for p in parts)
+
+
+def test_the_scoring_kernels_load_in_the_background_after_the_training_ones(monkeypatch):
+    import tutor.lab.progress as progress
+    import tutor.lab.run as run
+
+    order: list[tuple[str, ...]] = []
+    monkeypatch.setattr(progress, "load", lambda names: order.append(("before", *names)) or 0.0)
+    monkeypatch.setattr(run, "load_in_background", lambda names: order.append(("during", *names)))
+    res = lab(*TINY, "--json")
+    assert res.exit_code == 0, res.output
+    assert order == [("before", "transformer lab"), ("during", "transformer scoring")]

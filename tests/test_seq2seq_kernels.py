@@ -20,19 +20,20 @@ from engine.seq2seq import (
     Workspace,
     _encoder,
     _kernels,
+    _ops,
     greedy_decode,
     loss_and_grad,
     step_function,
     train_step,
 )
 
-# the kernels Python calls; the rest are only called by these
-ENTRY_POINTS = {"_encode_direction", "_encode_direction_backward", "_decode_steps",
-                "_decode_steps_backward", "_clip_and_adam"}
+# the kernels Python calls (the time loops are Python); the rest are only called by these
+ENTRY_POINTS = {"_cell_forward", "_cell_backward", "_attend", "_attend_backward", "_output_step",
+                "_clip_and_adam"}
 
 
 def kernels() -> dict[str, Dispatcher]:
-    return {name: obj for module in (_encoder, _kernels) for name, obj in vars(module).items()
+    return {name: obj for module in (_ops, _encoder, _kernels) for name, obj in vars(module).items()
             if isinstance(obj, Dispatcher)}
 
 

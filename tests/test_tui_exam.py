@@ -9,6 +9,8 @@ from tutor.exam.paper import ExamStart
 from tutor.screens.exam import ExamScreen
 from tutor.widgets.paper_panel import PaperPanel
 
+from tui_text import widget_text
+
 
 async def _type(pilot, text: str):
     await pilot.press(*[{" ": "space", ",": "comma", "/": "slash", ".": "full_stop"}.get(c, c)
@@ -28,13 +30,13 @@ async def test_paper_follow_through_ticks_and_saved_marks():
         await _type(pilot, "1/3, 0, 0")  # (a): divided by 3, not √3
         await pilot.press("enter")
         await pilot.pause()
-        assert panel.state == "feedback" and "Not quite" in str(panel.query_one("#paper-feedback").render())
+        assert panel.state == "feedback" and "Not quite" in " ".join(widget_text(panel.query_one("#paper-feedback")).split())
         await pilot.click("#paper-next")
         await pilot.pause()
         await _type(pilot, "0.411, 0.2945, 0.2945")  # (b): softmax of the student's (a)
         await pilot.press("enter")
         await pilot.pause()
-        shown = str(panel.query_one("#paper-feedback").render())
+        shown = " ".join(widget_text(panel.query_one("#paper-feedback")).split())
         assert "(b) 3/3 — Follow-through" in shown and "[0.3333, 0, 0]" in shown
         await pilot.click("#paper-next")
         await pilot.pause()
@@ -57,11 +59,11 @@ async def test_paper_follow_through_ticks_and_saved_marks():
         points.select(1)
         await pilot.click("#paper-submit")
         await pilot.pause()
-        assert "(d) 2/3" in str(panel.query_one("#paper-feedback").render())
+        assert "(d) 2/3" in " ".join(widget_text(panel.query_one("#paper-feedback")).split())
         await pilot.click("#paper-next")
         await pilot.pause()
         assert panel.state == "result"
-        assert "Paper finished: 7/10 marks" in str(panel.query_one("#paper-result").render())
+        assert "Paper finished: 7/10 marks" in " ".join(widget_text(panel.query_one("#paper-result")).split())
         from tutor.store.papers import papers
 
         (rec,) = papers(app.store)
@@ -169,3 +171,17 @@ async def test_the_status_line_names_the_part_on_screen():
         await pilot.click("#paper-next")
         await pilot.pause()
         assert panel.state == "answer" and str(panel.query_one("#paper-status").render()).startswith("Part 2 of 4")
+
+
+def test_an_indented_feedback_line_keeps_its_indent_when_it_wraps():
+    from rich.console import Console
+
+    from tutor.widgets.paper_sitting import lines_text
+
+    long = "  Mistake: " + "word " * 20                   # a diagnosis line under a verdict
+    console = Console(width=30, record=True, color_system=None)
+    console.print(lines_text(["(b) ✗ 0/2", long, "[not markup]"], bold_first=True))
+    out = console.export_text().splitlines()
+    assert out[0] == "(b) ✗ 0/2" and out[-1] == "[not markup]"
+    wrapped = out[1:-1]
+    assert len(wrapped) > 2 and all(line.startswith("  ") and line[2] != " " for line in wrapped)

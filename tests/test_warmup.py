@@ -23,7 +23,10 @@ def test_every_trace_and_every_experiments_kernels_are_an_area():
     assert {TRACE + t.name for t in list_traces()} <= set(names)
     assert next(iter(names)) == TRACE + "qkv"            # the trace screen's first trace
     for exp in EXPERIMENTS:
-        assert set(exp.kernels) <= set(names), exp.name
+        assert set(exp.kernels) | set(exp.later) <= set(names), exp.name
+    # the Transformer's scoring is loaded while it trains, not before its bars
+    assert [(e.kernels, e.later) for e in EXPERIMENTS if e.name == "transformer"] == [
+        (("transformer lab",), ("transformer scoring",))]
 
 
 def test_the_warm_up_reports_every_area_in_order_then_done():
@@ -40,16 +43,18 @@ def test_the_warm_up_reports_every_area_in_order_then_done():
 
 
 def test_an_area_asked_for_jumps_the_queue_and_the_caller_waits_for_it():
-    gate = threading.Event()
+    gate, started = threading.Event(), threading.Event()
     ran: list[str] = []
 
     def slow() -> None:
+        started.set()
         gate.wait(10)
         ran.append("first")
 
     calls = {"first": slow, **{n: (lambda n=n: ran.append(n)) for n in ("b", "c", "d")}}
     w = WarmUp(calls)
     w.start()
+    assert started.wait(30)          # the thread is in the first area (numba imported)
     waiter = threading.Thread(target=w.wait_for, args=(["d"],))
     waiter.start()
     w.prefer("d")                    # (wait_for did too; twice is harmless)
@@ -58,6 +63,39 @@ def test_an_area_asked_for_jumps_the_queue_and_the_caller_waits_for_it():
     assert not waiter.is_alive() and "d" in ran
     w._thread.join(10)
     assert ran == ["first", "d", "b", "c"]
+
+
+def test_areas_wanted_later_are_queued_right_after_the_ones_waited_for():
+    gate, started = threading.Event(), threading.Event()
+    ran: list[str] = []
+
+    def slow() -> None:
+        started.set()
+        gate.wait(10)
+        ran.append("first")
+
+    calls = {"first": slow, **{n: (lambda n=n: ran.append(n)) for n in ("b", "c", "d", "e")}}
+    w = WarmUp(calls)
+    w.start()
+    assert started.wait(30)          # the thread is in the first area
+    waiter = threading.Thread(target=w.wait_for, args=(["d"],), kwargs={"then": ["e"]})
+    waiter.start()
+    while w._queue[:1] != ["d"]:     # wait_for has reordered the queue
+        waiter.join(0.01)
+    gate.set()
+    waiter.join(10)
+    w._thread.join(10)
+    assert ran == ["first", "d", "e", "b", "c"]
+
+
+def test_load_in_background_loads_only_the_areas_named(monkeypatch):
+    import tutor.warmup as warmup
+
+    ran: list[str] = []
+    monkeypatch.setattr(warmup, "areas", lambda: {n: (lambda n=n: ran.append(n)) for n in "xyz"})
+    w = warmup.load_in_background(["z", "x"])
+    w._thread.join(10)
+    assert ran == ["z", "x"] and w.finished
 
 
 def test_a_failing_area_does_not_stop_the_warm_up_and_stop_ends_it():

@@ -194,12 +194,14 @@ class TutorApp(App):
         self._warmer = WarmUp(areas(), report)
         self._warmer.start()
 
-    def need_engine(self, areas: Sequence[str], should_stop: Callable[[], bool] | None = None) -> None:
+    def need_engine(self, areas: Sequence[str], should_stop: Callable[[], bool] | None = None,
+                    then: Sequence[str] = ()) -> None:
         """From a worker: wait until the warm-up has loaded ``areas`` (names of
-        :func:`tutor.warmup.areas`), which jump its queue; without a warm-up (tests, or
-        before it starts) return at once and let the caller load them itself."""
+        :func:`tutor.warmup.areas`), which jump its queue (``then`` queued right after them,
+        not waited for); without a warm-up (tests, or before it starts) return at once and
+        let the caller load them itself."""
         if self._warmer is not None:
-            self._warmer.wait_for(areas, should_stop)
+            self._warmer.wait_for(areas, should_stop, then)
 
     # -- unexpected exceptions ------------------------------------------------------
     def _handle_exception(self, error: Exception) -> None:

@@ -11,8 +11,9 @@ rather than compile the same kernels beside the warm-up. The first thing the thr
 import numba (through ``engine._jit``, under its lock), before any screen reaches the engine.
 
 A lab experiment names the areas it needs as data (``kernels`` in
-:mod:`tutor.lab.experiments`); the command-line lab runs them in its own process with
-:func:`load` before its progress bars start.
+:mod:`tutor.lab.experiments`), and those it needs only after training (``later``); the
+command-line lab runs the first in its own process with :func:`load` before its progress bars
+start, and the others in a :class:`WarmUp` of its own while it trains.
 """
 
 from __future__ import annotations
@@ -27,6 +28,8 @@ TRACE = "trace "
 
 SEQ2SEQ_LAB = "seq2seq lab"
 TRANSFORMER_LAB = "transformer lab"
+TRANSFORMER_SCORING = "transformer scoring"
+"""The Transformer lab's scoring (greedy decoding, the heads): needed only once it has trained."""
 TILED_ATTENTION = "tiled attention"
 
 Report = Callable[[str, int, int], None]
@@ -68,14 +71,16 @@ def _tiled_attention() -> object:
 def areas(first_trace: str = "qkv") -> dict[str, Callable[[], object]]:
     """Every warm-up area and its tiny call, in the default order: the worked examples
     (``first_trace``, the trace screen's first, then lecture order: the tour opens them
-    before the lab), the two labs, then the tiled attention of the scaling lab."""
+    before the lab), the two labs (the Transformer's training, then its scoring), then the
+    tiled attention of the scaling lab."""
     from engine.traces import list_traces  # deferred: loads numpy (start-up time)
 
     names = [t.name for t in list_traces()]
     names.sort(key=lambda n: n != first_trace)                 # stable: lecture order after it
     calls: dict[str, Callable[[], object]] = {TRACE + n: _trace(n) for n in names}
     calls[SEQ2SEQ_LAB] = _engine_call("engine.lab", "warm_up")
-    calls[TRANSFORMER_LAB] = _engine_call("engine.lab.transformer", "warm_up")
+    calls[TRANSFORMER_LAB] = _engine_call("engine.lab.transformer", "warm_up_training")
+    calls[TRANSFORMER_SCORING] = _engine_call("engine.lab.transformer", "warm_up_scoring")
     calls[TILED_ATTENTION] = _tiled_attention
     return calls
 
@@ -88,6 +93,16 @@ def load(names: Iterable[str]) -> float:
     for name in names:
         calls[name]()
     return time.perf_counter() - t0
+
+
+def load_in_background(names: Iterable[str]) -> WarmUp:
+    """Start a :class:`WarmUp` of the areas ``names`` alone (the command-line lab's scoring,
+    while it trains) and return it. A feature that reaches a kernel first compiles it itself;
+    numba's compile lock makes the other wait for it, not compile it again."""
+    calls = areas()
+    warm = WarmUp({name: calls[name] for name in names})
+    warm.start()
+    return warm
 
 
 class WarmUp:
@@ -153,11 +168,13 @@ class WarmUp:
                 self._queue.remove(name)
                 self._queue.insert(0, name)
 
-    def wait_for(self, names: Iterable[str], should_stop: Callable[[], bool] | None = None) -> None:
+    def wait_for(self, names: Iterable[str], should_stop: Callable[[], bool] | None = None,
+                 then: Iterable[str] = ()) -> None:
         """Block until every area of ``names`` is loaded (they go to the front of the queue, in
-        this order), the warm-up ends, or ``should_stop()``. Call it from a worker thread."""
+        this order, and the areas ``then`` right after them, not waited for), the warm-up
+        ends, or ``should_stop()``. Call it from a worker thread."""
         wanted = [n for n in names if n in self._calls]
-        for name in reversed(wanted):
+        for name in [*reversed(list(then)), *reversed(wanted)]:
             self.prefer(name)
         with self._cond:
             while not (self._finished or all(n in self._done for n in wanted)):

@@ -1,12 +1,13 @@
 """The seq2seq encoder, forward and backward, both directions.
 
-See :mod:`engine.seq2seq._kernels` for the model. Only the recurrence runs step by step in
-a kernel (:func:`_encode_direction` and its backward); everything that is the same product
-for every step is one NumPy product over all S steps at once, before or after it:
+See :mod:`engine.seq2seq._kernels` for the model. Only the recurrence goes step by step
+(:func:`_encode_direction` and its backward: a loop over time around the cell's kernel and
+one product per step); everything that is the same product for every step is one NumPy
+product over all S steps at once, before or after it:
 
     forward    GX = X W_HX + b                  (S·B, G·d)  every step's input side
-               H_t = cell(GX_t, H_{t−1})        kernel, one step after the other
-    backward   dGX_t, dGH_t = cell backward     kernel, the steps in reverse order
+               H_t = cell(GX_t, H_{t−1})        one step after the other
+    backward   dGX_t, dGH_t = cell backward     the steps in reverse order
                dW_HX = Xᵀ dGX,  dW_HH = H_prevᵀ dGH,  dX = dGX W_HXᵀ      (one product each)
 
 Every array the kernels write comes from the caller (views of an
@@ -17,8 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from engine._jit import jit
-from engine.seq2seq._ops import _add_into, _cell_backward, _cell_forward
+from engine.seq2seq._ops import _cell_backward, _cell_forward
 from engine.seq2seq.workspace import Work
 
 Params = dict[str, np.ndarray]
@@ -26,8 +26,8 @@ Params = dict[str, np.ndarray]
 DIRECTIONS = ("", "_rev")  # parameter-name suffixes: left to right, right to left
 
 
-@jit
-def _encode_direction(cell, reverse, GX, Wh, bh, src_len, H, cache, gh):
+def _encode_direction(cell: int, reverse: bool, GX: np.ndarray, Wh: np.ndarray, bh: np.ndarray,
+                      src_len: np.ndarray, H: np.ndarray, cache: np.ndarray, gh: np.ndarray) -> None:
     """The recurrence of one direction: GX (S, B, G·d) its input side, H (S+1, B, d) its states.
 
         left to right  H[t+1] = cell(GX[t], H[t]),      H[0] = 0 on entry
@@ -40,16 +40,16 @@ def _encode_direction(cell, reverse, GX, Wh, bh, src_len, H, cache, gh):
     S = GX.shape[0]
     for k in range(S):
         t = S - 1 - k if reverse else k
-        prev = t + 1 if reverse else t
-        new = t if reverse else t + 1
+        prev, new = (t + 1, t) if reverse else (t, t + 1)
         np.dot(H[prev], Wh, gh)                         # (B, G d)  H_{t-1} W_HH
         _cell_forward(cell, GX[t], gh, bh, H[prev], src_len, t, H[new],
                       cache[0, t], cache[1, t], cache[2, t], cache[3, t])
 
 
-@jit
-def _encode_direction_backward(cell, reverse, dH, WhT, src_len, H, cache, dGX, dGH, dh,
-                               dh_direct):
+def _encode_direction_backward(cell: int, reverse: bool, dH: np.ndarray, WhT: np.ndarray,
+                               src_len: np.ndarray, H: np.ndarray, cache: np.ndarray,
+                               dGX: np.ndarray, dGH: np.ndarray, dh: np.ndarray,
+                               dh_direct: np.ndarray) -> None:
     """Backward of :func:`_encode_direction` through time.
 
     dH (S+1, B, d) holds dL/dH from outside the recurrence (annotations, the context, the
@@ -59,12 +59,11 @@ def _encode_direction_backward(cell, reverse, dH, WhT, src_len, H, cache, dGX, d
     S = dGX.shape[0]
     for k in range(S):                                  # the forward steps in reverse order
         t = k if reverse else S - 1 - k
-        prev = t + 1 if reverse else t
-        new = t if reverse else t + 1
+        prev, new = (t + 1, t) if reverse else (t, t + 1)
         _cell_backward(cell, dh, dH[new], H[prev], src_len, t, cache[0, t], cache[1, t],
                        cache[2, t], cache[3, t], dGX[t], dGH[t], dh_direct)
         np.dot(dGH[t], WhT, dh)                         # (B, d)  through W_HH
-        _add_into(dh, dh, dh_direct)                    # + the direct path (GRU: z ⊙ dh')
+        dh += dh_direct                                 # + the direct path (GRU: z ⊙ dh')
 
 
 def sum_rows_by_token(tokens: np.ndarray, rows: np.ndarray, out: np.ndarray) -> None:

@@ -18,9 +18,13 @@ H_t = tanh(W_HX X_t + W_HH H_{t-1} + b) of the notes. The parameters live in one
 vector (Adam, clipping and the gradient check see a single array); the functions here take
 its named views (:meth:`engine.seq2seq.Seq2SeqConfig.views`), and the gradient's.
 
-**What runs where.** Only what must go one step after the other runs in the kernels (numba):
-the recurrences and the attention, whose query is the previous state. A product that is the
-same for every step is one NumPy product over all T steps, before or after the kernel —
+**What runs where.** Only what must go one step after the other goes step by step: the
+recurrences and the attention, whose query is the previous state. Their time loops are
+Python; each step is a few NumPy products and three small numba kernels (the cell, the
+attention, the output layer), each compiled once and called from Python (a kernel that
+called the others would make LLVM optimise their code again inside it: seconds of the
+first run's compile). A product that is the
+same for every step is one NumPy product over all T steps, before or after the loop —
 above all the weight gradients: dW = Σ_t x_tᵀ dg_t is one (T·B)-row product, not T small
 ones. The decoder's input side E_y[y] W_y + b is a row of the table EW = E_y W_y + b (V, G·d),
 because the token of step t is chosen at step t (teacher forcing or the model's own guess).
@@ -42,30 +46,29 @@ import numpy as np
 from engine._jit import jit
 from engine.seq2seq._encoder import Params, encode, encode_backward, sum_rows_by_token
 from engine.seq2seq._layout import BOS, GRU, RNN  # noqa: F401 - re-exported
-from engine.seq2seq._ops import _add_into, _cell_backward, _cell_forward
+from engine.seq2seq._ops import _cell_backward, _cell_forward
 from engine.seq2seq.workspace import Work
 
 # ---------------------------------------------------------------------------- attention
 
 
 @jit
-def _attend(Wq, v, s_prev, Ann, EK, src_len, q, U, alpha, ctx):
+def _attend(v, Ann, EK, src_len, q, U, alpha, ctx):
     """Bahdanau attention for one decoder step (query s_{t-1}, keys K_i = H_i W_k, values H_i).
 
-    q = s_{t-1} W_q (B, a); U[b, i] = tanh(q_b + K[i, b]) (B, S, a); e_bi = v·U[b, i];
+    q = s_{t-1} W_q (B, a), the caller's product; U[b, i] = tanh(q_b + K[i, b]) (B, S, a); e_bi = v·U[b, i];
     α = softmax over the first src_len[b] positions (0 beyond); C_t = Σ_i α_bi H_i (B, dA).
 
     The B·S·a tanh are the step's main cost, so each is written with exponentials the
     caller and this step share: tanh(x) = 1 − 2 / (e^{2x} + 1) and e^{2(q + k)} = e^{2q} e^{2k},
     with EK = e^{2K} (S, B, a) taken once per batch (:func:`engine.seq2seq._encoder.encode`)
-    and e^{2q} once per step (B·a exponentials, kept in q). The inner loop is then a multiply
+    and e^{2q} once per step (B·a exponentials, written over q). The inner loop is then a multiply
     and a divide, which the compiler vectorises. (A query or key beyond ±354 makes its
     exponential inf or 0 and the formula still gives ±1, as tanh does; only both that large
     with opposite signs would give NaN, which the training loop reports as a diverged loss.)
     """
     B, S, a = U.shape
     dA = ctx.shape[1]
-    np.dot(s_prev, Wq, q)                           # (B, a)
     for b in range(B):
         for k in range(a):
             q[b, k] = math.exp(2.0 * q[b, k])       # e^{2q}
@@ -129,10 +132,14 @@ def _attend_backward(v, Ann, src_len, U, alpha, dctx, dq, dK, dAnn, gv, dalpha):
 # ---------------------------------------------------------------------------- decoder
 
 
-@jit
-def _decode_steps(cell, attn, EW, CW, Wc, Wh, bh, Wo, bo, Wq, v, src_len, Ann, EK, tgt, tgt_len,
-                  ratio, coins, n_seq, every, dec_in, pred, tokens, Sd, Cx, Qa, U, Al, dc, LP,
-                  gx, gh, logits):
+def _decode_steps(cell: int, attn: bool, EW: np.ndarray, CW: np.ndarray, Wc: np.ndarray,
+                  Wh: np.ndarray, bh: np.ndarray, Wo: np.ndarray, bo: np.ndarray, Wq: np.ndarray,
+                  v: np.ndarray, src_len: np.ndarray, Ann: np.ndarray, EK: np.ndarray,
+                  tgt: np.ndarray, tgt_len: np.ndarray, ratio: float, coins: np.ndarray,
+                  n_seq: int, every: np.ndarray, dec_in: np.ndarray, pred: np.ndarray,
+                  tokens: np.ndarray, Sd: np.ndarray, Cx: np.ndarray, Qa: np.ndarray,
+                  U: np.ndarray, Al: np.ndarray, dc: np.ndarray, LP: np.ndarray, gx: np.ndarray,
+                  gh: np.ndarray, logits: np.ndarray) -> float:
     """The decoder, T steps for a batch of B, after the encoder.
 
     On entry Sd[0] (B, d) holds the start state and tokens (B,) the first step's inputs.
@@ -151,56 +158,63 @@ def _decode_steps(cell, attn, EW, CW, Wc, Wh, bh, Wo, bo, Wq, v, src_len, Ann, E
     Returns:
         (1/n_seq) Σ_b Σ_{t < tgt_len[b]} -log P(tgt[b, t]).
     """
-    B, T = tgt.shape
-    V = LP.shape[2]
+    T = tgt.shape[1]
     loss = 0.0
     for t in range(T):
-        for b in range(B):
-            if t == 0:
-                pass                                # the inputs the caller put in tokens
-            elif coins[t, b] < ratio:               # teacher forcing: the ground truth
-                tokens[b] = tgt[b, t - 1]
-            else:                                   # free running: the model's own guess
-                tokens[b] = pred[b, t - 1]
-            dec_in[b, t] = tokens[b]
+        if t > 0:                                   # the truth, or the model's own guess
+            np.copyto(tokens, np.where(coins[t] < ratio, tgt[:, t - 1], pred[:, t - 1]))
+        dec_in[:, t] = tokens
         s_prev = Sd[t]
         if attn:
-            _attend(Wq, v, s_prev, Ann, EK, src_len, Qa[t], U[t], Al[t], Cx[t])
+            np.dot(s_prev, Wq, Qa[t])               # (B, a)  the query s_{t-1} W_q
+            _attend(v, Ann, EK, src_len, Qa[t], U[t], Al[t], Cx[t])
             np.dot(Cx[t], Wc, gx)                   # (B, G d)  C_t W_HC
-        base = gx if attn else CW
-        for b in range(B):                          #         + E_y[y] W_HY + b
-            for j in range(gx.shape[1]):
-                gx[b, j] = base[b, j] + EW[tokens[b], j]
+            gx += EW[tokens]                        #         + E_y[y] W_HY + b
+        else:
+            np.add(CW, EW[tokens], out=gx)
         np.dot(s_prev, Wh, gh)                      # (B, G d)  s_{t-1} W_HH
         _cell_forward(cell, gx, gh, bh, s_prev, every, t, Sd[t + 1],
                       dc[0, t], dc[1, t], dc[2, t], dc[3, t])
         np.dot(Sd[t + 1], Wo, logits)               # (B, V)
-        lp = LP[t]
-        for b in range(B):                          # log-softmax per row
-            m = -np.inf
-            for k in range(V):
-                z = logits[b, k] + bo[k]
-                logits[b, k] = z
-                if z > m:
-                    m = z
-            total = 0.0
-            for k in range(V):
-                total += math.exp(logits[b, k] - m)
-            lse = m + math.log(total)
-            best = 0
-            for k in range(V):
-                lp[b, k] = logits[b, k] - lse
-                if lp[b, k] > lp[b, best]:
-                    best = k
-            pred[b, t] = best
-            if t < tgt_len[b]:
-                loss -= lp[b, tgt[b, t]]            # L_t = -log P(y_t)
+        loss = _output_step(logits, bo, LP[t], pred, tgt, tgt_len, t, loss)
     return loss / n_seq
 
 
 @jit
-def _decode_steps_backward(cell, attn, WhT, WcT, WqT, v, src_len, Ann, every, Sd, dc, U, Al,
-                           dS, dGX, dGH, dQ, dK, dAnn, gv, ds, ds_direct, dctx, dsq, dalpha):
+def _output_step(logits, bo, lp, pred, tgt, tgt_len, t, loss):
+    """Step t's output layer for a batch: lp (B, V) = log_softmax(logits + b_O), pred[b, t]
+    its argmax; returns ``loss`` − Σ_{b: t < tgt_len[b]} lp[b, tgt[b, t]] (the running sum,
+    so the steps add up in one order). Overwrites logits with logits + b_O."""
+    B, V = logits.shape
+    for b in range(B):                              # log-softmax per row
+        m = -np.inf
+        for k in range(V):
+            z = logits[b, k] + bo[k]
+            logits[b, k] = z
+            if z > m:
+                m = z
+        total = 0.0
+        for k in range(V):
+            total += math.exp(logits[b, k] - m)
+        lse = m + math.log(total)
+        best = 0
+        for k in range(V):
+            lp[b, k] = logits[b, k] - lse
+            if lp[b, k] > lp[b, best]:
+                best = k
+        pred[b, t] = best
+        if t < tgt_len[b]:
+            loss -= lp[b, tgt[b, t]]                # L_t = -log P(y_t)
+    return loss
+
+
+def _decode_steps_backward(cell: int, attn: bool, WhT: np.ndarray, WcT: np.ndarray,
+                           WqT: np.ndarray, v: np.ndarray, src_len: np.ndarray, Ann: np.ndarray,
+                           every: np.ndarray, Sd: np.ndarray, dc: np.ndarray, U: np.ndarray,
+                           Al: np.ndarray, dS: np.ndarray, dGX: np.ndarray, dGH: np.ndarray,
+                           dQ: np.ndarray, dK: np.ndarray, dAnn: np.ndarray, gv: np.ndarray,
+                           ds: np.ndarray, ds_direct: np.ndarray, dctx: np.ndarray,
+                           dsq: np.ndarray, dalpha: np.ndarray) -> None:
     """Backward of :func:`_decode_steps` through time, given dS (T, B, d) = dL/ds_t through
     the output layer.
 
@@ -214,12 +228,12 @@ def _decode_steps_backward(cell, attn, WhT, WcT, WqT, v, src_len, Ann, every, Sd
         _cell_backward(cell, ds, dS[t], Sd[t], every, t, dc[0, t], dc[1, t], dc[2, t],
                        dc[3, t], dGX[t], dGH[t], ds_direct)
         np.dot(dGH[t], WhT, ds)                     # (B, d)  through W_HH
-        _add_into(ds, ds, ds_direct)                #   + the direct path (GRU: z ⊙ ds')
+        ds += ds_direct                             #   + the direct path (GRU: z ⊙ ds')
         if attn:
             np.dot(dGX[t], WcT, dctx)               # (B, dA)  dL/dC_t
             _attend_backward(v, Ann, src_len, U[t], Al[t], dctx, dQ[t], dK, dAnn, gv, dalpha)
             np.dot(dQ[t], WqT, dsq)                 # (B, d)  through the query s_{t-1} W_q
-            _add_into(ds, ds, dsq)
+            ds += dsq
 
 
 def _t(W: np.ndarray) -> np.ndarray:

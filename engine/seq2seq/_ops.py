@@ -2,7 +2,7 @@
 
 Both the encoder (:mod:`engine.seq2seq._encoder`) and the decoder
 (:mod:`engine.seq2seq._kernels`) call these. Plain numba: the matrix products around them are
-``np.dot`` (BLAS through scipy) in the callers, the nonlinearities ``math.exp``.
+NumPy products in the callers' time loops, the nonlinearities ``math.exp``.
 
 A row whose step is padding (``t >= lengths[b]``: the source ended) keeps its state: the
 forward copies h into h', the backward passes dL/dh' straight back to h and gives the gates
@@ -111,11 +111,3 @@ def _cell_backward(cell, dh, dh_out, h_prev, lengths, t, r, z, n, ghn, dgx, dgh,
                 dgx[b, j] = da
                 dgh[b, j] = da
                 dh_direct[b, j] = 0.0
-
-
-@jit
-def _add_into(out, x, y):
-    """out = x + y for matrices (B, d)."""
-    for i in range(out.shape[0]):
-        for j in range(out.shape[1]):
-            out[i, j] = x[i, j] + y[i, j]

@@ -19,7 +19,8 @@ more about it. The module defines:
 
 The row's ``kernels`` names the engine areas the run needs compiled (:func:`tutor.warmup.areas`):
 the TUI waits for its warm-up to load them, the CLI loads them itself, before the progress
-bars start.
+bars start. ``later`` names those it needs only once it has trained (the Transformer's
+scoring): they load in the background while it trains, so the bars start sooner.
 
 The table is plain data and the modules load on first use, so listing the experiments (the
 palette, ``attn-tutor --help``) imports neither numpy nor numba.
@@ -53,6 +54,8 @@ class Experiment:
     on_screen: bool = True
     kernels: tuple[str, ...] = ()
     """The warm-up areas (:func:`tutor.warmup.areas`) whose kernels the run needs."""
+    later: tuple[str, ...] = ()
+    """Areas the run needs only after training (scoring): loaded while it trains."""
 
     def load(self) -> ModuleType:
         return importlib.import_module(self.module)
@@ -108,6 +111,7 @@ def _resolve(target: str) -> Any:
 
 
 SEQ2SEQ, TRANSFORMER = ("seq2seq lab",), ("transformer lab",)  # areas of tutor.warmup
+SCORING = ("transformer scoring",)
 
 EXPERIMENTS: tuple[Experiment, ...] = (
     Experiment("bottleneck", "fixed context vs attention as sequences grow", "tutor.lab.bottleneck",
@@ -119,10 +123,11 @@ EXPERIMENTS: tuple[Experiment, ...] = (
     Experiment("train", "one model of your choice, saved and loaded as .npz", "tutor.lab.train",
                on_screen=False, kernels=SEQ2SEQ),
     Experiment("transformer", "a tiny Transformer trained live: its heads, and no positions",
-               "tutor.lab.transformer", "tutor.lab.transformer:job_defaults", kernels=TRANSFORMER),
+               "tutor.lab.transformer", "tutor.lab.transformer:job_defaults", kernels=TRANSFORMER,
+               later=SCORING),
     Experiment("transformer-vs-rnn", "the Transformer next to fixed context and attention RNNs",
                "tutor.lab.transformer", "tutor.lab.transformer:job_defaults_with_rnn",
-               kernels=TRANSFORMER + SEQ2SEQ),
+               kernels=TRANSFORMER + SEQ2SEQ, later=SCORING),
     Experiment("scaling", "time and memory of plain vs tiled attention", "tutor.lab.scaling",
                "engine.lab.scaling:ScalingSettings", "engine.lab.scaling:scaling"),
     Experiment("saturation", "Var(q·k) and softmax saturation against d_k", "tutor.lab.saturation",

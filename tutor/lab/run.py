@@ -15,6 +15,7 @@ from tutor.lab.jsonout import dumps
 from tutor.lab.progress import CtrlC, TerminalProgress, progress_enabled, warm_up_kernels
 from tutor.lab.report import Style, print_parts
 from tutor.render.safe import clean
+from tutor.warmup import load_in_background
 
 EXIT_INTERRUPTED = 130
 
@@ -48,6 +49,8 @@ def run_in_terminal(exp: Experiment, settings: Any, *, json_out: bool, style: St
     with CtrlC() as stop:  # a Ctrl-C while the kernels load stops the run at its first step
         if exp.kernels:
             warm_up_kernels(enabled, areas=exp.kernels)
+        if exp.later:                   # the scoring's kernels, on the side while it trains
+            load_in_background(exp.later)
         if note:  # once the kernels are in: from here on Ctrl-C stops after a step
             typer.echo(clean(f"{note} (Ctrl-C stops early and reports)"), err=True)
         with TerminalProgress(runs, total, enabled and total > 0) as bar:

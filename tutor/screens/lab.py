@@ -218,7 +218,7 @@ class LabScreen(Screen):
             settings = self._settings(name)
             live.bars = max(1, len(exp.bars(settings)[0]))
             if exp.kernels:  # the warm-up loads them first (they jump its queue)
-                tutor_app(self).need_engine(exp.kernels, self._stop.is_set)
+                tutor_app(self).need_engine(exp.kernels, self._stop.is_set, exp.later)
                 if not self._stop.is_set():  # cancelled or quitting: the run stops at once
                     from tutor.warmup import load
 

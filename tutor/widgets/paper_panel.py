@@ -16,6 +16,7 @@ from __future__ import annotations
 import random
 from typing import Literal
 
+from rich.console import Group, RenderableType
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Vertical
@@ -62,7 +63,7 @@ class PaperPanel(Vertical):
         self.result: PaperResult | None = None
         self._mark: PartMark | None = None
         self._timer: Timer | None = None
-        self._written = Text()
+        self._written: RenderableType = Text()
 
     def compose(self) -> ComposeResult:
         with ContentSwitcher(initial="paper-setup", id="paper-panes"):
@@ -168,9 +169,9 @@ class PaperPanel(Vertical):
             return
         self.sitting.hint("")
         self._mark = mark
-        before = self._written if self.state == "tick" else Text()
         shown = lines_text(feedback_lines(part, mark), bold_first=True)
-        self.sitting.show_feedback(Text.assemble(before, "\n\n" if str(before) else "", shown))
+        before = [self._written, Text()] if self.state == "tick" else []
+        self.sitting.show_feedback(Group(*before, shown))
         self.state = "feedback"
         self._tick()
 

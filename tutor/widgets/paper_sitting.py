@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from typing import Literal
 
+from rich.console import Group, RenderableType
+from rich.padding import Padding
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical, VerticalScroll
@@ -23,14 +25,16 @@ from tutor.widgets.ticks import TickList
 Mode = Literal["number", "text", "tick", "feedback"]
 
 
-def lines_text(lines: list[str], bold_first: bool = False) -> Text:
-    """Lines of data (the paper's text, what the student wrote) as Text, without terminal control."""
-    out = Text()
+def lines_text(lines: list[str], bold_first: bool = False) -> Group:
+    """Lines of data (the paper's text, what the student wrote), without terminal control. An
+    indented line keeps its indent when it wraps (a diagnosis under a part's verdict)."""
+    out: list[RenderableType] = []
     for i, line in enumerate(lines):
-        out.append(
-            clean(line) + ("\n" if i < len(lines) - 1 else ""), "bold" if bold_first and i == 0 else ""
-        )
-    return out
+        body = clean(line)
+        indent = len(body) - len(body.lstrip(" "))
+        shown = text(body.lstrip(" "), "bold" if bold_first and i == 0 else "")
+        out.append(Padding(shown, (0, 0, 0, indent)) if indent else shown)
+    return Group(*out)
 
 
 class PaperSitting(Vertical):
@@ -89,7 +93,7 @@ class PaperSitting(Vertical):
         self.query_one("#paper-text", TextArea).text = ""
         self.call_after_refresh(self.query_one("#paper-part").scroll_visible, animate=False)
 
-    def show_feedback(self, shown: Text) -> None:
+    def show_feedback(self, shown: RenderableType) -> None:
         self.query_one("#paper-feedback", Static).update(shown)
         self.call_after_refresh(self.query_one("#paper-box", VerticalScroll).scroll_end, animate=False)
 
