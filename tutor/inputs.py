@@ -25,7 +25,6 @@ import json
 import math
 import re
 import shlex
-import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -136,6 +135,8 @@ def load_input_file(path: str | Path) -> dict[str, Any]:
     p = existing_file(path, where, "a TOML file of NAME = value lines")
     text = read_text(p, where, "a TOML file of NAME = value lines", MAX_INPUT_FILE, "utf-8")
     check_text(text, where, limit=MAX_INPUT_FILE, toml=True)
+    import tomllib  # deferred: only --file reads TOML (start-up budget: `trace qkv --json` ≤ 0.3 s)
+
     try:
         data = tomllib.loads(text)
     except (tomllib.TOMLDecodeError, ValueError, RecursionError) as exc:

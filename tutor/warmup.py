@@ -41,12 +41,21 @@ def _engine_call(module: str, name: str, *args: object) -> Callable[[], object]:
 
 
 def _trace(name: str) -> Callable[[], object]:
-    """Build one worked example on its defaults (its heatmaps are kept for the Heatmaps
-    screen and the palette, :mod:`tutor.heatmap.sources`)."""
+    """Load one worked example's kernels. On its defaults a worked example is tiny, so this
+    builds it and keeps its heatmaps for the Heatmaps screen and the palette
+    (:mod:`tutor.heatmap.sources`). A trace whose defaults are real work (``scaling``: a
+    Monte Carlo over 5 × 10⁶ dot products, most of a second on a warm cache) runs the same
+    kernels on the inputs that list it instead (:func:`engine.traces.build_for_listing`); its
+    heatmaps are built by the screen that shows them."""
     def build() -> None:
+        # deferred: numpy, not before the TUI's first paint (start-up budget 0.5 s)
+        from engine.traces import build_for_listing, interpretable
         from tutor.heatmap.sources import build_heatmaps  # deferred: loads numpy, rich (start-up time)
 
-        build_heatmaps(lambda n: n == name)
+        if interpretable(name):
+            build_heatmaps(lambda n: n == name)
+        else:
+            build_for_listing(name)
     return build
 
 

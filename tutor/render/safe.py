@@ -23,10 +23,10 @@ from __future__ import annotations
 import json
 import os
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from rich.markup import escape as _rich_escape
-from rich.text import Text
+if TYPE_CHECKING:
+    from rich.text import Text
 
 # An escape sequence as a terminal reads it, in its 7-bit (ESC …) or 8-bit (C1) form: CSI
 # (ESC [ or 0x9b, parameters, a final byte); OSC / DCS / SOS / PM / APC (ESC ] P X ^ _ or
@@ -82,12 +82,16 @@ def shown_path(path: object) -> str:
 
 def text(value: object, style: str = "", *, lines: bool = True) -> Text:
     """A data string as Rich :class:`~rich.text.Text`: cleaned, never read as markup."""
+    from rich.text import Text  # deferred: `trace qkv --json` ≤ 0.3 s never loads rich (start-up time)
+
     return Text(clean(value, lines=lines), style=style)
 
 
 def escape(value: object, *, lines: bool = True) -> str:
     """A data string cleaned and escaped for a Rich or Textual markup string."""
-    return _rich_escape(clean(value, lines=lines))
+    from rich.markup import escape as rich_escape  # deferred: `trace qkv --json` ≤ 0.3 s (start-up time)
+
+    return rich_escape(clean(value, lines=lines))
 
 
 def assemble(*parts: str | Text | tuple[str, str]) -> Text:
@@ -100,6 +104,8 @@ def assemble(*parts: str | Text | tuple[str, str]) -> Text:
             out.append(clean(part))
         else:
             out.append(part)
+    from rich.text import Text  # deferred: `trace qkv --json` ≤ 0.3 s never loads rich (start-up time)
+
     return Text.assemble(*out)
 
 
