@@ -65,3 +65,21 @@ async def test_c_stops_the_training_and_the_results_still_draw():
         res = screen.result
         assert res.interrupted and 0 < res.runs["transformer"].steps < 100_000
         results_renderable("transformer", res, long)
+
+
+async def test_the_results_plots_fit_the_pane_at_80_columns():
+    from tests.tui_text import widget_text
+
+    app = make_app(StartAt("lab", "transformer", lab_settings={"transformer": TransformerJob(TINY)}),
+                   warm_up=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        screen = app.screen
+        await pilot.press("enter")
+        await _wait_idle(pilot, screen)
+        await pilot.pause()
+        shown = widget_text(screen.query_one("#lab-results")).splitlines()
+        plots = [line for line in shown if "┤" in line]
+        assert len(plots) >= 4                                  # the accuracy and loss plots
+        # a plot wider than the pane wraps: its rows then go on at the left edge, in Braille
+        assert not [line for line in shown if line[:1] and 0x2800 <= ord(line[0]) <= 0x28FF]

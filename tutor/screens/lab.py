@@ -31,7 +31,7 @@ from textual.widgets.option_list import Option
 
 from tutor.lab.experiments import get, on_screen, results_renderable
 from tutor.lab.progress import LiveProgress, LiveView, StopFlag, event_status
-from tutor.lab.report import live_loss_plot
+from tutor.lab.report import Style, live_loss_plot
 from tutor.render.safe import assemble
 from tutor.screens.handle import tutor_app
 
@@ -276,9 +276,12 @@ class LabScreen(Screen):
             self.query_one("#lab-live", Static).update(plot, layout=rows != self._plot_rows)
             self._plot_rows = rows
 
+    def _plot_width(self) -> int:
+        """A plot's width that fits the results pane with its axis labels."""
+        return max(30, self.query_one("#lab-scroll").size.width - 14)
+
     def _live_plot(self, losses: dict[str, list[tuple[int, float]]]) -> Any:
-        width = max(30, self.query_one("#lab-scroll").size.width - 14)
-        return live_loss_plot(losses, width).rich()
+        return live_loss_plot(losses, self._plot_width()).rich()
 
     def _end_run(self) -> None:
         self._looks.pause()
@@ -300,7 +303,7 @@ class LabScreen(Screen):
         exp = get(name)
         stopped = exp.stopped(result)
         try:
-            body = results_renderable(name, result, settings)
+            body = results_renderable(name, result, settings, Style(width=self._plot_width()))
         except Exception as exc:  # noqa: BLE001 - a display problem must not take the run down
             from rich.text import Text
 
