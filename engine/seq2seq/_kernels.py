@@ -132,54 +132,6 @@ def _attend_backward(v, Ann, src_len, U, alpha, dctx, dq, dK, dAnn, gv, dalpha):
 # ---------------------------------------------------------------------------- decoder
 
 
-def _decode_steps(cell: int, attn: bool, EW: np.ndarray, CW: np.ndarray, Wc: np.ndarray,
-                  Wh: np.ndarray, bh: np.ndarray, Wo: np.ndarray, bo: np.ndarray, Wq: np.ndarray,
-                  v: np.ndarray, src_len: np.ndarray, Ann: np.ndarray, EK: np.ndarray,
-                  tgt: np.ndarray, tgt_len: np.ndarray, ratio: float, coins: np.ndarray,
-                  n_seq: int, every: np.ndarray, dec_in: np.ndarray, pred: np.ndarray,
-                  tokens: np.ndarray, Sd: np.ndarray, Cx: np.ndarray, Qa: np.ndarray,
-                  U: np.ndarray, Al: np.ndarray, dc: np.ndarray, LP: np.ndarray, gx: np.ndarray,
-                  gh: np.ndarray, logits: np.ndarray) -> float:
-    """The decoder, T steps for a batch of B, after the encoder.
-
-    On entry Sd[0] (B, d) holds the start state and tokens (B,) the first step's inputs.
-    Step t: the input y (step t > 0 feeds the ground truth tgt[b, t-1] when
-    coins[t, b] < ratio, draws in [0, 1), else the model's own argmax pred[b, t-1]); the
-    context C_t (attention, with caches Qa (T, B, a) (e^{2q}), U (T, B, S, a), Al (T, B, S) and the
-    contexts Cx (T, B, dA)); then
-
-        gx = EW[y] + C_t W_c      (EW = E_y W_y + b_x (V, G·d); CW = C W_c (B, G·d) when fixed)
-        s_t = cell(gx, s_{t-1} W_h + b_h)                 gate caches dc (4, T, B, d)
-        log P = log_softmax(s_t W_O + b_O)                LP (T, B, V)
-
-    ``every`` (B,) holds T (no decoder step is padding). Fills dec_in, pred (B, T), Sd[1:].
-    gx, gh (B, G·d) and logits (B, V) are scratch.
-
-    Returns:
-        (1/n_seq) Σ_b Σ_{t < tgt_len[b]} -log P(tgt[b, t]).
-    """
-    T = tgt.shape[1]
-    loss = 0.0
-    for t in range(T):
-        if t > 0:                                   # the truth, or the model's own guess
-            np.copyto(tokens, np.where(coins[t] < ratio, tgt[:, t - 1], pred[:, t - 1]))
-        dec_in[:, t] = tokens
-        s_prev = Sd[t]
-        if attn:
-            np.dot(s_prev, Wq, Qa[t])               # (B, a)  the query s_{t-1} W_q
-            _attend(v, Ann, EK, src_len, Qa[t], U[t], Al[t], Cx[t])
-            np.dot(Cx[t], Wc, gx)                   # (B, G d)  C_t W_HC
-            gx += EW[tokens]                        #         + E_y[y] W_HY + b
-        else:
-            np.add(CW, EW[tokens], out=gx)
-        np.dot(s_prev, Wh, gh)                      # (B, G d)  s_{t-1} W_HH
-        _cell_forward(cell, gx, gh, bh, s_prev, every, t, Sd[t + 1],
-                      dc[0, t], dc[1, t], dc[2, t], dc[3, t])
-        np.dot(Sd[t + 1], Wo, logits)               # (B, V)
-        loss = _output_step(logits, bo, LP[t], pred, tgt, tgt_len, t, loss)
-    return loss / n_seq
-
-
 @jit
 def _output_step(logits, bo, lp, pred, tgt, tgt_len, t, loss):
     """Step t's output layer for a batch: lp (B, V) = log_softmax(logits + b_O), pred[b, t]
@@ -208,57 +160,58 @@ def _output_step(logits, bo, lp, pred, tgt, tgt_len, t, loss):
     return loss
 
 
-def _decode_steps_backward(cell: int, attn: bool, WhT: np.ndarray, WcT: np.ndarray,
-                           WqT: np.ndarray, v: np.ndarray, src_len: np.ndarray, Ann: np.ndarray,
-                           every: np.ndarray, Sd: np.ndarray, dc: np.ndarray, U: np.ndarray,
-                           Al: np.ndarray, dS: np.ndarray, dGX: np.ndarray, dGH: np.ndarray,
-                           dQ: np.ndarray, dK: np.ndarray, dAnn: np.ndarray, gv: np.ndarray,
-                           ds: np.ndarray, ds_direct: np.ndarray, dctx: np.ndarray,
-                           dsq: np.ndarray, dalpha: np.ndarray) -> None:
-    """Backward of :func:`_decode_steps` through time, given dS (T, B, d) = dL/ds_t through
-    the output layer.
-
-    Writes dGX, dGH (T, B, G·d) (dL/d the input and recurrent sides of every step) and with
-    attention dQ (T, B, a) (dL/dq_t), and adds to dK (S, B, a), dAnn (S, B, dA), gv (a,).
-    WhT, WcT, WqT are W_hᵀ, W_cᵀ, W_qᵀ (contiguous). ds (B, d) must be 0 on entry and holds
-    dL/ds_0 on return; ds_direct, dctx, dsq, dalpha are scratch.
-    """
-    T = dS.shape[0]
-    for t in range(T - 1, -1, -1):
-        _cell_backward(cell, ds, dS[t], Sd[t], every, t, dc[0, t], dc[1, t], dc[2, t],
-                       dc[3, t], dGX[t], dGH[t], ds_direct)
-        np.dot(dGH[t], WhT, ds)                     # (B, d)  through W_HH
-        ds += ds_direct                             #   + the direct path (GRU: z ⊙ ds')
-        if attn:
-            np.dot(dGX[t], WcT, dctx)               # (B, dA)  dL/dC_t
-            _attend_backward(v, Ann, src_len, U[t], Al[t], dctx, dQ[t], dK, dAnn, gv, dalpha)
-            np.dot(dQ[t], WqT, dsq)                 # (B, d)  through the query s_{t-1} W_q
-            ds += dsq
-
-
 def _t(W: np.ndarray) -> np.ndarray:
-    """Wᵀ as a contiguous array (the kernels' products read C-ordered operands)."""
+    """Wᵀ as a contiguous array (the step's products read C-ordered operands)."""
     return np.ascontiguousarray(W.T)
 
 
 def decode(p: Params, cell: int, attention: bool, src_len: np.ndarray, tgt: np.ndarray,
            tgt_len: np.ndarray, ratio: float, n_seq: int, dec_in: np.ndarray, pred: np.ndarray,
            w: Work) -> float:
-    """The decoder after :func:`encode` (w.Sd[0] the start state, w.tokens the first inputs):
-    :func:`_decode_steps` with its tables. Returns the loss."""
-    B, T = tgt.shape
+    """The decoder, T steps for a batch of B, after :func:`encode`.
+
+    On entry w.Sd[0] (B, d) holds the start state and w.tokens (B,) the first step's inputs.
+    Step t: the input y (step t > 0 feeds the ground truth tgt[b, t-1] when
+    w.coins[t, b] < ratio, draws in [0, 1), else the model's own argmax pred[b, t-1]); the
+    context C_t (attention: e^{2q} in w.Qa, tanh values in w.U, weights in w.Al, contexts in
+    w.Cx, every step kept for the backward pass); then
+
+        gx = EW[y] + C_t W_c      (EW = E_y W_y + b_x (V, G·d); CW = C W_c (B, G·d) when fixed)
+        s_t = cell(gx, s_{t-1} W_h + b_h)                 gate caches w.dc (4, T, B, d)
+        log P = log_softmax(s_t W_O + b_O)                w.LP (T, B, V)
+
+    Fills dec_in, pred (B, T) and w.Sd[1:].
+
+    Returns:
+        (1/n_seq) Σ_b Σ_{t < tgt_len[b]} -log P(tgt[b, t]).
+    """
+    T = tgt.shape[1]
     np.matmul(p["dec_embed"], p["dec_W_y"], out=w.EW)   # (V, G d)  E_y W_HY + b, every token
     w.EW[...] += p["dec_b_x"]
-    if attention:
-        CW = w.CW
-    else:
-        CW = np.matmul(w.C, p["dec_W_c"], out=w.CW)     # (B, G d)  C W_HC, the same every step
+    if not attention:
+        np.matmul(w.C, p["dec_W_c"], out=w.CW)          # (B, G d)  C W_HC, the same every step
         w.Al[...] = 0.0                                 # nothing is attended
-    w.every[...] = T
-    return _decode_steps(cell, attention, w.EW, CW, p["dec_W_c"], p["dec_W_h"], p["dec_b_h"],
-                         p["out_W"], p["out_b"], p["att_W_q"], p["att_v"], src_len, w.Ann, w.EK,
-                         tgt, tgt_len, ratio, w.coins, n_seq, w.every, dec_in, pred, w.tokens,
-                         w.Sd, w.Cx, w.Qa, w.U, w.Al, w.dc, w.LP, w.gx, w.gh, w.logits)
+    w.every[...] = T                                    # no decoder step is padding
+    gx, tokens = w.gx, w.tokens
+    loss = 0.0
+    for t in range(T):
+        if t > 0:                                       # the truth, or the model's own guess
+            np.copyto(tokens, np.where(w.coins[t] < ratio, tgt[:, t - 1], pred[:, t - 1]))
+        dec_in[:, t] = tokens
+        s_prev = w.Sd[t]
+        if attention:
+            np.dot(s_prev, p["att_W_q"], w.Qa[t])       # (B, a)  the query s_{t-1} W_q
+            _attend(p["att_v"], w.Ann, w.EK, src_len, w.Qa[t], w.U[t], w.Al[t], w.Cx[t])
+            np.dot(w.Cx[t], p["dec_W_c"], gx)           # (B, G d)  C_t W_HC
+            gx += w.EW[tokens]                          #         + E_y[y] W_HY + b
+        else:
+            np.add(w.CW, w.EW[tokens], out=gx)
+        np.dot(s_prev, p["dec_W_h"], w.gh)              # (B, G d)  s_{t-1} W_HH
+        _cell_forward(cell, gx, w.gh, p["dec_b_h"], s_prev, w.every, t, w.Sd[t + 1],
+                      w.dc[0, t], w.dc[1, t], w.dc[2, t], w.dc[3, t])
+        np.dot(w.Sd[t + 1], p["out_W"], w.logits)       # (B, V)
+        loss = _output_step(w.logits, p["out_b"], w.LP[t], pred, tgt, tgt_len, t, loss)
+    return loss / n_seq
 
 
 def decode_backward(p: Params, g: Params, cell: int, attention: bool, src_len: np.ndarray,
@@ -284,10 +237,19 @@ def decode_backward(p: Params, g: Params, cell: int, attention: bool, src_len: n
     w.dK[...] = 0.0
     w.dAnn[...] = 0.0
     g["att_v"][...] = 0.0
-    _decode_steps_backward(cell, attention, _t(p["dec_W_h"]), _t(p["dec_W_c"]), _t(p["att_W_q"]),
-                           p["att_v"], src_len, w.Ann, w.every, w.Sd, w.dc, w.U, w.Al, w.dS,
-                           w.dGX, w.dGH, w.dQ, w.dK, w.dAnn, g["att_v"], w.ds, w.ds_direct,
-                           w.dctx, w.dsq, w.dalpha)
+    WhT, WcT, WqT = _t(p["dec_W_h"]), _t(p["dec_W_c"]), _t(p["att_W_q"])
+    ds = w.ds                                       # dL/ds_t, then dL/ds_{t-1}
+    for t in range(T - 1, -1, -1):
+        _cell_backward(cell, ds, w.dS[t], w.Sd[t], w.every, t, w.dc[0, t], w.dc[1, t],
+                       w.dc[2, t], w.dc[3, t], w.dGX[t], w.dGH[t], w.ds_direct)
+        np.dot(w.dGH[t], WhT, ds)                   # (B, d)  through W_HH
+        ds += w.ds_direct                           #   + the direct path (GRU: z ⊙ ds')
+        if attention:
+            np.dot(w.dGX[t], WcT, w.dctx)           # (B, dA)  dL/dC_t
+            _attend_backward(p["att_v"], w.Ann, src_len, w.U[t], w.Al[t], w.dctx, w.dQ[t],
+                             w.dK, w.dAnn, g["att_v"], w.dalpha)
+            np.dot(w.dQ[t], WqT, w.dsq)             # (B, d)  through the query s_{t-1} W_q
+            ds += w.dsq
     dGX2, dGH2 = w.dGX.reshape(T * B, -1), w.dGH.reshape(T * B, -1)
     np.matmul(S_prev.T, dGH2, out=g["dec_W_h"])                        # (d, G d)
     dGH2.sum(axis=0, out=g["dec_b_h"])
