@@ -42,7 +42,9 @@ def test_the_warm_up_reports_every_area_in_order_then_done():
     assert w.finished and w.seconds is not None
 
 
-def test_an_area_asked_for_jumps_the_queue_and_the_caller_waits_for_it():
+def _busy_in_first_area(later: str) -> tuple[WarmUp, threading.Event, list[str]]:
+    """A started warm-up whose thread is inside its area "first" until the returned gate is
+    set, then runs the areas named by the letters of ``later``; ``ran`` records the order."""
     gate, started = threading.Event(), threading.Event()
     ran: list[str] = []
 
@@ -51,10 +53,14 @@ def test_an_area_asked_for_jumps_the_queue_and_the_caller_waits_for_it():
         gate.wait(10)
         ran.append("first")
 
-    calls = {"first": slow, **{n: (lambda n=n: ran.append(n)) for n in ("b", "c", "d")}}
-    w = WarmUp(calls)
+    w = WarmUp({"first": slow, **{n: (lambda n=n: ran.append(n)) for n in later}})
     w.start()
     assert started.wait(30)          # the thread is in the first area (numba imported)
+    return w, gate, ran
+
+
+def test_an_area_asked_for_jumps_the_queue_and_the_caller_waits_for_it():
+    w, gate, ran = _busy_in_first_area("bcd")
     waiter = threading.Thread(target=w.wait_for, args=(["d"],))
     waiter.start()
     w.prefer("d")                    # (wait_for did too; twice is harmless)
@@ -66,18 +72,7 @@ def test_an_area_asked_for_jumps_the_queue_and_the_caller_waits_for_it():
 
 
 def test_areas_wanted_later_are_queued_right_after_the_ones_waited_for():
-    gate, started = threading.Event(), threading.Event()
-    ran: list[str] = []
-
-    def slow() -> None:
-        started.set()
-        gate.wait(10)
-        ran.append("first")
-
-    calls = {"first": slow, **{n: (lambda n=n: ran.append(n)) for n in ("b", "c", "d", "e")}}
-    w = WarmUp(calls)
-    w.start()
-    assert started.wait(30)          # the thread is in the first area
+    w, gate, ran = _busy_in_first_area("bcde")
     waiter = threading.Thread(target=w.wait_for, args=(["d"],), kwargs={"then": ["e"]})
     waiter.start()
     while w._queue[:1] != ["d"]:     # wait_for has reordered the queue

@@ -26,7 +26,7 @@ from engine.lab.heads import HeadsReport, heads_of
 from engine.lab.progress import ProgressEvent, ProgressFn, StopFn
 from engine.lab.tasks import VOCAB_SIZE, TestSet, bucketed_lengths, length_buckets, make_batch, make_test_set
 from engine.lab.training import BucketAccuracy, LossCurve, TrainResult, TrainSettings, evaluate
-from engine.seq2seq import Seq2Seq
+from engine.seq2seq import Batch, Seq2Seq
 from engine.transformer import Transformer, TransformerConfig, make_optimizer, train_step
 from engine.transformer.decode import greedy_decode
 
@@ -309,12 +309,18 @@ def rnn_defaults() -> BottleneckSettings:
     return BottleneckSettings()
 
 
+def _tiny_run(settings: TransformerSettings) -> tuple[Transformer, Batch]:
+    """The experiment's model at its sizes and a batch of two tiny sequences: what the
+    warm-ups call each kernel once on."""
+    return (Transformer.init(settings.model_config(), seed=0),
+            make_batch("reverse", [1, 2], np.random.default_rng(0)))
+
+
 def warm_up_training(settings: TransformerSettings = TransformerSettings()) -> float:
     """Load (on a first run: compile) the kernels of a training step with one tiny step;
     returns the seconds it took."""
     t0 = time.perf_counter()
-    batch = make_batch("reverse", [1, 2], np.random.default_rng(0))
-    model = Transformer.init(settings.model_config(), seed=0)
+    model, batch = _tiny_run(settings)
     with single_threaded_blas():
         train_step(model, make_optimizer(model), batch)
     return time.perf_counter() - t0
@@ -324,8 +330,7 @@ def warm_up_scoring(settings: TransformerSettings = TransformerSettings()) -> fl
     """Load the kernels the experiment scores and shows its model with (greedy decoding, the
     heads and their beam search) with one tiny call of each; returns the seconds it took."""
     t0 = time.perf_counter()
-    batch = make_batch("reverse", [1, 2], np.random.default_rng(0))
-    model = Transformer.init(settings.model_config(), seed=0)
+    model, batch = _tiny_run(settings)
     with single_threaded_blas():
         greedy_decode(model, batch.src, 2, batch.src_len)
         heads_of(model, "reverse", [1, 2])
