@@ -32,7 +32,7 @@ def lines_text(lines: list[str], bold_first: bool = False) -> Group:
     for i, line in enumerate(lines):
         body = clean(line)
         indent = len(body) - len(body.lstrip(" "))
-        shown = text(body.lstrip(" "), "bold" if bold_first and i == 0 else "")
+        shown = Text(body.lstrip(" "), style="bold" if bold_first and i == 0 else "")  # cleaned above
         out.append(Padding(shown, (0, 0, 0, indent)) if indent else shown)
     return Group(*out)
 
